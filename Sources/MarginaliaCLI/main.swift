@@ -1,0 +1,2 @@
+import Marginalia
+print(Marginalia.version)
