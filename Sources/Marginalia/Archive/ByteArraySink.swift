@@ -1,0 +1,23 @@
+/// A `ByteSink` that collects everything written to it in memory.
+///
+/// ```swift
+/// let sink = ByteArraySink()
+/// let writer = try GzipWriter(sink: sink)
+/// try writer.write(Array("{}\n".utf8))
+/// try writer.finish()
+/// let archive = sink.bytes
+/// ```
+public final class ByteArraySink: ByteSink {
+    /// Everything written so far.
+    public private(set) var bytes: [UInt8] = []
+
+    /// Creates an empty sink.
+    public init() {}
+
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        self.bytes.append(contentsOf: bytes)
+    }
+}
+
+@available(*, unavailable)
+extension ByteArraySink: Sendable {}

@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A `ByteSink` that writes to a file through a POSIX file descriptor.
+///
+/// Writes go straight to `write(2)` with no buffering of their own (`GzipWriter` already hands over large
+/// blocks). Call `sync()` before trusting the file to survive a power loss, then `close()`; both report failure.
+/// Releasing an unclosed sink closes its descriptor too, but silently: call `close()` to learn of errors.
+///
+/// ```swift
+/// let sink = try FileSink(path: temporaryPath, exclusive: true)
+/// let writer = try GzipWriter(sink: sink)
+/// // … writer.write(…) …
+/// try writer.finish()
+/// try sink.sync()
+/// try sink.close()
+/// ```
+public final class FileSink: ByteSink {
+    /// The path given when opening, used in error messages.
+    public let path: String
+    private var descriptor: Int32
+    private let ownsDescriptor: Bool
+
+    /// Opens `path` for writing, creating it or truncating it.
+    ///
+    /// - Parameters:
+    ///   - path: The file to write.
+    ///   - exclusive: Fail with `EEXIST` instead of truncating an existing file (for temporary files).
+    ///   - permissions: The mode of a newly created file, before the umask.
+    /// - Throws: `GzipError.io` when the file cannot be opened.
+    public init(path: String, exclusive: Bool = false, permissions: Int = 0o644) throws {
+        let flags = O_WRONLY | O_CREAT | (exclusive ? O_EXCL : O_TRUNC)
+        self.descriptor = try SystemIO.open(path, flags: flags, permissions: permissions)
+        self.path = path
+        self.ownsDescriptor = true
+    }
+
+    /// Wraps an already open descriptor, such as standard output.
+    ///
+    /// - Parameters:
+    ///   - fileDescriptor: An open descriptor.
+    ///   - name: How to name the file in error messages, e.g. `"standard output"`.
+    ///   - closesOnDeinit: Whether this sink owns the descriptor and closes it when released.
+    public init(fileDescriptor: Int32, name: String, closesOnDeinit: Bool = false) {
+        self.descriptor = fileDescriptor
+        self.path = name
+        self.ownsDescriptor = closesOnDeinit
+    }
+
+    deinit {
+        if ownsDescriptor && descriptor >= 0 {
+            try? SystemIO.close(descriptor, path: path)
+        }
+    }
+
+    /// Writes all of `bytes`, looping over partial writes and `EINTR`.
+    ///
+    /// - Throws: `GzipError.io` with the errno text, e.g. "No space left on device" for `ENOSPC`.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        guard descriptor >= 0 else { throw GzipError.alreadyFinished }
+        try SystemIO.writeAll(descriptor, bytes, path: path)
+    }
+
+    /// Flushes the file to stable storage with `fsync(2)`.
+    ///
+    /// - Throws: `GzipError.io` when `fsync` fails; the file's contents must then be treated as lost.
+    public func sync() throws {
+        guard descriptor >= 0 else { throw GzipError.alreadyFinished }
+        try SystemIO.sync(descriptor, path: path)
+    }
+
+    /// Closes the descriptor; later writes throw `GzipError.alreadyFinished`. Closing twice does nothing.
+    ///
+    /// - Throws: `GzipError.io` when `close(2)` reports an error (for instance a delayed write error).
+    public func close() throws {
+        guard descriptor >= 0 else { return }
+        let closing = descriptor
+        descriptor = -1
+        try SystemIO.close(closing, path: path)
+    }
+}
+
+@available(*, unavailable)
+extension FileSink: Sendable {}
