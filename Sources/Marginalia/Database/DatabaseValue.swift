@@ -1,0 +1,71 @@
+/// A value stored in or bound to an SQLite column: one of SQLite's five storage classes.
+public enum DatabaseValue: Equatable, Hashable, Sendable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+}
+
+/// A Swift type that converts to a `DatabaseValue`, so it can be bound as a statement argument.
+public protocol DatabaseValueConvertible {
+    var databaseValue: DatabaseValue { get }
+}
+
+extension DatabaseValue: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { self }
+}
+
+extension String: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .text(self) }
+}
+
+extension Substring: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .text(String(self)) }
+}
+
+extension Int: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+}
+
+extension Int64: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .integer(self) }
+}
+
+extension Int32: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+}
+
+extension Double: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .real(self) }
+}
+
+extension Bool: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
+}
+
+extension Array: DatabaseValueConvertible where Element == UInt8 {
+    public var databaseValue: DatabaseValue { .blob(self) }
+}
+
+extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue {
+        switch self {
+        case .none: return .null
+        case .some(let wrapped): return wrapped.databaseValue
+        }
+    }
+}
+
+/// Statement arguments, written as an array literal at the call site: `arguments: [id, note, nil]`.
+public struct StatementArguments: ExpressibleByArrayLiteral, Sendable {
+    public var values: [DatabaseValue]
+
+    public init(_ values: [DatabaseValue]) {
+        self.values = values
+    }
+
+    public init(arrayLiteral elements: (any DatabaseValueConvertible)?...) {
+        values = elements.map { $0?.databaseValue ?? .null }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+@testable import Marginalia
+
+/// A fresh temporary directory for one test, removed when the value is released.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("marginalia-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// The path of `name` inside the directory.
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
+
+enum Samples {
+    /// The package's `samples` directory.
+    static let directory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("samples")
+
+    /// The path of a file in `samples`.
+    static func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    /// The package's `schemas` directory.
+    static let schemas = directory.deletingLastPathComponent().appendingPathComponent("schemas")
+
+    /// Builds the content database of a sample source into `directory`, returning its path.
+    static func buildContent(_ source: String, in directory: TemporaryDirectory) throws -> String {
+        let output = directory.path(source.replacingOccurrences(of: ".json", with: ".db"))
+        try ContentBuilder.build(try ContentSource(path: path(source)), output: output)
+        return output
+    }
+}
+
+/// A content source written inline, for tests that need exact texts.
+func makeSource(edition: String = "test-1", _ documents: [(String, [(String, String)])]) -> ContentSource {
+    ContentSource(
+        edition: edition, language: "ro", title: "Test",
+        documents: documents.map { id, passages in
+            ContentSource.Document(
+                id: id, title: id.capitalized,
+                passages: passages.map { ContentSource.Passage(id: $0.0, text: $0.1.precomposedStringWithCanonicalMapping) })
+        })
+}
+
+/// A store in a temporary directory with `source` built and attached.
+func makeStore(_ directory: TemporaryDirectory, source: ContentSource? = nil, name: String = "user.db",
+               wallClock: @escaping @Sendable () -> Int64 = Timestamp.nowMilliseconds) throws -> AnnotationStore {
+    let store = try AnnotationStore.open(path: directory.path(name), access: .create, wallClock: wallClock)
+    if let source {
+        let content = directory.path("content-\(source.edition).db")
+        if !FileManager.default.fileExists(atPath: content) {
+            try ContentBuilder.build(source, output: content)
+        }
+        try store.attachContent(path: content)
+    }
+    return store
+}
+
+/// Every row of every table of the main database, in order, as text: "unchanged" means this is equal.
+func canonicalDump(_ path: String) throws -> String {
+    let db = try SQLiteDatabase(path: path, mode: .readOnly)
+    var lines: [String] = []
+    let tables = try db.fetchAll(
+        sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'notes_fts%' ORDER BY name"
+    ) { try $0.string(0) }
+    for table in tables {
+        try db.forEachRow(sql: "SELECT * FROM \"\(table)\" ORDER BY 1") { row in
+            lines.append(table + ": " + (0..<row.count).map { "\(row.value(at: $0))" }.joined(separator: " | "))
+        }
+    }
+    return lines.joined(separator: "\n")
+}
+
+/// A wall clock the test moves by hand.
+final class ManualClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var milliseconds: Int64
+
+    init(_ milliseconds: Int64) {
+        self.milliseconds = milliseconds
+    }
+
+    func set(_ value: Int64) {
+        lock.withLock { milliseconds = value }
+    }
+
+    func advance(_ delta: Int64) {
+        lock.withLock { milliseconds += delta }
+    }
+
+    var now: @Sendable () -> Int64 {
+        { [self] in lock.withLock { milliseconds } }
+    }
+}
+
+/// Deterministic pseudo-random numbers (SplitMix64) for seeded randomized tests.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
