@@ -1,0 +1,63 @@
+import Foundation
+
+/// Builds a content database from a content source.
+public enum ContentBuilder {
+    /// Builds the content database for `source` at `output`.
+    ///
+    /// The database is written to a temporary file beside `output`, flushed to disk and renamed over it, so
+    /// `output` is either the old file or the complete new one. Building the same source twice gives the same
+    /// tables (nothing time-dependent is stored).
+    /// - Returns: what the new database holds.
+    /// - Throws: `DatabaseError` or a file-system error; the temporary file is removed.
+    @discardableResult
+    public static func build(_ source: ContentSource, output: String) throws -> ContentInfo {
+        let outputURL = URL(fileURLWithPath: output)
+        let directory = outputURL.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let temporary = directory.appendingPathComponent(".\(outputURL.lastPathComponent).\(Identifiers.make()).tmp")
+        do {
+            try write(source, to: temporary.path)
+            try FileSync.syncFile(at: temporary.path)
+            try FileSync.moveIntoPlace(temporary.path, at: output)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+        return ContentInfo(
+            path: output, edition: source.edition, language: source.language, title: source.title,
+            documentCount: source.documents.count, passageCount: source.documents.reduce(0) { $0 + $1.passages.count })
+    }
+
+    private static func write(_ source: ContentSource, to path: String) throws {
+        let db = try SQLiteDatabase(path: path, mode: .readWriteCreate)
+        // A fresh scratch file that is renamed into place only when complete needs no rollback journal.
+        try db.executeScript(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+        try db.transaction(.immediate) {
+            try db.executeScript(sql: ContentSchema.sql)
+            try db.executeScript(sql: """
+                PRAGMA application_id = \(ContentSchema.applicationID);
+                PRAGMA user_version = \(ContentSchema.version);
+                """)
+            try db.execute(
+                sql: "INSERT INTO meta (key, value) VALUES ('edition', ?), ('language', ?), ('title', ?)",
+                arguments: [source.edition, source.language, source.title])
+            for (documentOrder, document) in source.documents.enumerated() {
+                try db.execute(
+                    sql: "INSERT INTO documents (id, title, ord) VALUES (?, ?, ?)",
+                    arguments: [document.id, document.title, documentOrder])
+                for (order, passage) in document.passages.enumerated() {
+                    try db.execute(
+                        sql: "INSERT INTO passages (id, document_id, ord, text) VALUES (?, ?, ?, ?)",
+                        arguments: [passage.id, document.id, order, passage.text])
+                    try db.execute(
+                        sql: "INSERT INTO passages_fts (rowid, text) VALUES (last_insert_rowid(), ?)",
+                        arguments: [SearchText.indexable(passage.text)])
+                }
+            }
+        }
+        // Merge the index's segments into one: "optimize … merges all existing index structures into a
+        // single large b-tree … the fastest to query" https://www.sqlite.org/fts5.html#the_optimize_command
+        try db.execute(sql: "INSERT INTO passages_fts (passages_fts) VALUES ('optimize')")
+        try db.executeScript(sql: "VACUUM")
+    }
+}

@@ -1,0 +1,36 @@
+/// The content database's schema, as `marginalia content build` writes it (`schemas/content.sql`).
+enum ContentSchema {
+    /// `PRAGMA application_id` of a content database: 0x4D524743, "MRGC".
+    static let applicationID: Int32 = 0x4D52_4743
+
+    /// The content schema version this build writes and reads; a newer one is refused at attach.
+    static let version: Int32 = 1
+
+    /// The schema name content is attached under.
+    static let schemaName = "content"
+
+    static let sql = """
+        CREATE TABLE meta (
+            key TEXT PRIMARY KEY NOT NULL,
+            value TEXT NOT NULL
+        ) STRICT, WITHOUT ROWID;
+
+        CREATE TABLE documents (
+            id TEXT PRIMARY KEY NOT NULL,
+            title TEXT NOT NULL,
+            ord INTEGER NOT NULL UNIQUE
+        ) STRICT;
+
+        CREATE TABLE passages (
+            id TEXT PRIMARY KEY NOT NULL,
+            document_id TEXT NOT NULL REFERENCES documents (id),
+            ord INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            UNIQUE (document_id, ord)
+        ) STRICT;
+
+        CREATE VIRTUAL TABLE passages_fts USING fts5(
+            text, tokenize = 'unicode61 remove_diacritics 2'
+        );
+        """
+}

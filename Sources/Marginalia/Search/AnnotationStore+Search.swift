@@ -1,0 +1,85 @@
+/// One passage found by a content search.
+public struct SearchHit: Equatable, Sendable {
+    public var passage: String
+    public var document: String
+    public var documentTitle: String
+    /// The passage's whole text.
+    public var text: String
+    /// The passage with the matched words marked, shortened around them.
+    public var snippet: String
+    /// bm25 relevance: lower is more relevant.
+    public var score: Double
+    /// How many of the user's (not deleted) annotations start in this passage.
+    public var annotationCount: Int
+}
+
+/// Markers around matched words in snippets.
+public struct SnippetMarkers: Sendable {
+    public var open: String
+    public var close: String
+
+    public init(open: String, close: String) {
+        self.open = open
+        self.close = close
+    }
+
+    public static let brackets = SnippetMarkers(open: "[", close: "]")
+}
+
+extension AnnotationStore {
+    /// Searches the attached content, best matches first (FTS5's bm25 rank).
+    ///
+    /// - Throws: `SearchError.malformedQuery`, or `StoreError.contentUnavailable`.
+    public func searchContent(_ text: String, limit: Int = 20, markers: SnippetMarkers = .brackets) throws -> [SearchHit] {
+        _ = try requireContent()
+        let query = try SearchQuery(text)
+        return try runSearch(query: text) {
+            try db.fetchAll(
+                sql: """
+                    SELECT p.id, p.document_id, d.title, p.text, snippet(passages_fts, 0, ?, ?, '…', 16),
+                        bm25(passages_fts),
+                        (SELECT count(*) FROM main.annotations a WHERE a.start_passage = p.id AND a.deleted = 0)
+                    FROM content.passages_fts
+                    JOIN content.passages p ON p.rowid = passages_fts.rowid
+                    JOIN content.documents d ON d.id = p.document_id
+                    WHERE passages_fts MATCH ?
+                    ORDER BY rank
+                    LIMIT ?
+                    """,
+                arguments: [markers.open, markers.close, query.expression, limit]
+            ) { row in
+                SearchHit(
+                    passage: try row.string(0), document: try row.string(1), documentTitle: try row.string(2),
+                    text: try row.string(3), snippet: try row.string(4), score: try row.double(5),
+                    annotationCount: try row.int(6))
+            }
+        }
+    }
+
+    /// Searches the user's own notes and quotes (not deleted ones), best matches first, with the same folding
+    /// as content search. Works without content.
+    public func searchNotes(_ text: String, limit: Int = 20) throws -> [Annotation] {
+        let query = try SearchQuery(text)
+        let columns = Self.annotationColumns(of: "a")
+        return try runSearch(query: text) {
+            try db.fetchAll(
+                sql: """
+                    SELECT \(columns) FROM notes_fts JOIN annotations a ON a.rowid = notes_fts.rowid
+                    WHERE notes_fts MATCH ? AND a.deleted = 0
+                    ORDER BY rank
+                    LIMIT ?
+                    """,
+                arguments: [query.expression, limit], Annotation.init(row:))
+        }
+    }
+
+    /// Runs a search, turning an FTS5 query error (which `SearchQuery` should make impossible) into a
+    /// `SearchError` rather than an SQLite message.
+    private func runSearch<T>(query: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError where error.message.hasPrefix("fts5:") || error.message.contains("syntax error") {
+            throw SearchError.malformedQuery(query, reason: error.message)
+        }
+    }
+}

@@ -1,0 +1,98 @@
+/// What an annotation is.
+public enum AnnotationKind: String, Sendable, CaseIterable {
+    case highlight
+    case note
+    case bookmark
+}
+
+/// A point in the content: a stable passage id and an offset into its text, in Unicode code points
+/// (as the W3C Web Annotation TextPositionSelector counts).
+public struct TextPosition: Hashable, Sendable, CustomStringConvertible {
+    public var passage: String
+    public var offset: Int
+
+    public init(passage: String, offset: Int) {
+        self.passage = passage
+        self.offset = offset
+    }
+
+    public var description: String { "\(passage):\(offset)" }
+}
+
+/// Where an annotation attaches to the content, with what it saw there when it was placed.
+///
+/// The quote, prefix and suffix let the store tell, after the content is replaced, whether the text is still
+/// at the same place, has moved, or is gone.
+public struct Anchor: Equatable, Sendable {
+    /// The document the passages belong to.
+    public var document: String
+    public var start: TextPosition
+    public var end: TextPosition
+    /// The text between start and end; passages are joined by a line feed.
+    public var quote: String
+    /// Up to `Anchor.contextLength` code points before the start, in the start passage.
+    public var prefix: String
+    /// Up to `Anchor.contextLength` code points after the end, in the end passage.
+    public var suffix: String
+    /// The content edition the anchor was placed on.
+    public var edition: String
+
+    /// How many code points of context are kept on each side of the quote.
+    public static let contextLength = 32
+
+    public init(document: String, start: TextPosition, end: TextPosition, quote: String, prefix: String,
+                suffix: String, edition: String) {
+        self.document = document
+        self.start = start
+        self.end = end
+        self.quote = quote
+        self.prefix = prefix
+        self.suffix = suffix
+        self.edition = edition
+    }
+}
+
+/// A highlight, note or bookmark, as it stands now (the projection of its changes).
+public struct Annotation: Equatable, Sendable {
+    public var id: String
+    public var kind: AnnotationKind
+    public var anchor: Anchor
+    /// The content edition the annotation was made on.
+    public var createdEdition: String
+    /// The note text (for a bookmark, its title); nil when there is none.
+    public var note: String?
+    public var color: String?
+    /// Sorted.
+    public var tags: [String]
+    /// A deleted annotation is a tombstone: it stays in the store and can be undeleted.
+    public var deleted: Bool
+    public var createdAt: HLC
+    public var updatedAt: HLC
+
+    public init(id: String, kind: AnnotationKind, anchor: Anchor, createdEdition: String, note: String?,
+                color: String?, tags: [String], deleted: Bool, createdAt: HLC, updatedAt: HLC) {
+        self.id = id
+        self.kind = kind
+        self.anchor = anchor
+        self.createdEdition = createdEdition
+        self.note = note
+        self.color = color
+        self.tags = tags
+        self.deleted = deleted
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// Where the reader was in a document.
+public struct ReadingPosition: Equatable, Sendable {
+    public var document: String
+    public var position: TextPosition
+    public var updatedAt: HLC
+
+    public init(document: String, position: TextPosition, updatedAt: HLC) {
+        self.document = document
+        self.position = position
+        self.updatedAt = updatedAt
+    }
+}

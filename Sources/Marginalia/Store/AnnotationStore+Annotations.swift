@@ -1,0 +1,123 @@
+// MARK: - Making and changing annotations
+
+extension AnnotationStore {
+    /// Makes a highlight, note or bookmark at `request`, checked against the attached content.
+    ///
+    /// The change and the new current row are written in one transaction.
+    /// - Parameters:
+    ///   - note: the note text (for a bookmark, its title).
+    /// - Throws: `StoreError` for an anchor that does not fit the content or an invalid note, color or tag.
+    @discardableResult
+    public func createAnnotation(_ kind: AnnotationKind, at request: AnchorRequest, note: String? = nil,
+                                 color: String? = nil, tags: [String] = []) throws -> Annotation {
+        let anchor = try resolveAnchor(request, kind: kind)
+        var fields = ChangeFields(kind: kind, anchor: anchor)
+        if let note, !note.isEmpty { fields.note = note }
+        if let color, !color.isEmpty { fields.color = color }
+        for tag in tags { fields.tags[tag] = true }
+        let id = Identifiers.make()
+        return try write(.create, annotation: id, fields)
+    }
+
+    /// Sets the note or color (an empty string clears it), adds and removes tags.
+    /// - Throws: `StoreError.annotationNotFound`, or `.invalidChange` when nothing would change or the
+    ///   annotation is deleted.
+    @discardableResult
+    public func editAnnotation(id: String, note: String? = nil, color: String? = nil, addTags: [String] = [],
+                               removeTags: [String] = []) throws -> Annotation {
+        let current = try annotation(id: id)
+        guard !current.deleted else {
+            throw StoreError.invalidChange(reason: "annotation \(current.id) is deleted; undelete it first")
+        }
+        var fields = ChangeFields()
+        if let note, note != (current.note ?? "") { fields.note = note }
+        if let color, color != (current.color ?? "") { fields.color = color }
+        for tag in addTags where !current.tags.contains(tag) { fields.tags[tag] = true }
+        for tag in removeTags where current.tags.contains(tag) { fields.tags[tag] = false }
+        guard fields != ChangeFields() else {
+            throw StoreError.invalidChange(reason: "annotation \(current.id) already has those values; nothing to change")
+        }
+        return try write(.edit, annotation: current.id, fields)
+    }
+
+    /// Deletes an annotation: it becomes a tombstone, still listed with `--deleted` and kept in history.
+    @discardableResult
+    public func deleteAnnotation(id: String) throws -> Annotation {
+        let current = try annotation(id: id)
+        guard !current.deleted else { throw StoreError.invalidChange(reason: "annotation \(current.id) is already deleted") }
+        return try write(.delete, annotation: current.id, ChangeFields(deleted: true))
+    }
+
+    /// Brings a deleted annotation back.
+    @discardableResult
+    public func undeleteAnnotation(id: String) throws -> Annotation {
+        let current = try annotation(id: id)
+        guard current.deleted else { throw StoreError.invalidChange(reason: "annotation \(current.id) is not deleted") }
+        return try write(.undelete, annotation: current.id, ChangeFields(deleted: false))
+    }
+
+    /// Checks `fields`, records the change and returns the annotation as it now stands.
+    private func write(_ operation: ChangeOperation, annotation id: String, _ fields: ChangeFields) throws -> Annotation {
+        do {
+            try fields.validate(for: operation, on: .annotation)
+            // Values are checked as an imported change's would be, through their JSON form.
+            _ = try ChangeFields(json: fields.json)
+        } catch {
+            throw StoreError.invalidChange(reason: error.description)
+        }
+        return try db.transaction(.immediate) {
+            _ = try record(.annotation, id, operation, fields)
+            return try annotation(id: id)
+        }
+    }
+}
+
+// MARK: - Reading positions
+
+extension AnnotationStore {
+    /// Sets the reading position in `document`, checked against the attached content.
+    @discardableResult
+    public func setPosition(document: String, at position: TextPosition) throws -> ReadingPosition {
+        guard try self.document(id: document) != nil else { throw StoreError.documentNotFound(id: document) }
+        guard let passage = try passage(id: position.passage) else {
+            throw StoreError.passageNotFound(id: position.passage)
+        }
+        guard passage.document == document else {
+            throw StoreError.invalidAnchor(reason: "\(passage.id) is in document \(passage.document), not \(document)")
+        }
+        let length = passage.text.unicodeScalars.count
+        guard position.offset <= length else {
+            throw StoreError.invalidAnchor(
+                reason: "offset \(position.offset) is past the end of \(passage.id) (\(length) characters)")
+        }
+        return try db.transaction(.immediate) {
+            _ = try record(.position, document, .set, ChangeFields(position: position))
+            guard let stored = try self.position(document: document) else {
+                throw StoreError.invalidChange(reason: "the position of \(document) was not recorded")
+            }
+            return stored
+        }
+    }
+
+    /// The reading position in `document`, or nil when none was set.
+    public func position(document: String) throws -> ReadingPosition? {
+        try db.fetchOne(
+            sql: "SELECT document, passage, offset, updated_hlc FROM positions WHERE document = ?",
+            arguments: [document], ReadingPosition.init(row:))
+    }
+
+    /// Every reading position, by document id.
+    public func positions() throws -> [ReadingPosition] {
+        try db.fetchAll(
+            sql: "SELECT document, passage, offset, updated_hlc FROM positions ORDER BY document",
+            ReadingPosition.init(row:))
+    }
+}
+
+extension ReadingPosition {
+    init(row: Row) throws {
+        self.init(
+            document: try row.string(0), position: TextPosition(passage: try row.string(1), offset: try row.int(2)),
+            updatedAt: HLC(try row.string(3)) ?? .zero)
+    }
+}

@@ -1,0 +1,156 @@
+/// Which annotations to list.
+public struct AnnotationFilter: Equatable, Sendable {
+    public var document: String?
+    /// Annotations that start or end in this passage.
+    public var passage: String?
+    public var kind: AnnotationKind?
+    public var tag: String?
+    /// Include deleted annotations (tombstones).
+    public var includeDeleted = false
+
+    public init(document: String? = nil, passage: String? = nil, kind: AnnotationKind? = nil, tag: String? = nil,
+                includeDeleted: Bool = false) {
+        self.document = document
+        self.passage = passage
+        self.kind = kind
+        self.tag = tag
+        self.includeDeleted = includeDeleted
+    }
+}
+
+/// Which changes of the log to read.
+public struct LogFilter: Equatable, Sendable {
+    /// Changes at or after this time (milliseconds since 1970).
+    public var since: Int64?
+    /// Changes before this time.
+    public var until: Int64?
+    public var device: String?
+    /// At most this many changes, the most recent ones.
+    public var limit: Int?
+
+    public init(since: Int64? = nil, until: Int64? = nil, device: String? = nil, limit: Int? = nil) {
+        self.since = since
+        self.until = until
+        self.device = device
+        self.limit = limit
+    }
+}
+
+// MARK: - Annotations
+
+extension AnnotationStore {
+    /// The annotation with this id, or with this unique id prefix (at least 4 characters), deleted or not.
+    /// - Throws: `StoreError.annotationNotFound` or `.ambiguousID`.
+    public func annotation(id: String) throws -> Annotation {
+        let fullID = try resolveAnnotationID(id)
+        guard let registers = try loadRegisters(id: fullID), let annotation = registers.annotation else {
+            throw StoreError.annotationNotFound(id: id)
+        }
+        return annotation
+    }
+
+    /// The full id of the annotation `text` names: the id itself or a unique prefix of at least 4 characters.
+    public func resolveAnnotationID(_ text: String) throws -> String {
+        if try db.int(sql: "SELECT 1 FROM annotations WHERE id = ?", arguments: [text]) != nil { return text }
+        guard text.count >= 4 else { throw StoreError.annotationNotFound(id: text) }
+        // A range scan on the primary key: every id starting with `text` sorts between text and text + U+10FFFF.
+        let ids = try db.fetchAll(
+            sql: "SELECT id FROM annotations WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",
+            arguments: [text, text + "\u{10FFFF}"]) { try $0.string(0) }
+        switch ids.count {
+        case 0: throw StoreError.annotationNotFound(id: text)
+        case 1: return ids[0]
+        default:
+            let count = Int(try db.int(
+                sql: "SELECT count(*) FROM annotations WHERE id >= ? AND id < ?",
+                arguments: [text, text + "\u{10FFFF}"]) ?? 2)
+            throw StoreError.ambiguousID(prefix: text, matches: count)
+        }
+    }
+
+    /// The annotations that match `filter`: in reading order when content is attached (document, passage,
+    /// offset), else in the order they were made.
+    public func annotations(matching filter: AnnotationFilter = AnnotationFilter()) throws -> [Annotation] {
+        var conditions: [String] = []
+        var arguments: [DatabaseValue] = []
+        if !filter.includeDeleted { conditions.append("a.deleted = 0") }
+        if let document = filter.document {
+            conditions.append("a.document = ?")
+            arguments.append(.text(document))
+        }
+        if let passage = filter.passage {
+            conditions.append("(a.start_passage = ? OR a.end_passage = ?)")
+            arguments += [.text(passage), .text(passage)]
+        }
+        if let kind = filter.kind {
+            conditions.append("a.kind = ?")
+            arguments.append(.text(kind.rawValue))
+        }
+        if let tag = filter.tag {
+            conditions.append("EXISTS (SELECT 1 FROM json_each(a.tags) WHERE json_each.value = ?)")
+            arguments.append(.text(tag))
+        }
+        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let columns = Self.annotationColumns(of: "a")
+        let sql = content == nil
+            ? "SELECT \(columns) FROM annotations a \(whereClause) ORDER BY a.created_hlc, a.id"
+            : """
+                SELECT \(columns) FROM annotations a
+                LEFT JOIN content.documents d ON d.id = a.document
+                LEFT JOIN content.passages p ON p.id = a.start_passage
+                \(whereClause)
+                ORDER BY d.ord IS NULL, d.ord, p.ord IS NULL, p.ord, a.start_offset, a.created_hlc, a.id
+                """
+        return try db.fetchAll(sql: sql, arguments: StatementArguments(arguments), Annotation.init(row:))
+    }
+
+    /// How many annotations there are: live ones and tombstones.
+    public func annotationCounts() throws -> (live: Int, deleted: Int) {
+        let live = try db.int(sql: "SELECT count(*) FROM annotations WHERE deleted = 0") ?? 0
+        let deleted = try db.int(sql: "SELECT count(*) FROM annotations WHERE deleted = 1") ?? 0
+        return (Int(live), Int(deleted))
+    }
+}
+
+// MARK: - History
+
+extension AnnotationStore {
+    /// Every change to one annotation, oldest first (by clock).
+    public func history(id: String) throws -> [Change] {
+        let fullID = (try? resolveAnnotationID(id)) ?? id
+        let changes = try changes(of: .annotation, id: fullID)
+        guard !changes.isEmpty else { throw StoreError.annotationNotFound(id: id) }
+        return changes
+    }
+
+    /// The change log, oldest first, filtered; with a limit, the most recent `limit` changes.
+    public func log(_ filter: LogFilter = LogFilter()) throws -> [Change] {
+        var conditions: [String] = []
+        var arguments: [DatabaseValue] = []
+        // The text form of a clock sorts like the clock, so a time bound is a bound on the text.
+        if let since = filter.since {
+            conditions.append("hlc >= ?")
+            arguments.append(.text(HLC(milliseconds: max(0, since), counter: 0).description))
+        }
+        if let until = filter.until {
+            conditions.append("hlc < ?")
+            arguments.append(.text(HLC(milliseconds: max(0, until), counter: 0).description))
+        }
+        if let device = filter.device {
+            conditions.append("device = ?")
+            arguments.append(.text(device))
+        }
+        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let columns = "change_id, hlc, device, entity, entity_id, op, fields"
+        if let limit = filter.limit {
+            arguments.append(.integer(Int64(limit)))
+            let newest = try db.fetchAll(
+                sql: "SELECT \(columns) FROM changes \(whereClause) ORDER BY hlc DESC, device DESC, change_id DESC LIMIT ?",
+                arguments: StatementArguments(arguments), Change.init(row:))
+            return newest.reversed()
+        }
+        return try db.fetchAll(
+            sql: "SELECT \(columns) FROM changes \(whereClause) ORDER BY hlc, device, change_id",
+            arguments: StatementArguments(arguments), Change.init(row:))
+    }
+}

@@ -1,0 +1,133 @@
+/// What `verify` found: nothing, when the store is healthy.
+public struct VerificationReport: Equatable, Sendable {
+    /// Each problem, in words, naming the table and the row.
+    public var problems: [String] = []
+    public var changeCount = 0
+    public var annotationCount = 0
+    public var positionCount = 0
+
+    public var isHealthy: Bool { problems.isEmpty }
+
+    public init() {}
+}
+
+extension AnnotationStore {
+    /// Checks the store: SQLite's integrity check, that the log is intact and append-only, and that
+    /// replaying the log reproduces the current tables exactly.
+    ///
+    /// Reads only; memory stays bounded by one annotation's changes at a time.
+    public func verify() throws -> VerificationReport {
+        var report = VerificationReport()
+        try checkIntegrity(into: &report)
+        try checkLogGuards(into: &report)
+        try replayAnnotations(into: &report)
+        try replayPositions(into: &report)
+        return report
+    }
+
+    private func checkIntegrity(into report: inout VerificationReport) throws {
+        try db.forEachRow(sql: "PRAGMA main.integrity_check") { row in
+            let line = try row.string(0)
+            if line != "ok" { report.problems.append("integrity_check: \(line)") }
+        }
+        try db.forEachRow(sql: "PRAGMA main.foreign_key_check") { row in
+            report.problems.append("foreign_key_check: a row of \(try row.string(0)) refers to a missing row")
+        }
+    }
+
+    private func checkLogGuards(into report: inout VerificationReport) throws {
+        for trigger in ["changes_refuse_update", "changes_refuse_delete"] {
+            let present = try db.int(
+                sql: "SELECT count(*) FROM main.sqlite_schema WHERE type = 'trigger' AND name = ? AND tbl_name = 'changes'",
+                arguments: [trigger]) ?? 0
+            if present == 0 { report.problems.append("changes: trigger \(trigger) is missing; the log is not append-only") }
+        }
+    }
+
+    /// Folds each annotation's changes (streamed entity by entity) and compares with its current row.
+    private func replayAnnotations(into report: inout VerificationReport) throws {
+        var currentID: String?
+        var pending: [Change] = []
+        var replayed = 0
+        func finish() throws {
+            guard let id = currentID else { return }
+            let expected = AnnotationRegisters.fold(id: id, pending)
+            let stored = try loadRegisters(id: id)
+            if let annotation = expected.annotation {
+                replayed += 1
+                if let stored {
+                    if stored.annotation != annotation || stored.clocks != expected.clocks {
+                        report.problems.append("annotations: row \(id) differs from the replay of its \(pending.count) changes")
+                    }
+                } else {
+                    report.problems.append("annotations: row \(id) is missing; its changes create it")
+                }
+            } else if stored != nil {
+                report.problems.append("annotations: row \(id) exists but the log never creates it")
+            }
+        }
+        try db.forEachRow(
+            sql: """
+                SELECT change_id, hlc, device, entity, entity_id, op, fields FROM changes
+                WHERE entity = 'annotation' ORDER BY entity, entity_id
+                """
+        ) { row in
+            let change: Change
+            do {
+                change = try Change(row: row)
+                try change.fields.validate(for: change.operation, on: change.entity)
+            } catch {
+                report.problems.append("changes: change \((try? row.string(0)) ?? "?") is invalid: \(error)")
+                return
+            }
+            report.changeCount += 1
+            if change.entityID != currentID {
+                try finish()
+                currentID = change.entityID
+                pending = []
+            }
+            pending.append(change)
+        }
+        try finish()
+        let rows = Int(try db.int(sql: "SELECT count(*) FROM annotations") ?? 0)
+        report.annotationCount = rows
+        if rows > replayed {
+            try db.forEachRow(
+                sql: """
+                    SELECT id FROM annotations WHERE id NOT IN
+                    (SELECT entity_id FROM changes WHERE entity = 'annotation' AND op = 'create')
+                    """
+            ) { row in
+                report.problems.append("annotations: row \(try row.string(0)) exists but the log never creates it")
+            }
+        }
+    }
+
+    private func replayPositions(into report: inout VerificationReport) throws {
+        var latest: [String: Change] = [:]
+        try db.forEachRow(
+            sql: "SELECT change_id, hlc, device, entity, entity_id, op, fields FROM changes WHERE entity = 'position'"
+        ) { row in
+            let change = try Change(row: row)
+            report.changeCount += 1
+            if let known = latest[change.entityID], known.stamp > change.stamp { return }
+            latest[change.entityID] = change
+        }
+        var stored: [String: PositionRegister] = [:]
+        try db.forEachRow(sql: "SELECT document, passage, offset, clock FROM positions") { row in
+            let register = try PositionRegister(row: row)
+            stored[register.document] = register
+        }
+        report.positionCount = stored.count
+        for (document, change) in latest.sorted(by: { $0.key < $1.key }) {
+            guard let position = change.fields.position else { continue }
+            let expected = PositionRegister(document: document, position: position, clock: change.stamp)
+            if stored[document] != expected {
+                report.problems.append("positions: row \(document) differs from the replay of its changes")
+            }
+        }
+        for document in stored.keys.sorted() where latest[document] == nil {
+            report.problems.append("positions: row \(document) exists but the log never sets it")
+        }
+    }
+}

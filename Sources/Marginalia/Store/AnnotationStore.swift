@@ -1,0 +1,72 @@
+import Foundation
+
+/// A person's annotations: the user database, its change log and its current tables, with the content it
+/// refers to attached read-only when it is available.
+///
+///     let store = try AnnotationStore.open(path: "user.db", access: .create)
+///     try store.attachContent(path: "content.db")
+///     let highlight = try store.createAnnotation(.highlight, at: AnchorRequest(passage: "luceafarul.1"))
+public final class AnnotationStore {
+    /// What the caller will do with the store.
+    public enum Access: Sendable {
+        /// Read only: nothing is written; the store must exist.
+        case readOnly
+        /// Read and write; the store must exist.
+        case readWrite
+        /// Read and write; the store is created when absent.
+        case create
+    }
+
+    let db: any Database
+    /// The path the store was opened at (`:memory:` for a private in-memory store).
+    public let path: String
+    /// This store's device id: the `device` of every change it makes.
+    public internal(set) var deviceID: String
+    var clock: HybridLogicalClock
+    /// The attached content, if any.
+    public internal(set) var content: ContentInfo?
+
+    /// Opens (or creates) the store at `path`.
+    ///
+    /// - Parameter wallClock: milliseconds since 1970, for the hybrid logical clock; injectable for tests.
+    /// - Throws: `StoreError` when the store is missing, foreign or from a newer version (it is then left
+    ///   untouched); `DatabaseError` from SQLite.
+    public static func open(path: String, access: Access,
+                            wallClock: @escaping @Sendable () -> Int64 = Timestamp.nowMilliseconds) throws
+        -> AnnotationStore
+    {
+        let databaseAccess: UserDatabase.Access
+        switch access {
+        case .readOnly: databaseAccess = .readOnly
+        case .readWrite: databaseAccess = .readWrite
+        case .create: databaseAccess = .create
+        }
+        let db = try UserDatabase.open(path: path, access: databaseAccess)
+        return try AnnotationStore(database: db, path: path, wallClock: wallClock)
+    }
+
+    /// Wraps an opened, migrated user database.
+    init(database: any Database, path: String, wallClock: @escaping @Sendable () -> Int64) throws {
+        db = database
+        self.path = path
+        guard let device = try db.text(sql: "SELECT value FROM meta WHERE key = 'device_id'") else {
+            throw StoreError.notAStore(path: path, reason: "it has no device id")
+        }
+        deviceID = device
+        let latest = try db.text(sql: "SELECT max(hlc) FROM changes").flatMap(HLC.init) ?? .zero
+        clock = HybridLogicalClock(latest: latest, wallClock: wallClock)
+    }
+
+    /// When the store was created (ISO 8601).
+    public func createdAt() throws -> String {
+        try db.text(sql: "SELECT value FROM meta WHERE key = 'created_at'") ?? ""
+    }
+
+    /// The number of changes in the log.
+    public func changeCount() throws -> Int {
+        Int(try db.int(sql: "SELECT count(*) FROM changes") ?? 0)
+    }
+}
+
+@available(*, unavailable, message: "A store is confined to one thread at a time.")
+extension AnnotationStore: Sendable {}

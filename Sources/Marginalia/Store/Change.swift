@@ -1,0 +1,52 @@
+/// What a change is about.
+public enum EntityKind: String, Sendable, CaseIterable {
+    /// A highlight, note or bookmark; its id is the annotation id.
+    case annotation
+    /// A reading position; its id is the document id.
+    case position
+}
+
+/// What a change did.
+public enum ChangeOperation: String, Sendable, CaseIterable {
+    /// Made an annotation.
+    case create
+    /// Set the note, the color or tags.
+    case edit
+    /// Deleted an annotation (a tombstone).
+    case delete
+    /// Brought a deleted annotation back.
+    case undelete
+    /// Moved the anchor to where its text is in a new content edition.
+    case reanchor
+    /// Anchored an annotation again, by hand.
+    case reattach
+    /// Set a reading position.
+    case set
+}
+
+/// One row of the change log: the unit of history, of backup and of merging.
+public struct Change: Equatable, Sendable {
+    /// Globally unique (a UUID); the same change reaching a store twice is recognised by it.
+    public var changeID: String
+    public var hlc: HLC
+    /// The device (store) that made the change.
+    public var device: String
+    public var entity: EntityKind
+    public var entityID: String
+    public var operation: ChangeOperation
+    public var fields: ChangeFields
+
+    public init(changeID: String, hlc: HLC, device: String, entity: EntityKind, entityID: String,
+                operation: ChangeOperation, fields: ChangeFields) {
+        self.changeID = changeID
+        self.hlc = hlc
+        self.device = device
+        self.entity = entity
+        self.entityID = entityID
+        self.operation = operation
+        self.fields = fields
+    }
+
+    /// The clock that orders this change against others touching the same field.
+    public var stamp: ClockStamp { ClockStamp(hlc: hlc, device: device, changeID: changeID) }
+}

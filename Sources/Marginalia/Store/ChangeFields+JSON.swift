@@ -1,0 +1,193 @@
+// MARK: - Encoding
+
+extension ChangeFields {
+    /// The fields as a JSON object, keys in a fixed order, so that the same change always has the same text.
+    public var json: JSONValue {
+        var members: [(String, JSONValue)] = []
+        if let kind { members.append(("kind", .string(kind.rawValue))) }
+        if let anchor {
+            members.append(("document", .string(anchor.document)))
+            members.append(("start", anchor.start.json))
+            members.append(("end", anchor.end.json))
+            members.append(("quote", .string(anchor.quote)))
+            members.append(("prefix", .string(anchor.prefix)))
+            members.append(("suffix", .string(anchor.suffix)))
+            members.append(("edition", .string(anchor.edition)))
+        }
+        if let note { members.append(("note", .string(note))) }
+        if let color { members.append(("color", .string(color))) }
+        if !tags.isEmpty {
+            members.append(("tags", .object(JSONObject(tags.sorted { $0.key < $1.key }.map { ($0.key, .bool($0.value)) }))))
+        }
+        if let deleted { members.append(("deleted", .bool(deleted))) }
+        if let position {
+            members.append(("passage", .string(position.passage)))
+            members.append(("offset", .int(Int64(position.offset))))
+        }
+        return .object(JSONObject(members))
+    }
+
+    /// The canonical JSON text of the fields, as stored in the log.
+    public func jsonText() throws -> String { try JSONWriter.encodeString(json) }
+}
+
+extension TextPosition {
+    var json: JSONValue {
+        .object(JSONObject([("passage", .string(passage)), ("offset", .int(Int64(offset)))]))
+    }
+}
+
+// MARK: - Decoding
+
+extension ChangeFields {
+    private static let anchorKeys = ["document", "start", "end", "quote", "prefix", "suffix", "edition"]
+    private static let knownKeys: Set<String> = Set(anchorKeys + ["kind", "note", "color", "tags", "deleted",
+                                                                   "passage", "offset"])
+
+    /// Reads fields from JSON, strictly: every key known, every value of the right type and within bounds.
+    ///
+    /// This checks each value; `validate(for:on:)` then checks that the set of fields fits the operation.
+    public init(json: JSONValue) throws(FieldError) {
+        guard case .object(let object) = json else { throw FieldError(field: "fields", reason: "must be an object") }
+        for key in object.keys where !Self.knownKeys.contains(key) {
+            throw FieldError(field: key, reason: "unknown field")
+        }
+        self.init()
+        if let value = object["kind"] {
+            let name = try FieldReader.string(value, field: "kind")
+            guard let kind = AnnotationKind(rawValue: name) else {
+                throw FieldError(field: "kind", reason: "must be highlight, note or bookmark, not \"\(name)\"")
+            }
+            self.kind = kind
+        }
+        let anchorPresent = Self.anchorKeys.filter { object[$0] != nil }
+        if !anchorPresent.isEmpty {
+            if let missing = Self.anchorKeys.first(where: { object[$0] == nil }) {
+                throw FieldError(field: missing, reason: "required with the other anchor fields")
+            }
+            anchor = try Self.anchor(from: object)
+        }
+        if let value = object["note"] {
+            note = try FieldReader.text(value, field: "note", maxBytes: FieldLimits.maxTextBytes)
+        }
+        if let value = object["color"] {
+            let color = try FieldReader.string(value, field: "color")
+            if !color.isEmpty { try FieldReader.checkLabel(color, field: "color") }
+            self.color = color
+        }
+        if let value = object["tags"] {
+            guard case .object(let tagObject) = value, tagObject.count > 0 else {
+                throw FieldError(field: "tags", reason: "must be a non-empty object of tag: true|false")
+            }
+            for (tag, present) in tagObject {
+                try FieldReader.checkLabel(tag, field: "tags")
+                guard case .bool(let flag) = present else {
+                    throw FieldError(field: "tags.\(tag)", reason: "must be true or false")
+                }
+                tags[tag] = flag
+            }
+        }
+        if let value = object["deleted"] {
+            guard case .bool(let flag) = value else { throw FieldError(field: "deleted", reason: "must be true or false") }
+            deleted = flag
+        }
+        if object["passage"] != nil || object["offset"] != nil {
+            guard let passage = object["passage"] else { throw FieldError(field: "passage", reason: "required with offset") }
+            guard let offset = object["offset"] else { throw FieldError(field: "offset", reason: "required with passage") }
+            position = TextPosition(
+                passage: try FieldReader.identifier(passage, field: "passage"),
+                offset: try FieldReader.offset(offset, field: "offset"))
+        }
+    }
+
+    private static func anchor(from object: JSONObject) throws(FieldError) -> Anchor {
+        func text(_ key: String, maxBytes: Int = FieldLimits.maxTextBytes) throws(FieldError) -> String {
+            try FieldReader.text(object[key] ?? .null, field: key, maxBytes: maxBytes)
+        }
+        let anchor = Anchor(
+            document: try FieldReader.identifier(object["document"] ?? .null, field: "document"),
+            start: try FieldReader.position(object["start"] ?? .null, field: "start"),
+            end: try FieldReader.position(object["end"] ?? .null, field: "end"),
+            quote: try text("quote"),
+            prefix: try text("prefix", maxBytes: FieldLimits.maxContextLength * 4),
+            suffix: try text("suffix", maxBytes: FieldLimits.maxContextLength * 4),
+            edition: try FieldReader.identifier(object["edition"] ?? .null, field: "edition"))
+        if anchor.start.passage == anchor.end.passage && anchor.end.offset < anchor.start.offset {
+            throw FieldError(field: "end.offset", reason: "is before start.offset")
+        }
+        return anchor
+    }
+}
+
+/// Typed, bounded reads of JSON values, each naming its field when it refuses.
+enum FieldReader {
+    static func string(_ value: JSONValue, field: String) throws(FieldError) -> String {
+        guard case .string(let text) = value else { throw FieldError(field: field, reason: "must be a string") }
+        return text
+    }
+
+    /// Free text (a note, a quote): any characters but NUL, at most `maxBytes` of UTF-8.
+    static func text(_ value: JSONValue, field: String, maxBytes: Int) throws(FieldError) -> String {
+        let text = try string(value, field: field)
+        guard text.utf8.count <= maxBytes else {
+            throw FieldError(field: field, reason: "is longer than \(maxBytes) bytes")
+        }
+        guard !text.utf8.contains(0) else { throw FieldError(field: field, reason: "contains a NUL character") }
+        return text
+    }
+
+    /// An id: non-empty, at most `FieldLimits.maxIDBytes`, no control characters or surrounding spaces.
+    static func identifier(_ value: JSONValue, field: String) throws(FieldError) -> String {
+        let id = try string(value, field: field)
+        guard !id.isEmpty else { throw FieldError(field: field, reason: "must not be empty") }
+        guard id.utf8.count <= FieldLimits.maxIDBytes else {
+            throw FieldError(field: field, reason: "is longer than \(FieldLimits.maxIDBytes) bytes")
+        }
+        guard !id.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw FieldError(field: field, reason: "contains a control character")
+        }
+        guard id.trimmingSpaces == id else { throw FieldError(field: field, reason: "has surrounding spaces") }
+        return id
+    }
+
+    /// A tag or a color: 1 to `FieldLimits.maxLabelLength` characters, no control characters, no
+    /// surrounding spaces.
+    static func checkLabel(_ label: String, field: String) throws(FieldError) {
+        guard !label.isEmpty, label.count <= FieldLimits.maxLabelLength else {
+            throw FieldError(field: field, reason: "\"\(label)\" must be 1 to \(FieldLimits.maxLabelLength) characters")
+        }
+        guard !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
+              label.trimmingSpaces == label else {
+            throw FieldError(field: field, reason: "\"\(label)\" has control characters or surrounding spaces")
+        }
+    }
+
+    static func offset(_ value: JSONValue, field: String) throws(FieldError) -> Int {
+        guard case .int(let number) = value, number >= 0, number <= FieldLimits.maxOffset else {
+            throw FieldError(field: field, reason: "must be an integer from 0 to \(FieldLimits.maxOffset)")
+        }
+        return Int(number)
+    }
+
+    static func position(_ value: JSONValue, field: String) throws(FieldError) -> TextPosition {
+        guard case .object(let object) = value else {
+            throw FieldError(field: field, reason: "must be an object with passage and offset")
+        }
+        if let extra = object.keys.first(where: { $0 != "passage" && $0 != "offset" }) {
+            throw FieldError(field: "\(field).\(extra)", reason: "unknown field")
+        }
+        return TextPosition(
+            passage: try identifier(object["passage"] ?? .null, field: "\(field).passage"),
+            offset: try offset(object["offset"] ?? .null, field: "\(field).offset"))
+    }
+}
+
+extension String {
+    /// The string without leading and trailing white space (spaces, tabs, line breaks, and their Unicode kin).
+    var trimmingSpaces: Substring {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        return Substring(scalars[first...last])
+    }
+}

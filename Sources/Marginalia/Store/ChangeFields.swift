@@ -1,0 +1,114 @@
+/// The fields a change sets, typed; stored in the log (and in archives) as a JSON object.
+///
+/// JSON shape by operation (keys in this order):
+/// - `create`: `kind`, the anchor keys `document`, `start` {`passage`, `offset`}, `end`, `quote`, `prefix`,
+///   `suffix`, `edition`; optionally `note`, `color`, `tags`
+/// - `edit`: one or more of `note`, `color` (an empty string clears them), `tags` ({"tag": true|false})
+/// - `delete`: `{"deleted": true}`; `undelete`: `{"deleted": false}`
+/// - `reanchor`, `reattach`: the anchor keys
+/// - `set` (reading position): `passage`, `offset`
+/// Unknown keys are refused: a field this version does not understand could not be merged faithfully.
+public struct ChangeFields: Equatable, Sendable {
+    public var kind: AnnotationKind?
+    public var anchor: Anchor?
+    /// A new note; the empty string clears it.
+    public var note: String?
+    /// A new color; the empty string clears it.
+    public var color: String?
+    /// Tags added (true) or removed (false).
+    public var tags: [String: Bool]
+    public var deleted: Bool?
+    /// A reading position.
+    public var position: TextPosition?
+
+    public init(kind: AnnotationKind? = nil, anchor: Anchor? = nil, note: String? = nil, color: String? = nil,
+                tags: [String: Bool] = [:], deleted: Bool? = nil, position: TextPosition? = nil) {
+        self.kind = kind
+        self.anchor = anchor
+        self.note = note
+        self.color = color
+        self.tags = tags
+        self.deleted = deleted
+        self.position = position
+    }
+}
+
+/// A field of a change that is missing, of the wrong type, or not allowed.
+public struct FieldError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The field's path, e.g. `start.offset` or `tags`.
+    public var field: String
+    public var reason: String
+
+    public init(field: String, reason: String) {
+        self.field = field
+        self.reason = reason
+    }
+
+    public var description: String { field.isEmpty ? reason : "field \"\(field)\": \(reason)" }
+}
+
+/// Bounds on what one change may hold, so that a hostile file cannot smuggle in absurd values.
+public enum FieldLimits {
+    /// The longest note, quote or title, in UTF-8 bytes.
+    public static let maxTextBytes = 1 << 20
+    /// The longest prefix or suffix, in code points.
+    public static let maxContextLength = 256
+    /// The longest id (annotation, passage, document, edition, device), in UTF-8 bytes.
+    public static let maxIDBytes = 256
+    /// The longest tag or color, in characters.
+    public static let maxLabelLength = 64
+    /// The largest offset.
+    public static let maxOffset = Int(Int32.max)
+}
+
+// MARK: - Validation
+
+extension ChangeFields {
+    /// Checks that the fields are exactly those `operation` on `entity` sets.
+    public func validate(for operation: ChangeOperation, on entity: EntityKind) throws(FieldError) {
+        let present = presentKeys
+        func require(_ allowed: Set<String>, _ required: Set<String>) throws(FieldError) {
+            // The anchor and the position are groups of JSON keys; errors name their first key.
+            let jsonKey = ["anchor": "document", "position": "passage"]
+            if let extra = present.subtracting(allowed).sorted().first {
+                throw FieldError(field: jsonKey[extra] ?? extra, reason: "not allowed in a \(operation.rawValue) change")
+            }
+            if let missing = required.subtracting(present).sorted().first {
+                throw FieldError(field: jsonKey[missing] ?? missing, reason: "required in a \(operation.rawValue) change")
+            }
+        }
+        switch (entity, operation) {
+        case (.annotation, .create):
+            try require(["kind", "anchor", "note", "color", "tags"], ["kind", "anchor"])
+        case (.annotation, .edit):
+            try require(["note", "color", "tags"], [])
+            guard !present.isEmpty else { throw FieldError(field: "", reason: "an edit change sets nothing") }
+        case (.annotation, .delete):
+            try require(["deleted"], ["deleted"])
+            guard deleted == true else { throw FieldError(field: "deleted", reason: "must be true in a delete change") }
+        case (.annotation, .undelete):
+            try require(["deleted"], ["deleted"])
+            guard deleted == false else {
+                throw FieldError(field: "deleted", reason: "must be false in an undelete change")
+            }
+        case (.annotation, .reanchor), (.annotation, .reattach):
+            try require(["anchor"], ["anchor"])
+        case (.position, .set):
+            try require(["position"], ["position"])
+        default:
+            throw FieldError(field: "", reason: "operation \(operation.rawValue) does not apply to a \(entity.rawValue)")
+        }
+    }
+
+    private var presentKeys: Set<String> {
+        var keys: Set<String> = []
+        if kind != nil { keys.insert("kind") }
+        if anchor != nil { keys.insert("anchor") }
+        if note != nil { keys.insert("note") }
+        if color != nil { keys.insert("color") }
+        if !tags.isEmpty { keys.insert("tags") }
+        if deleted != nil { keys.insert("deleted") }
+        if position != nil { keys.insert("position") }
+        return keys
+    }
+}

@@ -1,0 +1,131 @@
+/// A hybrid logical clock timestamp: wall-clock milliseconds and a counter.
+///
+/// Timestamps are ordered by (milliseconds, counter); changes made at the same timestamp on two devices are
+/// ordered by device id (see `ClockStamp`). The text form is fixed-width, so text order is clock order:
+/// `001795954481123-00000`.
+public struct HLC: Comparable, Hashable, Sendable, CustomStringConvertible {
+    /// Milliseconds since 1970-01-01T00:00:00Z.
+    public let milliseconds: Int64
+    /// Orders timestamps within one millisecond.
+    public let counter: Int32
+
+    /// The largest counter; the next tick moves to the next millisecond instead of wrapping.
+    public static let maxCounter: Int32 = 99_999
+    /// The largest representable milliseconds (15 decimal digits, year 33658).
+    public static let maxMilliseconds: Int64 = 999_999_999_999_999
+
+    public static let zero = HLC(milliseconds: 0, counter: 0)
+
+    public init(milliseconds: Int64, counter: Int32) {
+        self.milliseconds = milliseconds
+        self.counter = counter
+    }
+
+    /// Parses the text form `MMMMMMMMMMMMMMM-CCCCC` (15 and 5 decimal digits); nil for anything else.
+    public init?(_ text: String) {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 21, bytes[15] == UInt8(ascii: "-") else { return nil }
+        guard let milliseconds = HLC.decimal(bytes[0..<15]), let counter = HLC.decimal(bytes[16..<21]) else {
+            return nil
+        }
+        self.milliseconds = milliseconds
+        self.counter = Int32(counter)
+    }
+
+    public var description: String {
+        String(milliseconds).leftPadded(to: 15, with: "0") + "-" + String(counter).leftPadded(to: 5, with: "0")
+    }
+
+    public static func < (lhs: HLC, rhs: HLC) -> Bool {
+        (lhs.milliseconds, lhs.counter) < (rhs.milliseconds, rhs.counter)
+    }
+
+    /// The wall-clock time, as an ISO 8601 timestamp in UTC with milliseconds.
+    public var iso8601: String { Timestamp.iso8601(milliseconds: milliseconds) }
+
+    private static func decimal(_ digits: ArraySlice<UInt8>) -> Int64? {
+        var value: Int64 = 0
+        for digit in digits {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
+            value = value * 10 + Int64(digit - UInt8(ascii: "0"))
+        }
+        return value
+    }
+}
+
+/// The clock of one change: its timestamp, its device and its change id, the total order that decides
+/// which of two changes to the same field wins (last writer wins).
+///
+/// The change id only breaks ties between changes a single device made at one timestamp, which happens
+/// only when a store was copied to a second machine; it keeps the winner the same on every replica.
+public struct ClockStamp: Comparable, Hashable, Sendable {
+    public let hlc: HLC
+    public let device: String
+    public let changeID: String
+
+    public init(hlc: HLC, device: String, changeID: String) {
+        self.hlc = hlc
+        self.device = device
+        self.changeID = changeID
+    }
+
+    public static func < (lhs: ClockStamp, rhs: ClockStamp) -> Bool {
+        if lhs.hlc != rhs.hlc { return lhs.hlc < rhs.hlc }
+        if lhs.device != rhs.device { return lhs.device < rhs.device }
+        return lhs.changeID < rhs.changeID
+    }
+}
+
+/// The local hybrid logical clock of one store.
+///
+/// It never goes backwards: each timestamp it issues is greater than every timestamp it has issued or
+/// observed (from the log, or from another device's changes), even when the wall clock steps back.
+public struct HybridLogicalClock: Sendable {
+    /// How far ahead of the local wall clock a remote timestamp may be before it is refused (one day).
+    public static let defaultMaxDrift: Int64 = 24 * 60 * 60 * 1000
+
+    /// The latest timestamp issued or observed.
+    public private(set) var latest: HLC
+    public let maxDrift: Int64
+    private let wallClock: @Sendable () -> Int64
+
+    /// - Parameters:
+    ///   - latest: the latest timestamp in the store's log.
+    ///   - wallClock: milliseconds since 1970; injectable so that tests can step the clock.
+    public init(latest: HLC = .zero, maxDrift: Int64 = HybridLogicalClock.defaultMaxDrift,
+                wallClock: @escaping @Sendable () -> Int64 = Timestamp.nowMilliseconds) {
+        self.latest = latest
+        self.maxDrift = maxDrift
+        self.wallClock = wallClock
+    }
+
+    /// The current wall-clock milliseconds.
+    public var wallMilliseconds: Int64 { wallClock() }
+
+    /// The wall clock itself, for code that must judge timestamps against the same clock.
+    public var wallClockFunction: @Sendable () -> Int64 { wallClock }
+
+    /// Issues a new timestamp, greater than every one issued or observed so far.
+    public mutating func tick() -> HLC {
+        let wall = wallClock()
+        if wall > latest.milliseconds {
+            latest = HLC(milliseconds: wall, counter: 0)
+        } else if latest.counter < HLC.maxCounter {
+            latest = HLC(milliseconds: latest.milliseconds, counter: latest.counter + 1)
+        } else {
+            // The counter is exhausted within this millisecond: borrow the next millisecond, never wrap.
+            latest = HLC(milliseconds: latest.milliseconds + 1, counter: 0)
+        }
+        return latest
+    }
+
+    /// Advances the clock past a timestamp seen in the log or in another device's change.
+    public mutating func observe(_ timestamp: HLC) {
+        if timestamp > latest { latest = timestamp }
+    }
+
+    /// Whether a remote timestamp is implausibly far ahead of the local wall clock.
+    public func isTooFarInFuture(_ timestamp: HLC) -> Bool {
+        timestamp.milliseconds > wallClock() + maxDrift
+    }
+}

@@ -1,0 +1,49 @@
+/// Why a store operation was refused: each case names what the user asked for that cannot be done.
+public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// There is no store at the path, and the command does not create one.
+    case storeMissing(path: String)
+    /// The file is not a Marginalia user database.
+    case notAStore(path: String, reason: String)
+    /// The store was written by a newer version of Marginalia; it is left untouched.
+    case newerSchema(path: String, found: Int32, supported: Int32)
+    /// No annotation has this id.
+    case annotationNotFound(id: String)
+    /// An id prefix matches more than one annotation.
+    case ambiguousID(prefix: String, matches: Int)
+    /// The operation needs the content database, which is not attached.
+    case contentUnavailable(reason: String)
+    /// The attached content has no passage with this id.
+    case passageNotFound(id: String)
+    /// The attached content has no document with this id.
+    case documentNotFound(id: String)
+    /// A requested anchor does not fit the attached content.
+    case invalidAnchor(reason: String)
+    /// A requested change is not valid for the annotation (e.g. a color on a bookmark).
+    case invalidChange(reason: String)
+
+    public var description: String {
+        switch self {
+        case .storeMissing(let path):
+            return "no store at \(path) (it is created by 'marginalia init' or by the first annotation)"
+        case .notAStore(let path, let reason):
+            return "\(path) is not a Marginalia store: \(reason)"
+        case .newerSchema(let path, let found, let supported):
+            return "\(path) was created by a newer version of marginalia (store schema \(found); this version "
+                + "reads up to \(supported)); it was left untouched — upgrade marginalia to open it"
+        case .annotationNotFound(let id):
+            return "no annotation with id \(id)"
+        case .ambiguousID(let prefix, let matches):
+            return "id prefix \(prefix) matches \(matches) annotations; give more characters"
+        case .contentUnavailable(let reason):
+            return "content is not available: \(reason)"
+        case .passageNotFound(let id):
+            return "no passage \(id) in the attached content"
+        case .documentNotFound(let id):
+            return "no document \(id) in the attached content"
+        case .invalidAnchor(let reason):
+            return reason
+        case .invalidChange(let reason):
+            return reason
+        }
+    }
+}

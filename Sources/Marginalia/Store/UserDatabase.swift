@@ -1,0 +1,130 @@
+import Foundation
+
+/// Opens a user database: checks that it is a Marginalia store of a version this build can read, then
+/// configures it and brings its schema up to date.
+enum UserDatabase {
+    /// What the caller will do with the store.
+    enum Access: Equatable {
+        /// Read only: nothing is written, not even a migration; the store must exist.
+        case readOnly
+        /// Read and write; the store must exist.
+        case readWrite
+        /// Read and write; the store is created when absent.
+        case create
+    }
+
+    /// Opens the store at `path` (or `:memory:`).
+    ///
+    /// A store written by a newer version is refused before anything is written to it, so its bytes stay as
+    /// they were. A new store gets a device id and its creation time.
+    /// - Throws: `StoreError` for a missing, foreign or newer store; `DatabaseError` from SQLite.
+    static func open(path: String, access: Access, newDeviceID: () -> String = { UUID().uuidString.lowercased() })
+        throws -> SQLiteDatabase
+    {
+        let inMemory = path == ":memory:"
+        if !inMemory {
+            try checkFile(path: path, mayCreate: access == .create)
+        }
+        let mode: SQLiteDatabase.OpenMode
+        switch access {
+        case .readOnly: mode = .readOnly
+        case .readWrite: mode = .readWrite
+        case .create: mode = .readWriteCreate
+        }
+        // A store's name is a file name, never a URI: encode it as one.
+        let db = try SQLiteDatabase(path: inMemory ? path : SQLiteDatabase.fileURI(path: path, readOnly: false), mode: mode)
+        let applicationID: Int32
+        let version: Int32
+        let objectCount: Int64
+        do {
+            applicationID = Int32(truncatingIfNeeded: try db.int(sql: "PRAGMA application_id") ?? 0)
+            version = Int32(truncatingIfNeeded: try db.int(sql: "PRAGMA user_version") ?? 0)
+            objectCount = try db.int(sql: "SELECT count(*) FROM sqlite_schema") ?? 0
+        } catch let error as DatabaseError where error.isCorrupt {
+            throw StoreError.notAStore(path: path, reason: error.message)
+        }
+        if applicationID != UserSchema.applicationID {
+            guard applicationID == 0, version == 0, objectCount == 0 else {
+                let reason = applicationID == 0x4D52_4743
+                    ? "it is a content database (use it with --content)"
+                    : "its application_id is \(applicationID), not \(UserSchema.applicationID)"
+                throw StoreError.notAStore(path: path, reason: reason)
+            }
+        }
+        guard version <= UserSchema.currentVersion else {
+            throw StoreError.newerSchema(path: path, found: version, supported: UserSchema.currentVersion)
+        }
+        if access == .readOnly {
+            guard version == UserSchema.currentVersion else {
+                throw StoreError.notAStore(
+                    path: path, reason: "its schema (version \(version)) must be upgraded by a command that writes")
+            }
+            return db
+        }
+        // WAL lets readers go on while a writer commits; with synchronous=FULL every acknowledged commit is
+        // on disk: "WAL mode is always consistent with synchronous=NORMAL, but WAL mode does lose durability.
+        // A transaction committed in WAL mode with synchronous=NORMAL might roll back following a power loss"
+        // https://www.sqlite.org/pragma.html#pragma_synchronous
+        if !inMemory {
+            let journal = try db.text(sql: "PRAGMA journal_mode = WAL")
+            guard journal == "wal" else {
+                throw StoreError.notAStore(path: path, reason: "cannot switch to WAL journal mode (got \(journal ?? "nothing"))")
+            }
+        }
+        try db.executeScript(sql: "PRAGMA synchronous = FULL")
+        try migrate(db, newDeviceID: newDeviceID)
+        return db
+    }
+
+    /// Applies every migration newer than the store's `user_version`, all in one transaction with the
+    /// version bump, so a failed migration leaves the store at its old version.
+    static func migrate(_ db: SQLiteDatabase, newDeviceID: () -> String) throws {
+        try db.transaction(.immediate) {
+            let version = Int32(truncatingIfNeeded: try db.int(sql: "PRAGMA user_version") ?? 0)
+            guard version < UserSchema.currentVersion else { return }
+            for migration in UserSchema.migrations where migration.version > version {
+                try db.executeScript(sql: migration.sql)
+            }
+            if version == 0 {
+                try db.execute(
+                    sql: "INSERT INTO meta (key, value) VALUES ('device_id', ?), ('created_at', ?)",
+                    arguments: [newDeviceID(), Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds())])
+            }
+            // PRAGMA arguments cannot be bound; both values are integers of this build.
+            try db.executeScript(sql: """
+                PRAGMA application_id = \(UserSchema.applicationID);
+                PRAGMA user_version = \(UserSchema.currentVersion);
+                """)
+        }
+    }
+
+    /// Refuses a path that is missing (unless it may be created), a directory, or a file that is not an
+    /// SQLite database, before SQLite touches it.
+    private static func checkFile(path: String, mayCreate: Bool) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            if mayCreate {
+                let directory = (path as NSString).deletingLastPathComponent
+                if !directory.isEmpty {
+                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                }
+                return
+            }
+            throw StoreError.storeMissing(path: path)
+        }
+        guard !isDirectory.boolValue else { throw StoreError.notAStore(path: path, reason: "it is a directory") }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw StoreError.notAStore(path: path, reason: "it cannot be read")
+        }
+        defer { try? handle.close() }
+        let header = Array((try? handle.read(upToCount: 16)) ?? Data())
+        if header.isEmpty { return }
+        if header.starts(with: [0x1F, 0x8B]) {
+            throw StoreError.notAStore(
+                path: path, reason: "it is gzip-compressed (an archive? use 'marginalia restore' or 'import')")
+        }
+        guard header == Array("SQLite format 3\0".utf8) else {
+            throw StoreError.notAStore(path: path, reason: "it is not an SQLite database")
+        }
+    }
+}

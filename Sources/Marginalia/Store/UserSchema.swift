@@ -1,0 +1,113 @@
+/// The user database's schema: its identity and the migrations that build it.
+///
+/// Migrations are append-only: once one has shipped it is never edited; a change to the schema is a new
+/// migration. `schemas/user.sql` is the readable end state, and a test checks that the migrations produce
+/// exactly it.
+enum UserSchema {
+    /// `PRAGMA application_id` of a user database: 0x4D524755, "MRGU".
+    static let applicationID: Int32 = 0x4D52_4755
+
+    /// The schema version this build writes; a store with a greater `user_version` is refused.
+    static var currentVersion: Int32 { migrations[migrations.count - 1].version }
+
+    /// One step from `version - 1` to `version`.
+    struct Migration {
+        let version: Int32
+        let sql: String
+    }
+
+    static let migrations: [Migration] = [
+        Migration(version: 1, sql: version1),
+    ]
+
+    /// Version 1: the change log, the current annotations and reading positions, the notes index.
+    private static let version1 = """
+        CREATE TABLE meta (
+            key TEXT PRIMARY KEY NOT NULL,
+            value TEXT NOT NULL
+        ) STRICT, WITHOUT ROWID;
+
+        CREATE TABLE changes (
+            seq INTEGER PRIMARY KEY,
+            change_id TEXT NOT NULL UNIQUE,
+            hlc TEXT NOT NULL CHECK (length(hlc) = 21),
+            device TEXT NOT NULL,
+            entity TEXT NOT NULL CHECK (entity IN ('annotation', 'position')),
+            entity_id TEXT NOT NULL,
+            op TEXT NOT NULL CHECK (op IN ('create', 'edit', 'delete', 'undelete', 'reanchor', 'reattach', 'set')),
+            fields TEXT NOT NULL CHECK (json_valid(fields))
+        ) STRICT;
+
+        CREATE INDEX changes_by_entity ON changes (entity, entity_id);
+
+        CREATE INDEX changes_by_clock ON changes (hlc, device, change_id);
+
+        CREATE TRIGGER changes_refuse_update BEFORE UPDATE ON changes
+        BEGIN
+            SELECT RAISE(ABORT, 'changes is append-only: a change cannot be updated');
+        END;
+
+        CREATE TRIGGER changes_refuse_delete BEFORE DELETE ON changes
+        BEGIN
+            SELECT RAISE(ABORT, 'changes is append-only: a change cannot be deleted');
+        END;
+
+        CREATE TABLE annotations (
+            id TEXT PRIMARY KEY NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('highlight', 'note', 'bookmark')),
+            document TEXT NOT NULL,
+            start_passage TEXT NOT NULL,
+            start_offset INTEGER NOT NULL CHECK (start_offset >= 0),
+            end_passage TEXT NOT NULL,
+            end_offset INTEGER NOT NULL CHECK (end_offset >= 0),
+            quote TEXT NOT NULL,
+            prefix TEXT NOT NULL,
+            suffix TEXT NOT NULL,
+            created_edition TEXT NOT NULL,
+            anchor_edition TEXT NOT NULL,
+            note TEXT,
+            color TEXT,
+            tags TEXT NOT NULL CHECK (json_valid(tags)),
+            deleted INTEGER NOT NULL CHECK (deleted IN (0, 1)),
+            created_hlc TEXT NOT NULL,
+            updated_hlc TEXT NOT NULL,
+            clocks TEXT NOT NULL CHECK (json_valid(clocks))
+        ) STRICT;
+
+        CREATE INDEX annotations_by_document ON annotations (document);
+
+        CREATE INDEX annotations_by_passage ON annotations (start_passage);
+
+        CREATE TABLE positions (
+            document TEXT PRIMARY KEY NOT NULL,
+            passage TEXT NOT NULL,
+            offset INTEGER NOT NULL CHECK (offset >= 0),
+            updated_hlc TEXT NOT NULL,
+            clock TEXT NOT NULL
+        ) STRICT, WITHOUT ROWID;
+
+        CREATE VIRTUAL TABLE notes_fts USING fts5(
+            quote, note, content = '', tokenize = 'unicode61 remove_diacritics 2'
+        );
+
+        CREATE TRIGGER annotations_index_insert AFTER INSERT ON annotations
+        BEGIN
+            INSERT INTO notes_fts (rowid, quote, note)
+            VALUES (new.rowid, replace(new.quote, char(173), ''), replace(new.note, char(173), ''));
+        END;
+
+        CREATE TRIGGER annotations_index_update AFTER UPDATE OF quote, note ON annotations
+        BEGIN
+            INSERT INTO notes_fts (notes_fts, rowid, quote, note)
+            VALUES ('delete', old.rowid, replace(old.quote, char(173), ''), replace(old.note, char(173), ''));
+            INSERT INTO notes_fts (rowid, quote, note)
+            VALUES (new.rowid, replace(new.quote, char(173), ''), replace(new.note, char(173), ''));
+        END;
+
+        CREATE TRIGGER annotations_index_delete AFTER DELETE ON annotations
+        BEGIN
+            INSERT INTO notes_fts (notes_fts, rowid, quote, note)
+            VALUES ('delete', old.rowid, replace(old.quote, char(173), ''), replace(old.note, char(173), ''));
+        END;
+        """
+}

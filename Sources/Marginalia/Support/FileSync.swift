@@ -1,0 +1,50 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Durable file replacement: write a temporary file, flush it, rename it over the destination, flush the
+/// directory. A crash at any point leaves either the old file or the complete new one under the name.
+enum FileSync {
+    /// Flushes a file's data to stable storage.
+    static func syncFile(at path: String) throws {
+        let descriptor = try SystemIO.open(path, flags: O_RDONLY)
+        defer { try? SystemIO.close(descriptor, path: path) }
+        try SystemIO.sync(descriptor, path: path)
+    }
+
+    /// Flushes the directory holding `path`, so that a rename in it survives a crash.
+    ///
+    /// "Calling fsync() does not necessarily ensure that the entry in the directory containing the file has
+    /// also reached disk. For that an explicit fsync() on a file descriptor for the directory is also needed."
+    /// https://man7.org/linux/man-pages/man2/fsync.2.html
+    static func syncDirectory(containing path: String) throws {
+        let directory = parentDirectory(of: path)
+        let descriptor = try SystemIO.open(directory, flags: O_RDONLY | O_DIRECTORY)
+        defer { try? SystemIO.close(descriptor, path: directory) }
+        try SystemIO.sync(descriptor, path: directory)
+    }
+
+    /// Renames the (already flushed) file `temporary` to `destination`, replacing it atomically, and flushes
+    /// the directory.
+    static func moveIntoPlace(_ temporary: String, at destination: String) throws {
+        guard rename(temporary, destination) == 0 else { throw GzipError.posix("rename", path: destination) }
+        try syncDirectory(containing: destination)
+    }
+
+    /// The directory part of a path (`.` for a bare file name).
+    static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}
+
+extension FileSync {
+    /// A fresh hidden file name in the same directory as `path` (so that a rename onto `path` is atomic).
+    static func temporaryPath(beside path: String, purpose: String) -> String {
+        let directory = parentDirectory(of: path)
+        let name = path.split(separator: "/").last.map(String.init) ?? "file"
+        return "\(directory)/.\(name).\(purpose)-\(Identifiers.make()).tmp"
+    }
+}

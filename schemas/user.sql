@@ -1,0 +1,106 @@
+-- Marginalia user database: the readable end state of every migration (schema version 1).
+--
+--   PRAGMA application_id = 1297237845;  -- 0x4D524755, "MRGU"
+--   PRAGMA user_version = 1;
+--
+-- The change log `changes` is the source of truth; `annotations`, `positions` and `notes_fts` are its
+-- projection, rebuilt by replaying the log. Nothing here names the content database.
+
+-- Store-wide settings: device_id (this store's id in every change it makes), created_at (ISO 8601).
+CREATE TABLE meta (
+    key TEXT PRIMARY KEY NOT NULL,
+    value TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+
+-- One row per change, in the order this store received them; never updated, never deleted.
+-- hlc is the fixed-width text form of the hybrid logical clock (MMMMMMMMMMMMMMM-CCCCC), so text order is
+-- clock order. fields is a JSON object of the fields the change set.
+CREATE TABLE changes (
+    seq INTEGER PRIMARY KEY,
+    change_id TEXT NOT NULL UNIQUE,
+    hlc TEXT NOT NULL CHECK (length(hlc) = 21),
+    device TEXT NOT NULL,
+    entity TEXT NOT NULL CHECK (entity IN ('annotation', 'position')),
+    entity_id TEXT NOT NULL,
+    op TEXT NOT NULL CHECK (op IN ('create', 'edit', 'delete', 'undelete', 'reanchor', 'reattach', 'set')),
+    fields TEXT NOT NULL CHECK (json_valid(fields))
+) STRICT;
+
+CREATE INDEX changes_by_entity ON changes (entity, entity_id);
+
+CREATE INDEX changes_by_clock ON changes (hlc, device, change_id);
+
+CREATE TRIGGER changes_refuse_update BEFORE UPDATE ON changes
+BEGIN
+    SELECT RAISE(ABORT, 'changes is append-only: a change cannot be updated');
+END;
+
+CREATE TRIGGER changes_refuse_delete BEFORE DELETE ON changes
+BEGIN
+    SELECT RAISE(ABORT, 'changes is append-only: a change cannot be deleted');
+END;
+
+-- The current state of every annotation (deleted ones too: a delete is a tombstone).
+-- clocks is a JSON object mapping each field group to the clock of the change that set it last
+-- ("hlc device change_id"); merges compare against it, field by field.
+CREATE TABLE annotations (
+    id TEXT PRIMARY KEY NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('highlight', 'note', 'bookmark')),
+    document TEXT NOT NULL,
+    start_passage TEXT NOT NULL,
+    start_offset INTEGER NOT NULL CHECK (start_offset >= 0),
+    end_passage TEXT NOT NULL,
+    end_offset INTEGER NOT NULL CHECK (end_offset >= 0),
+    quote TEXT NOT NULL,
+    prefix TEXT NOT NULL,
+    suffix TEXT NOT NULL,
+    created_edition TEXT NOT NULL,
+    anchor_edition TEXT NOT NULL,
+    note TEXT,
+    color TEXT,
+    tags TEXT NOT NULL CHECK (json_valid(tags)),
+    deleted INTEGER NOT NULL CHECK (deleted IN (0, 1)),
+    created_hlc TEXT NOT NULL,
+    updated_hlc TEXT NOT NULL,
+    clocks TEXT NOT NULL CHECK (json_valid(clocks))
+) STRICT;
+
+CREATE INDEX annotations_by_document ON annotations (document);
+
+CREATE INDEX annotations_by_passage ON annotations (start_passage);
+
+-- The reading position in each document: last writer wins.
+CREATE TABLE positions (
+    document TEXT PRIMARY KEY NOT NULL,
+    passage TEXT NOT NULL,
+    offset INTEGER NOT NULL CHECK (offset >= 0),
+    updated_hlc TEXT NOT NULL,
+    clock TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+
+-- Full-text index of quotes and notes, folded like the content index so that words typed without
+-- diacritics find them. Contentless: the text lives in `annotations`; soft hyphens are dropped so that
+-- they do not split words.
+CREATE VIRTUAL TABLE notes_fts USING fts5(
+    quote, note, content = '', tokenize = 'unicode61 remove_diacritics 2'
+);
+
+CREATE TRIGGER annotations_index_insert AFTER INSERT ON annotations
+BEGIN
+    INSERT INTO notes_fts (rowid, quote, note)
+    VALUES (new.rowid, replace(new.quote, char(173), ''), replace(new.note, char(173), ''));
+END;
+
+CREATE TRIGGER annotations_index_update AFTER UPDATE OF quote, note ON annotations
+BEGIN
+    INSERT INTO notes_fts (notes_fts, rowid, quote, note)
+    VALUES ('delete', old.rowid, replace(old.quote, char(173), ''), replace(old.note, char(173), ''));
+    INSERT INTO notes_fts (rowid, quote, note)
+    VALUES (new.rowid, replace(new.quote, char(173), ''), replace(new.note, char(173), ''));
+END;
+
+CREATE TRIGGER annotations_index_delete AFTER DELETE ON annotations
+BEGIN
+    INSERT INTO notes_fts (notes_fts, rowid, quote, note)
+    VALUES ('delete', old.rowid, replace(old.quote, char(173), ''), replace(old.note, char(173), ''));
+END;
