@@ -1,0 +1,156 @@
+import Foundation
+
+/// Which part of a store to export; an empty filter exports everything.
+public struct ExportFilter: Equatable, Sendable {
+    /// Only this document's annotations and reading position.
+    public var document: String?
+    /// Only changes at or after this time (milliseconds since 1970), and the state they touched.
+    public var since: Int64?
+
+    public init(document: String? = nil, since: Int64? = nil) {
+        self.document = document
+        self.since = since
+    }
+
+    public var isEmpty: Bool { document == nil && since == nil }
+}
+
+extension AnnotationStore {
+    /// Writes the store as an archive to `sink`: header, every change (by clock), the current annotations
+    /// (by id) and reading positions (by document), trailer.
+    ///
+    /// Streams: memory does not grow with the store. Reads one snapshot of the store, so a write made
+    /// meanwhile by another process is either wholly in the archive or not at all. The output is the same for
+    /// the same store but for the header's `createdAt`.
+    /// - Parameter createdAt: the header's creation time (ISO 8601); now by default.
+    /// - Returns: the counts written in the trailer.
+    @discardableResult
+    public func exportArchive(to sink: any ByteSink, filter: ExportFilter = ExportFilter(),
+                              createdAt: String = Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds()),
+                              level: Int = GzipWriter.defaultLevel) throws -> ArchiveCounts {
+        let gzip = try GzipWriter(sink: sink, level: level)
+        var lines = ArchiveLineWriter(gzip: gzip)
+        let counts = try db.transaction(.deferred) {
+            try writeArchive(into: &lines, filter: filter, createdAt: createdAt)
+        }
+        try lines.flush()
+        try gzip.finish()
+        return counts
+    }
+
+    /// Writes the archive to the file at `path`, through a temporary file beside it that is flushed to disk
+    /// and renamed over `path` only when complete.
+    @discardableResult
+    public func exportArchive(toFile path: String, filter: ExportFilter = ExportFilter()) throws -> ArchiveCounts {
+        let temporary = FileSync.temporaryPath(beside: path, purpose: "export")
+        do {
+            let sink = try FileSink(path: temporary, exclusive: true)
+            let counts = try exportArchive(to: sink, filter: filter)
+            try sink.sync()
+            try sink.close()
+            try FileSync.moveIntoPlace(temporary, at: path)
+            return counts
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw error
+        }
+    }
+
+    private func writeArchive(into lines: inout ArchiveLineWriter, filter: ExportFilter,
+                              createdAt: String) throws -> ArchiveCounts {
+        var filterText: [String: String] = [:]
+        if let document = filter.document { filterText["document"] = document }
+        if let since = filter.since { filterText["since"] = Timestamp.iso8601(milliseconds: since) }
+        let editions = try db.fetchAll(
+            sql: "SELECT created_edition FROM annotations UNION SELECT anchor_edition FROM annotations ORDER BY 1"
+        ) { try $0.string(0) }
+        let header = ArchiveHeader(
+            device: deviceID, createdAt: createdAt, schemaVersion: Int64(UserSchema.currentVersion), editions: editions,
+            partial: !filter.isEmpty, filter: filterText)
+        try lines.write(header.json)
+
+        var counts = ArchiveCounts()
+        let since = HLC(milliseconds: max(0, filter.since ?? 0), counter: 0).description
+        let document = filter.document.map(DatabaseValue.text) ?? .null
+        try db.forEachRow(
+            sql: """
+                SELECT change_id, hlc, device, entity, entity_id, op, fields FROM changes
+                WHERE hlc >= ?1 AND (?2 IS NULL
+                    OR (entity = 'annotation' AND entity_id IN (SELECT id FROM annotations WHERE document = ?2))
+                    OR (entity = 'position' AND entity_id = ?2))
+                ORDER BY hlc, device, change_id
+                """,
+            arguments: [since, document]
+        ) { row in
+            try lines.writeChange(row)
+            counts.changes += 1
+        }
+        try db.forEachRow(
+            sql: """
+                SELECT \(Self.annotationColumns()) FROM annotations
+                WHERE updated_hlc >= ?1 AND (?2 IS NULL OR document = ?2) ORDER BY id
+                """,
+            arguments: [since, document]
+        ) { row in
+            try lines.write(ArchiveFormat.record(try Annotation(row: row)))
+            counts.annotations += 1
+        }
+        try db.forEachRow(
+            sql: """
+                SELECT document, passage, offset, updated_hlc FROM positions
+                WHERE updated_hlc >= ?1 AND (?2 IS NULL OR document = ?2) ORDER BY document
+                """,
+            arguments: [since, document]
+        ) { row in
+            try lines.write(ArchiveFormat.record(try ReadingPosition(row: row)))
+            counts.positions += 1
+        }
+        try lines.write(counts.trailerJSON)
+        return counts
+    }
+}
+
+/// Gathers archive lines in a buffer and hands them to the gzip writer in large blocks.
+struct ArchiveLineWriter {
+    private let gzip: GzipWriter
+    private var writer = JSONWriter(capacity: 1 << 18)
+    private static let flushThreshold = 1 << 18
+
+    init(gzip: GzipWriter) {
+        self.gzip = gzip
+    }
+
+    /// Writes one record and its line feed.
+    mutating func write(_ record: JSONValue) throws {
+        try writer.value(record)
+        try endLine()
+    }
+
+    /// Writes a change record straight from a row of `changes`, copying its stored fields JSON as it is.
+    mutating func writeChange(_ row: Row) throws {
+        try writer.beginObject()
+        try writer.key("type")
+        try writer.string(ArchiveFormat.RecordType.change.rawValue)
+        for (index, key) in ["changeId", "hlc", "device", "entity", "entityId", "op"].enumerated() {
+            try writer.key(key)
+            try writer.string(try row.string(index))
+        }
+        try writer.key("fields")
+        // The log's fields are canonical JSON written by this code when the change was recorded or imported.
+        try writer.rawValue(row.bytes(at: 6))
+        try writer.endObject()
+        try endLine()
+    }
+
+    private mutating func endLine() throws {
+        try writer.newline()
+        if writer.bytes.count >= Self.flushThreshold { try flush() }
+    }
+
+    /// Hands the buffered lines to the gzip writer.
+    mutating func flush() throws {
+        guard !writer.bytes.isEmpty else { return }
+        try writer.bytes.withUnsafeBytes { try gzip.write($0) }
+        writer.reset()
+    }
+}

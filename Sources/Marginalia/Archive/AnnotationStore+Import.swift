@@ -1,0 +1,97 @@
+/// What importing (or merging) an archive did, or would do with `--dry-run`.
+public struct ImportReport: Equatable, Sendable {
+    /// Change records in the file.
+    public var changesRead = 0
+    /// Changes this store did not have, now in its log.
+    public var newChanges = 0
+    /// Changes it already had (by change id).
+    public var duplicates = 0
+    public var annotationsCreated = 0
+    /// New changes that altered an annotation or position already here.
+    public var updates = 0
+    /// New changes that turned an annotation into a tombstone.
+    public var deletions = 0
+    /// Fields where a newer value already here was kept over the file's (last writer wins).
+    public var conflictsResolved = 0
+    /// New changes to annotations whose create this store has not seen; applied when it arrives.
+    public var pending = 0
+    /// Set when the file held new changes made under this store's own device id (the store was copied to
+    /// another machine): the store then takes this new device id for its future changes.
+    public var renewedDeviceID: String?
+    public var header: ArchiveHeader?
+
+    public init() {}
+}
+
+extension AnnotationStore {
+    /// Merges another machine's archive into this store, in one transaction, after validating the whole file.
+    ///
+    /// Changes are deduplicated by change id; the current tables are resolved field by field, last writer
+    /// wins (by clock, then device id). A file that is invalid anywhere changes nothing.
+    /// - Parameter dryRun: report what would happen, and write nothing.
+    /// - Throws: `ArchiveError` naming the file, line and reason.
+    public func importArchive(path: String, dryRun: Bool = false, limits: ArchiveLimits = ArchiveLimits()) throws
+        -> ImportReport
+    {
+        var report = ImportReport()
+        let reader = ArchiveReader(path: path, limits: limits, now: clock.wallClockFunction)
+        do {
+            try db.transaction(.immediate) {
+                var ownDeviceSeen = false
+                let summary = try reader.read { record, line in
+                    guard case .change(let change) = record else { return }
+                    let isNew = try merge(change, line: line, file: path, into: &report)
+                    if isNew && change.device == deviceID { ownDeviceSeen = true }
+                }
+                report.header = summary.header
+                if ownDeviceSeen {
+                    let renewed = Identifiers.make()
+                    try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'device_id'", arguments: [renewed])
+                    report.renewedDeviceID = renewed
+                }
+                if dryRun { throw DryRun() }
+            }
+        } catch is DryRun {
+            return report
+        }
+        if let renewed = report.renewedDeviceID { deviceID = renewed }
+        return report
+    }
+
+    /// Adds one change to the log unless its id is there already, and applies it. Returns whether it was new.
+    ///
+    /// - Throws: `ArchiveError.conflict` when the log holds a different change under the same id.
+    func merge(_ change: Change, line: Int, file: String, into report: inout ImportReport) throws -> Bool {
+        report.changesRead += 1
+        let fields = try change.fields.jsonText()
+        let existing = try db.fetchOne(
+            sql: "SELECT hlc, device, entity, entity_id, op, fields FROM changes WHERE change_id = ?",
+            arguments: [change.changeID]
+        ) { row in
+            [try row.string(0), try row.string(1), try row.string(2), try row.string(3), try row.string(4),
+             try row.string(5)]
+        }
+        if let existing {
+            let incoming = [change.hlc.description, change.device, change.entity.rawValue, change.entityID,
+                            change.operation.rawValue, fields]
+            guard existing == incoming else {
+                throw ArchiveError(
+                    file: file, line: line, kind: .conflict,
+                    reason: "change \(change.changeID) differs from the change with the same id already in the store")
+            }
+            report.duplicates += 1
+            return false
+        }
+        try insert(change, fieldsText: fields)
+        let effect = try project(change)
+        report.newChanges += 1
+        if effect.created { report.annotationsCreated += 1 } else if effect.updated { report.updates += 1 }
+        if effect.deleted { report.deletions += 1 }
+        if effect.pending { report.pending += 1 }
+        report.conflictsResolved += effect.conflicts
+        return true
+    }
+}
+
+/// Thrown to roll back a dry run once it has been reported.
+private struct DryRun: Error {}

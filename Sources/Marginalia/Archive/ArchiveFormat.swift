@@ -1,0 +1,129 @@
+/// The archive format: gzip (windowBits 15+16) of JSON Lines.
+///
+/// Line 1 is a header; then every change of the log (ordered by clock); then the current state as derived
+/// records (annotations by id, then reading positions by document); the last line is a trailer with the
+/// count of each record type. Every line ends with "\n". The JSON Schemas of the records are in `schemas/`.
+public enum ArchiveFormat {
+    /// The `format` of the header.
+    public static let name = "marginalia-archive"
+    /// The format version this build writes, and the newest it reads.
+    public static let version: Int64 = 1
+    /// The recommended file extension.
+    public static let fileExtension = "jsonl.gz"
+
+    /// The `type` of each record.
+    enum RecordType: String, CaseIterable {
+        case header
+        case change
+        case annotation
+        case position
+        case trailer
+    }
+}
+
+/// The first line of an archive.
+public struct ArchiveHeader: Equatable, Sendable {
+    public var formatVersion: Int64
+    /// The device id of the store that wrote it.
+    public var device: String
+    /// When it was written (ISO 8601); the one value that differs between two exports of the same store.
+    public var createdAt: String
+    /// The user-database schema version of the store that wrote it.
+    public var schemaVersion: Int64
+    /// Every content edition the annotations in it were made or anchored on.
+    public var editions: [String]
+    /// Whether it holds only part of the store (a filtered export).
+    public var partial: Bool
+    /// For a partial archive, the filter that made it (`document`, `since`).
+    public var filter: [String: String]
+
+    public init(formatVersion: Int64 = ArchiveFormat.version, device: String, createdAt: String,
+                schemaVersion: Int64, editions: [String], partial: Bool, filter: [String: String] = [:]) {
+        self.formatVersion = formatVersion
+        self.device = device
+        self.createdAt = createdAt
+        self.schemaVersion = schemaVersion
+        self.editions = editions
+        self.partial = partial
+        self.filter = filter
+    }
+
+    var json: JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("type", .string(ArchiveFormat.RecordType.header.rawValue)),
+            ("format", .string(ArchiveFormat.name)),
+            ("formatVersion", .int(formatVersion)),
+            ("device", .string(device)),
+            ("createdAt", .string(createdAt)),
+            ("schemaVersion", .int(schemaVersion)),
+            ("editions", .array(editions.map(JSONValue.string))),
+            ("partial", .bool(partial)),
+        ]
+        if !filter.isEmpty {
+            members.append(("filter", .object(JSONObject(filter.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))))
+        }
+        return .object(JSONObject(members))
+    }
+}
+
+/// How many records of each type an archive holds: the trailer's counts.
+public struct ArchiveCounts: Equatable, Sendable {
+    public var changes = 0
+    public var annotations = 0
+    public var positions = 0
+
+    public init(changes: Int = 0, annotations: Int = 0, positions: Int = 0) {
+        self.changes = changes
+        self.annotations = annotations
+        self.positions = positions
+    }
+
+    var trailerJSON: JSONValue {
+        .object(JSONObject([
+            ("type", .string(ArchiveFormat.RecordType.trailer.rawValue)),
+            ("counts", .object(JSONObject([
+                ("change", .int(Int64(changes))), ("annotation", .int(Int64(annotations))),
+                ("position", .int(Int64(positions))),
+            ]))),
+        ]))
+    }
+}
+
+// MARK: - State records
+
+extension ArchiveFormat {
+    /// The state record of an annotation: the same fields `list --json` shows, with `type`.
+    static func record(_ annotation: Annotation) -> JSONValue {
+        let anchor = annotation.anchor
+        return .object(JSONObject([
+            ("type", .string(RecordType.annotation.rawValue)),
+            ("id", .string(annotation.id)),
+            ("kind", .string(annotation.kind.rawValue)),
+            ("document", .string(anchor.document)),
+            ("start", anchor.start.json),
+            ("end", anchor.end.json),
+            ("quote", .string(anchor.quote)),
+            ("prefix", .string(anchor.prefix)),
+            ("suffix", .string(anchor.suffix)),
+            ("note", annotation.note.map(JSONValue.string) ?? .null),
+            ("color", annotation.color.map(JSONValue.string) ?? .null),
+            ("tags", .array(annotation.tags.map(JSONValue.string))),
+            ("createdAt", .string(annotation.createdAt.iso8601)),
+            ("updatedAt", .string(annotation.updatedAt.iso8601)),
+            ("deleted", .bool(annotation.deleted)),
+            ("edition", .string(annotation.createdEdition)),
+            ("anchorEdition", .string(anchor.edition)),
+        ]))
+    }
+
+    /// The state record of a reading position.
+    static func record(_ position: ReadingPosition) -> JSONValue {
+        .object(JSONObject([
+            ("type", .string(RecordType.position.rawValue)),
+            ("document", .string(position.document)),
+            ("passage", .string(position.position.passage)),
+            ("offset", .int(Int64(position.position.offset))),
+            ("updatedAt", .string(position.updatedAt.iso8601)),
+        ]))
+    }
+}

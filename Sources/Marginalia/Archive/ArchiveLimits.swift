@@ -1,0 +1,19 @@
+/// Caps on what reading one archive may cost, so that a hostile file is refused in bounded time and memory.
+public struct ArchiveLimits: Equatable, Sendable {
+    /// The most decompressed bytes.
+    public var maxDecompressedBytes: UInt64
+    /// The longest line, in bytes.
+    public var maxLineBytes: Int
+    /// The most records (lines).
+    public var maxRecords: Int
+    /// How far past the local clock a change's timestamp may be before it is refused.
+    public var maxClockDrift: Int64
+
+    public init(maxDecompressedBytes: UInt64 = 8 << 30, maxLineBytes: Int = 16 << 20, maxRecords: Int = 50_000_000,
+                maxClockDrift: Int64 = HybridLogicalClock.defaultMaxDrift) {
+        self.maxDecompressedBytes = maxDecompressedBytes
+        self.maxLineBytes = maxLineBytes
+        self.maxRecords = maxRecords
+        self.maxClockDrift = maxClockDrift
+    }
+}

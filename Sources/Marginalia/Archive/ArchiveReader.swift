@@ -1,0 +1,163 @@
+/// One validated record of an archive.
+public enum ArchiveRecord: Equatable, Sendable {
+    case header(ArchiveHeader)
+    case change(Change)
+    /// A state record (an annotation or a reading position), as it stands in the file.
+    case annotation(JSONObject)
+    case position(JSONObject)
+}
+
+/// What reading a whole archive found.
+public struct ArchiveSummary: Equatable, Sendable {
+    public var header: ArchiveHeader
+    public var counts: ArchiveCounts
+    public var compressedBytes: UInt64
+    public var decompressedBytes: UInt64
+}
+
+/// Reads an archive strictly, record by record, refusing anything that is not exactly a complete archive of
+/// a version this build understands.
+///
+/// Records reach the handler as they are read; the archive is known good only when `read` returns. A caller
+/// that writes must therefore do so in a transaction it commits only after `read` returns.
+public struct ArchiveReader {
+    public let path: String
+    public var limits: ArchiveLimits
+    /// The local wall clock (milliseconds), to refuse timestamps implausibly far in the future.
+    public var now: @Sendable () -> Int64
+
+    public init(path: String, limits: ArchiveLimits = ArchiveLimits(),
+                now: @escaping @Sendable () -> Int64 = Timestamp.nowMilliseconds) {
+        self.path = path
+        self.limits = limits
+        self.now = now
+    }
+
+    /// Reads the whole archive, calling `handle` with each record and its line number.
+    ///
+    /// - Throws: `ArchiveError` naming the line and the reason; whatever `handle` throws.
+    @discardableResult
+    public func read(_ handle: (ArchiveRecord, Int) throws -> Void = { _, _ in }) throws -> ArchiveSummary {
+        let file: FileSource
+        do {
+            file = try FileSource(path: path)
+        } catch let error as GzipError {
+            throw ArchiveError(file: path, kind: .io, reason: error.description)
+        }
+        defer { try? file.close() }
+        let gzip = try GzipReader(source: file, maxDecompressedBytes: limits.maxDecompressedBytes)
+        let lines = ArchiveLineReader(source: gzip, maxLineBytes: limits.maxLineBytes)
+        var parser = JSONParser(limits: JSONParser.Limits(maxDepth: 8, maxStringLength: limits.maxLineBytes))
+        var state = ReadState()
+        let clock = (now: now(), drift: limits.maxClockDrift)
+        do {
+            while let line = try lines.next() {
+                guard line.endsWithNewline else {
+                    throw ArchiveError(file: path, line: line.number, kind: .truncated,
+                                       reason: "truncated: the last line does not end with a line feed")
+                }
+                guard line.number <= limits.maxRecords else {
+                    throw ArchiveError(file: path, line: line.number, kind: .tooLarge,
+                                       reason: "more than \(limits.maxRecords) records")
+                }
+                let json: JSONValue
+                do {
+                    json = try parser.parse(line.bytes)
+                } catch {
+                    throw ArchiveError(file: path, line: line.number, kind: .invalidRecord,
+                                       reason: "invalid JSON at byte \(error.offset + 1): \(error.reason)")
+                }
+                if let record = try state.accept(json, line: line.number, file: path, clock: clock) {
+                    try handle(record, line.number)
+                }
+            }
+        } catch let error as GzipError {
+            throw ArchiveError(file: path, line: nil, kind: Self.kind(of: error), reason: error.description)
+        }
+        guard let header = state.header else {
+            throw ArchiveError(file: path, kind: .truncated, reason: "truncated: the archive holds no records")
+        }
+        guard state.sawTrailer else {
+            throw ArchiveError(file: path, line: lines.lineNumber, kind: .truncated,
+                               reason: "truncated: the trailer (the last line, with the record counts) is missing")
+        }
+        return ArchiveSummary(header: header, counts: state.counts, compressedBytes: gzip.compressedCount,
+                              decompressedBytes: gzip.decompressedCount)
+    }
+
+    private static func kind(of error: GzipError) -> ArchiveError.Kind {
+        switch error {
+        case .truncated: return .truncated
+        case .sizeLimitExceeded, .lineTooLong: return .tooLarge
+        case .io: return .io
+        default: return .corrupt
+        }
+    }
+}
+
+/// Where the reader stands: which sections it has passed and what it has counted.
+private struct ReadState {
+    var header: ArchiveHeader?
+    var counts = ArchiveCounts()
+    var inStateSection = false
+    var sawTrailer = false
+
+    mutating func accept(_ json: JSONValue, line: Int, file: String, clock: (now: Int64, drift: Int64)) throws
+        -> ArchiveRecord?
+    {
+        func invalid(_ reason: String) -> ArchiveError {
+            ArchiveError(file: file, line: line, kind: .invalidRecord, reason: reason)
+        }
+        guard case .object(let object) = json else { throw invalid("a record must be a JSON object") }
+        guard case .string(let typeName)? = object["type"] else { throw invalid("the record has no \"type\"") }
+        guard let type = ArchiveFormat.RecordType(rawValue: typeName) else {
+            throw invalid("unknown record type \"\(typeName)\"")
+        }
+        if sawTrailer { throw invalid("a record after the trailer") }
+        if header == nil && type != .header {
+            throw ArchiveError(file: file, line: line, kind: .corrupt,
+                               reason: "not a marginalia archive: the first line is not a header")
+        }
+        do {
+            switch type {
+            case .header:
+                guard header == nil else { throw invalid("a second header") }
+                let parsed = try ArchiveRecords.header(object)
+                header = parsed
+                return .header(parsed)
+            case .change:
+                guard !inStateSection else { throw invalid("a change after the state records") }
+                let change = try ArchiveRecords.change(object)
+                guard change.hlc.milliseconds <= clock.now + clock.drift else {
+                    throw invalid("change \(change.changeID) is dated \(change.hlc.iso8601), implausibly far in the "
+                        + "future (more than \(clock.drift / 3_600_000) hours ahead of this machine's clock)")
+                }
+                counts.changes += 1
+                return .change(change)
+            case .annotation:
+                inStateSection = true
+                try ArchiveRecords.checkAnnotation(object)
+                counts.annotations += 1
+                return .annotation(object)
+            case .position:
+                inStateSection = true
+                try ArchiveRecords.checkPosition(object)
+                counts.positions += 1
+                return .position(object)
+            case .trailer:
+                let declared = try ArchiveRecords.trailer(object)
+                guard declared == counts else {
+                    throw invalid("the trailer counts \(declared.changes) changes, \(declared.annotations) annotations "
+                        + "and \(declared.positions) positions, but the archive holds \(counts.changes), "
+                        + "\(counts.annotations) and \(counts.positions)")
+                }
+                sawTrailer = true
+                return nil
+            }
+        } catch let error as FieldError {
+            throw invalid("\(typeName) record: \(error.description)")
+        } catch let error as ArchiveRecords.NewerVersion {
+            throw ArchiveError(file: file, line: line, kind: .newerVersion, reason: error.description)
+        }
+    }
+}

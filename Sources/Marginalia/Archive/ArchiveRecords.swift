@@ -1,0 +1,155 @@
+/// Strict decoding of each record type: exactly the keys of the format, each of the right type.
+enum ArchiveRecords {
+    /// The archive was written by a newer version of marginalia.
+    struct NewerVersion: Error, CustomStringConvertible {
+        let found: Int64
+        var description: String {
+            "created by a newer version of marginalia (archive format \(found); this version reads up to "
+                + "\(ArchiveFormat.version)); upgrade marginalia to read it"
+        }
+    }
+
+    static func header(_ object: JSONObject) throws -> ArchiveHeader {
+        guard case .string(let format)? = object["format"], format == ArchiveFormat.name else {
+            throw FieldError(field: "format", reason: "must be \"\(ArchiveFormat.name)\"")
+        }
+        guard case .int(let version)? = object["formatVersion"], version >= 1 else {
+            throw FieldError(field: "formatVersion", reason: "must be a positive integer")
+        }
+        // Checked before the other keys: a newer format may well have keys this version does not know.
+        guard version <= ArchiveFormat.version else { throw NewerVersion(found: version) }
+        try checkKeys(object, required: ["type", "format", "formatVersion", "device", "createdAt", "schemaVersion",
+                                         "editions", "partial"], optional: ["filter"])
+        let device = try machineID(object["device"], field: "device")
+        let createdAt = try FieldReader.string(object["createdAt"] ?? .null, field: "createdAt")
+        guard Timestamp.parseISO8601(createdAt) != nil else {
+            throw FieldError(field: "createdAt", reason: "must be an ISO 8601 time")
+        }
+        guard case .int(let schemaVersion)? = object["schemaVersion"], schemaVersion >= 1 else {
+            throw FieldError(field: "schemaVersion", reason: "must be a positive integer")
+        }
+        guard case .array(let editionValues)? = object["editions"] else {
+            throw FieldError(field: "editions", reason: "must be an array of edition ids")
+        }
+        let editions = try editionValues.map { try FieldReader.identifier($0, field: "editions") }
+        guard case .bool(let partial)? = object["partial"] else {
+            throw FieldError(field: "partial", reason: "must be true or false")
+        }
+        var filter: [String: String] = [:]
+        if let value = object["filter"] {
+            guard case .object(let filterObject) = value else { throw FieldError(field: "filter", reason: "must be an object") }
+            for (key, value) in filterObject {
+                guard key == "document" || key == "since" else {
+                    throw FieldError(field: "filter.\(key)", reason: "unknown field")
+                }
+                filter[key] = try FieldReader.string(value, field: "filter.\(key)")
+            }
+        }
+        return ArchiveHeader(formatVersion: version, device: device, createdAt: createdAt, schemaVersion: schemaVersion,
+                             editions: editions, partial: partial, filter: filter)
+    }
+
+    static func change(_ object: JSONObject) throws -> Change {
+        try checkKeys(object, required: ["type", "changeId", "hlc", "device", "entity", "entityId", "op", "fields"])
+        let changeID = try machineID(object["changeId"], field: "changeId")
+        let hlcText = try FieldReader.string(object["hlc"] ?? .null, field: "hlc")
+        guard let hlc = HLC(hlcText) else {
+            throw FieldError(field: "hlc", reason: "must be a clock like 001795954481123-00000, not \"\(hlcText)\"")
+        }
+        let device = try machineID(object["device"], field: "device")
+        let entityName = try FieldReader.string(object["entity"] ?? .null, field: "entity")
+        guard let entity = EntityKind(rawValue: entityName) else {
+            throw FieldError(field: "entity", reason: "unknown entity kind \"\(entityName)\" (annotation or position)")
+        }
+        let entityID = entity == .annotation
+            ? try machineID(object["entityId"], field: "entityId")
+            : try FieldReader.identifier(object["entityId"] ?? .null, field: "entityId")
+        let opName = try FieldReader.string(object["op"] ?? .null, field: "op")
+        guard let operation = ChangeOperation(rawValue: opName) else {
+            throw FieldError(field: "op", reason: "unknown operation \"\(opName)\"")
+        }
+        let fields: ChangeFields
+        do {
+            fields = try ChangeFields(json: object["fields"] ?? .null)
+            try fields.validate(for: operation, on: entity)
+        } catch {
+            throw FieldError(field: error.field.isEmpty ? "fields" : "fields.\(error.field)", reason: error.reason)
+        }
+        return Change(changeID: changeID, hlc: hlc, device: device, entity: entity, entityID: entityID,
+                      operation: operation, fields: fields)
+    }
+
+    /// Checks an annotation state record's shape (its values are compared with the replay elsewhere).
+    static func checkAnnotation(_ object: JSONObject) throws {
+        try checkKeys(object, required: ["type", "id", "kind", "document", "start", "end", "quote", "prefix", "suffix",
+                                         "note", "color", "tags", "createdAt", "updatedAt", "deleted", "edition",
+                                         "anchorEdition"])
+        _ = try machineID(object["id"], field: "id")
+        let kind = try FieldReader.string(object["kind"] ?? .null, field: "kind")
+        guard AnnotationKind(rawValue: kind) != nil else { throw FieldError(field: "kind", reason: "unknown kind \"\(kind)\"") }
+        for key in ["document", "edition", "anchorEdition"] {
+            _ = try FieldReader.identifier(object[key] ?? .null, field: key)
+        }
+        _ = try FieldReader.position(object["start"] ?? .null, field: "start")
+        _ = try FieldReader.position(object["end"] ?? .null, field: "end")
+        for key in ["quote", "prefix", "suffix"] {
+            _ = try FieldReader.text(object[key] ?? .null, field: key, maxBytes: FieldLimits.maxTextBytes)
+        }
+        for key in ["note", "color"] where object[key] != .null {
+            _ = try FieldReader.text(object[key] ?? .null, field: key, maxBytes: FieldLimits.maxTextBytes)
+        }
+        guard case .array(let tags)? = object["tags"] else { throw FieldError(field: "tags", reason: "must be an array") }
+        for tag in tags { try FieldReader.checkLabel(try FieldReader.string(tag, field: "tags"), field: "tags") }
+        for key in ["createdAt", "updatedAt"] {
+            guard Timestamp.parseISO8601(try FieldReader.string(object[key] ?? .null, field: key)) != nil else {
+                throw FieldError(field: key, reason: "must be an ISO 8601 time")
+            }
+        }
+        guard case .bool? = object["deleted"] else { throw FieldError(field: "deleted", reason: "must be true or false") }
+    }
+
+    static func checkPosition(_ object: JSONObject) throws {
+        try checkKeys(object, required: ["type", "document", "passage", "offset", "updatedAt"])
+        _ = try FieldReader.identifier(object["document"] ?? .null, field: "document")
+        _ = try FieldReader.identifier(object["passage"] ?? .null, field: "passage")
+        _ = try FieldReader.offset(object["offset"] ?? .null, field: "offset")
+        guard Timestamp.parseISO8601(try FieldReader.string(object["updatedAt"] ?? .null, field: "updatedAt")) != nil else {
+            throw FieldError(field: "updatedAt", reason: "must be an ISO 8601 time")
+        }
+    }
+
+    static func trailer(_ object: JSONObject) throws -> ArchiveCounts {
+        try checkKeys(object, required: ["type", "counts"])
+        guard case .object(let counts)? = object["counts"] else {
+            throw FieldError(field: "counts", reason: "must be an object")
+        }
+        try checkKeys(counts, required: ["change", "annotation", "position"], path: "counts.")
+        func count(_ key: String) throws -> Int {
+            guard case .int(let value)? = counts[key], value >= 0, value <= Int64(Int32.max) else {
+                throw FieldError(field: "counts.\(key)", reason: "must be a non-negative integer")
+            }
+            return Int(value)
+        }
+        return ArchiveCounts(changes: try count("change"), annotations: try count("annotation"),
+                             positions: try count("position"))
+    }
+
+    /// Refuses unknown keys and missing required ones.
+    private static func checkKeys(_ object: JSONObject, required: Set<String>, optional: Set<String> = [],
+                                  path: String = "") throws {
+        if let unknown = object.keys.first(where: { !required.contains($0) && !optional.contains($0) }) {
+            throw FieldError(field: path + unknown, reason: "unknown field")
+        }
+        if let missing = required.sorted().first(where: { object[$0] == nil }) {
+            throw FieldError(field: path + missing, reason: "required")
+        }
+    }
+
+    private static func machineID(_ value: JSONValue?, field: String) throws -> String {
+        let id = try FieldReader.string(value ?? .null, field: field)
+        guard Identifiers.isValidMachineID(id) else {
+            throw FieldError(field: field, reason: "must be 1 to 64 letters, digits, '.', '_' or '-', not \"\(id)\"")
+        }
+        return id
+    }
+}
