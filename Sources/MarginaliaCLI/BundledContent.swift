@@ -1,0 +1,75 @@
+import Foundation
+import Marginalia
+
+/// The sample content that ships with marginalia: two editions of Eminescu's poems, as content sources in
+/// the `samples` directory, built into content databases on first use.
+enum BundledContent {
+    /// The source file of each bundled edition.
+    static let sourceFiles = [1: "eminescu-2026.1.json", 2: "eminescu-2026.2.json"]
+
+    /// The samples directory: `$MARGINALIA_SAMPLES`, else `share/marginalia/samples` beside an installed
+    /// binary, else the `samples` directory of the source tree the binary was built from.
+    static func samplesDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
+        if let path = environment["MARGINALIA_SAMPLES"], !path.isEmpty { return path }
+        var candidates: [URL] = []
+        if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
+            let binDirectory = executable.deletingLastPathComponent()
+            candidates.append(binDirectory.deletingLastPathComponent().appendingPathComponent("share/marginalia/samples"))
+            // Inside a source tree: .build/<triple>/<configuration>/marginalia.
+            var directory = binDirectory
+            for _ in 0..<5 {
+                directory = directory.deletingLastPathComponent()
+                candidates.append(directory.appendingPathComponent("samples"))
+            }
+        }
+        // The source tree this file was compiled from.
+        candidates.append(URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("samples"))
+        for candidate in candidates
+        where FileManager.default.fileExists(atPath: candidate.appendingPathComponent(sourceFiles[1] ?? "").path) {
+            return candidate.path
+        }
+        throw ToolError("the bundled sample content was not found (set MARGINALIA_SAMPLES to the samples directory, "
+            + "or give --content)")
+    }
+
+    /// The source file of bundled edition `edition` (1 or 2).
+    static func sourcePath(edition: Int) throws -> String {
+        guard let file = sourceFiles[edition] else { throw ToolError("there is no bundled edition \(edition)") }
+        return try samplesDirectory() + "/" + file
+    }
+
+    /// The content database of bundled edition `edition`, built from its source into `cacheDirectory` the first
+    /// time (named by a hash of the source, so an updated source is built anew).
+    static func databasePath(edition: Int, cacheDirectory: String) throws -> String {
+        let source = try sourcePath(edition: edition)
+        guard let bytes = FileManager.default.contents(atPath: source) else {
+            throw ToolError("cannot read the bundled sample \(source)")
+        }
+        let name = (source as NSString).lastPathComponent.replacingOccurrences(of: ".json", with: "")
+        let path = "\(cacheDirectory)/\(name)-\(fnv1a(bytes)).db"
+        if !FileManager.default.fileExists(atPath: path) {
+            try ContentBuilder.build(try ContentSource(bytes: Array(bytes), path: source), output: path)
+        }
+        return path
+    }
+
+    /// FNV-1a, 64 bits, in hex: a cheap fingerprint of the source for the cache file name.
+    private static func fnv1a(_ data: Data) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in data {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+}
+
+/// A failure of the tool itself (exit status 1), with a message for the user.
+struct ToolError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

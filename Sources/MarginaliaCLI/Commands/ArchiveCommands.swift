@@ -1,0 +1,142 @@
+import Foundation
+import Marginalia
+
+/// `export`, `import`, `backup` and `restore`: the compressed JSON archive.
+enum ArchiveCommands {
+    static let export = Command(
+        spec: CommandSpec(
+            name: "export", summary: "Write the store (or part of it) as a compressed JSON archive.",
+            discussion: """
+                The archive (.jsonl.gz) holds a header, every change of the log, the current annotations and \
+                reading positions, and a trailer with counts. With --document or --since only the matching changes \
+                are written and the archive is marked partial. Works without content.
+                """,
+            arguments: [.init(name: "FILE", help: "Where to write the archive; '-' for stdout.")],
+            options: [
+                .init(name: "document", value: "D", help: "Only document D's annotations and reading position."),
+                .init(name: "since", value: "TIME", help: "Only changes at or after TIME (ISO 8601)."),
+            ],
+            examples: ["marginalia export notes.jsonl.gz", "marginalia export - | zcat | jq -c .type | sort | uniq -c",
+                       "marginalia export luceafarul.jsonl.gz --document luceafarul"]),
+        run: { context in
+            let path = context.arguments.positionals[0]
+            let filter = ExportFilter(
+                document: context.arguments.value("document"),
+                since: try HistoryCommands.time(context.arguments.value("since"), option: "since"))
+            let store = try context.openStore(.readOnly, content: .none)
+            let counts: ArchiveCounts
+            if path == "-" {
+                counts = try store.exportArchive(to: FileSink(fileDescriptor: 1, name: "stdout"), filter: filter)
+            } else {
+                counts = try store.exportArchive(toFile: path, filter: filter)
+            }
+            context.console.err("Exported \(counts.changes) changes, \(counts.annotations) annotations and "
+                + "\(counts.positions) reading positions\(filter.isEmpty ? "" : " (partial)")\(path == "-" ? "" : " to \(path)")")
+        })
+
+    static let `import` = Command(
+        spec: CommandSpec(
+            name: "import", summary: "Merge another machine's archive into the store.",
+            discussion: """
+                Changes already here (by change id) are skipped, so importing a file twice changes nothing. Each \
+                field takes the value of its latest change (by clock, then device id); a delete is undone only by a \
+                newer undelete, never by an edit or an old file. The whole file is checked before anything is \
+                written: a damaged file changes nothing and exits 65.
+                """,
+            arguments: [.init(name: "FILE", help: "The archive (.jsonl.gz).")],
+            options: [.init(name: "dry-run", help: "Say what would change, and change nothing.")],
+            examples: ["marginalia import laptop.jsonl.gz --dry-run", "marginalia import laptop.jsonl.gz"]),
+        run: { context in
+            let dryRun = context.arguments.flag("dry-run")
+            let store = try context.openStore(.create, content: .none)
+            let report = try store.importArchive(path: context.arguments.positionals[0], dryRun: dryRun)
+            if context.json {
+                try Output.print(importJSON(report, dryRun: dryRun), to: context.console)
+                return
+            }
+            let lead = dryRun ? "Would import" : "Imported"
+            context.console.out("""
+                \(lead) \(report.changesRead) changes: \(report.newChanges) new, \(report.duplicates) already here
+                  annotations created: \(report.annotationsCreated)
+                  updates applied:     \(report.updates)
+                  deletions:           \(report.deletions)
+                  conflicts resolved:  \(report.conflictsResolved) (newer values kept)
+                """)
+            if report.pending > 0 {
+                context.console.out("  waiting for their annotation: \(report.pending) (the file is partial)")
+            }
+            if let renewed = report.renewedDeviceID {
+                context.console.err("The file holds changes made under this store's device id on another copy of it; "
+                    + "this store now uses device id \(renewed)")
+            }
+            if dryRun { context.console.err("Dry run: nothing was written") }
+        })
+
+    static let backup = Command(
+        spec: CommandSpec(
+            name: "backup", summary: "Write a verified backup archive.",
+            discussion: """
+                Writes the archive beside FILE, flushes it to disk, reads it back and checks it completely (every \
+                record, the trailer, and the state rebuilt from its changes against the live store), then renames it \
+                over FILE. An existing FILE is replaced only by a verified backup.
+                """,
+            arguments: [.init(name: "FILE", help: "The backup archive (.jsonl.gz).")],
+            examples: ["marginalia backup ~/backups/marginalia-$(date +%F).jsonl.gz"]),
+        run: { context in
+            let store = try context.openStore(.readOnly, content: .none)
+            let report = try store.backup(to: context.arguments.positionals[0])
+            if context.json {
+                try Output.print(.object(JSONObject([
+                    ("path", .string(report.path)), ("verified", .bool(true)),
+                    ("changes", .int(Int64(report.counts.changes))), ("annotations", .int(Int64(report.counts.annotations))),
+                    ("positions", .int(Int64(report.counts.positions))), ("bytes", .int(Int64(report.compressedBytes))),
+                ])), to: context.console)
+            } else {
+                context.console.out("Backed up \(report.counts.changes) changes, \(report.counts.annotations) annotations and "
+                    + "\(report.counts.positions) reading positions to \(report.path) (\(report.compressedBytes) bytes, verified)")
+            }
+        })
+
+    static let restore = Command(
+        spec: CommandSpec(
+            name: "restore", summary: "Replace the store with the one a backup holds.",
+            discussion: """
+                Verifies the archive completely while building the new store beside the old one, keeps the old store \
+                beside it under a dated name (user.db.<time>.bak), and swaps the new one in atomically. The restored \
+                store takes a fresh device id for its future changes. Close any app using the store first.
+                """,
+            arguments: [.init(name: "FILE", help: "The backup archive (.jsonl.gz).")],
+            options: [.init(name: "dry-run", help: "Verify and say what would be restored; change nothing.")],
+            examples: ["marginalia restore ~/backups/marginalia-2026-11-29.jsonl.gz --dry-run"]),
+        run: { context in
+            let dryRun = context.arguments.flag("dry-run")
+            let report = try AnnotationStore.restore(
+                archive: context.arguments.positionals[0], to: context.storePath, dryRun: dryRun)
+            let counts = report.verification.summary.counts
+            if context.json {
+                try Output.print(.object(JSONObject([
+                    ("store", .string(context.storePath)), ("dryRun", .bool(dryRun)),
+                    ("changes", .int(Int64(counts.changes))), ("annotations", .int(Int64(counts.annotations))),
+                    ("positions", .int(Int64(counts.positions))),
+                    ("previousStore", report.previousStore.map(JSONValue.string) ?? .null),
+                    ("deviceId", .string(report.deviceID)),
+                ])), to: context.console)
+                return
+            }
+            context.console.out("\(dryRun ? "Would restore" : "Restored") \(counts.changes) changes, \(counts.annotations) "
+                + "annotations and \(counts.positions) reading positions \(dryRun ? "to" : "into") \(context.storePath)")
+            if let previous = report.previousStore { context.console.out("The previous store is kept at \(previous)") }
+            if dryRun { context.console.err("Dry run: nothing was written") }
+        })
+
+    static func importJSON(_ report: ImportReport, dryRun: Bool) -> JSONValue {
+        .object(JSONObject([
+            ("dryRun", .bool(dryRun)), ("changesRead", .int(Int64(report.changesRead))),
+            ("newChanges", .int(Int64(report.newChanges))), ("duplicates", .int(Int64(report.duplicates))),
+            ("annotationsCreated", .int(Int64(report.annotationsCreated))), ("updates", .int(Int64(report.updates))),
+            ("deletions", .int(Int64(report.deletions))), ("conflictsResolved", .int(Int64(report.conflictsResolved))),
+            ("pending", .int(Int64(report.pending))),
+            ("renewedDeviceId", report.renewedDeviceID.map(JSONValue.string) ?? .null),
+        ]))
+    }
+}

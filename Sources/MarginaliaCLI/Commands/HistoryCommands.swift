@@ -1,0 +1,52 @@
+import Marginalia
+
+/// `history` and `log`: the change log, the audit trail of every annotation.
+enum HistoryCommands {
+    static let history = Command(
+        spec: CommandSpec(
+            name: "history", summary: "Every change to one annotation, oldest first.",
+            arguments: [.init(name: "ID", help: "The annotation's id or a unique prefix (at least 4 characters).")],
+            examples: ["marginalia history 3f1c2a9e", "marginalia history 3f1c2a9e --json"]),
+        run: { context in
+            let store = try context.openStore(.readOnly, content: .none)
+            try printChanges(try store.history(id: context.arguments.positionals[0]), showEntity: false, context: context)
+        })
+
+    static let log = Command(
+        spec: CommandSpec(
+            name: "log", summary: "The change log, oldest first.",
+            discussion: "TIME is ISO 8601: 2026-11-29, 2026-11-29T12:00, 2026-11-29T12:00:00+02:00 (UTC without a zone).",
+            options: [
+                .init(name: "since", value: "TIME", help: "Changes at or after TIME."),
+                .init(name: "until", value: "TIME", help: "Changes before TIME."),
+                .init(name: "device", value: "D", help: "Changes made by device D."),
+                .init(name: "limit", value: "N", help: "Only the N most recent changes."),
+            ],
+            examples: ["marginalia log --since 2026-11-01 --limit 20", "marginalia log --json"]),
+        run: { context in
+            let arguments = context.arguments
+            var filter = LogFilter(device: arguments.value("device"), limit: try arguments.integer("limit"))
+            filter.since = try time(arguments.value("since"), option: "since")
+            filter.until = try time(arguments.value("until"), option: "until")
+            let store = try context.openStore(.readOnly, content: .none)
+            try printChanges(try store.log(filter), showEntity: true, context: context)
+        })
+
+    /// Milliseconds for an ISO 8601 option value.
+    static func time(_ text: String?, option: String) throws -> Int64? {
+        guard let text else { return nil }
+        guard let milliseconds = Timestamp.parseISO8601(text) else {
+            throw UsageError("--\(option) takes an ISO 8601 time such as 2026-11-29 or 2026-11-29T12:00:00Z, not '\(text)'")
+        }
+        return milliseconds
+    }
+
+    private static func printChanges(_ changes: [Change], showEntity: Bool, context: Context) throws {
+        if context.json {
+            try Output.print(.array(changes.map(Output.json)), to: context.console)
+        } else {
+            changes.forEach { context.console.out(Output.line($0, showEntity: showEntity)) }
+            if changes.isEmpty { context.console.err("No changes") }
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Marginalia
+
+enum SearchCommand {
+    static let command = Command(
+        spec: CommandSpec(
+            name: "search", summary: "Full-text search of the content (or of your notes), diacritics ignored.",
+            discussion: """
+                Words typed without diacritics find text with them: 'stiinta' finds ştiinţă and știință. All words \
+                must match; "a phrase" matches words in order; stiin* matches a prefix; a OR b matches either; \
+                -word excludes. Best matches first; each hit shows how many of your annotations start there.
+                """,
+            arguments: [.init(name: "QUERY", help: "What to look for.")],
+            options: [
+                .init(name: "limit", short: "n", value: "N", help: "At most N results (default 20)."),
+                .init(name: "notes", help: "Search your notes and highlighted quotes instead of the content."),
+            ],
+            examples: [
+                "marginalia search stiinta",
+                "marginalia search '\"luceafarul de sus\"' --limit 5",
+                "marginalia search 'dor*' --json",
+                "marginalia search --notes basm",
+            ]),
+        run: { context in
+            do {
+                try run(context)
+            } catch let error as SearchError {
+                // A query that cannot be read is a usage error: say why, with the usage.
+                throw UsageError(error.description)
+            }
+        })
+
+    private static func run(_ context: Context) throws {
+        let query = context.arguments.positionals[0]
+        let limit = try context.arguments.integer("limit") ?? 20
+        guard limit > 0 else { throw UsageError("--limit must be at least 1") }
+        if context.arguments.flag("notes") {
+            let store = try context.openStore(.readOnly, content: .none)
+            let annotations = try store.searchNotes(query, limit: limit)
+            if context.json {
+                try Output.print(.array(annotations.map(Output.json)), to: context.console)
+            } else {
+                annotations.forEach { Output.summary($0).forEach { context.console.out($0) } }
+                if annotations.isEmpty { context.console.err("No notes match") }
+            }
+            return
+        }
+        let store = try context.openStoreIfPresent(content: .required)
+        let hits = try store.searchContent(query, limit: limit)
+        if context.json {
+            try Output.print(.array(hits.map { hit in
+                .object(JSONObject([
+                    ("passage", .string(hit.passage)), ("document", .string(hit.document)),
+                    ("documentTitle", .string(hit.documentTitle)), ("text", .string(hit.text)),
+                    ("snippet", .string(hit.snippet)), ("score", .double(hit.score)),
+                    ("annotations", .int(Int64(hit.annotationCount))),
+                ]))
+            }), to: context.console)
+        } else {
+            for hit in hits {
+                let count = hit.annotationCount > 0 ? "  (\(hit.annotationCount) annotation\(hit.annotationCount == 1 ? "" : "s"))" : ""
+                context.console.out("\(hit.passage.padding(22)) \(hit.snippet)\(count)")
+            }
+            if hits.isEmpty { context.console.err("No passages match") }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Marginalia
+
+/// How a command uses content.
+enum ContentUse {
+    /// Not at all.
+    case none
+    /// When it can be attached; otherwise the command goes on with a warning (stored quotes stand in).
+    case optional
+    /// It must be attached; otherwise the command fails.
+    case required
+}
+
+/// What a running command can reach: its arguments, the environment, the store and the content.
+final class Context {
+    let arguments: ParsedArguments
+    let environment: [String: String]
+    let console = Console()
+
+    init(arguments: ParsedArguments, environment: [String: String]) {
+        self.arguments = arguments
+        self.environment = environment
+    }
+
+    /// Whether `--json` was given.
+    var json: Bool { arguments.flag("json") }
+
+    /// The store path: `--store`, else `$MARGINALIA_STORE`, else `$XDG_DATA_HOME/marginalia/user.db`, else
+    /// `~/.local/share/marginalia/user.db`.
+    var storePath: String {
+        if let path = arguments.value("store") { return path }
+        if let path = environment["MARGINALIA_STORE"], !path.isEmpty { return path }
+        return dataDirectory() + "/marginalia/user.db"
+    }
+
+    /// Whether the store file exists.
+    var storeExists: Bool { FileManager.default.fileExists(atPath: storePath) }
+
+    /// The content path: `--content`, else `$MARGINALIA_CONTENT`, else the bundled sample (built into the cache
+    /// directory on first use).
+    func contentPath() throws -> String {
+        if let path = arguments.value("content") { return path }
+        if let path = environment["MARGINALIA_CONTENT"], !path.isEmpty { return path }
+        return try BundledContent.databasePath(edition: 1, cacheDirectory: cacheDirectory() + "/marginalia")
+    }
+
+    /// Opens the store and attaches content as `content` asks.
+    func openStore(_ access: AnnotationStore.Access, content use: ContentUse) throws -> AnnotationStore {
+        let store = try AnnotationStore.open(path: storePath, access: access)
+        try attach(use, to: store)
+        return store
+    }
+
+    /// Opens the store when it exists, else a private empty one (for commands that read content and merely
+    /// consult the store, such as search).
+    func openStoreIfPresent(content use: ContentUse) throws -> AnnotationStore {
+        let store = storeExists
+            ? try AnnotationStore.open(path: storePath, access: .readOnly)
+            : try AnnotationStore.open(path: ":memory:", access: .create)
+        try attach(use, to: store)
+        return store
+    }
+
+    private func attach(_ use: ContentUse, to store: AnnotationStore) throws {
+        guard use != .none else { return }
+        do {
+            try store.attachContent(path: try contentPath())
+        } catch {
+            if use == .required { throw error }
+            console.err("warning: \(error); showing what the store holds")
+        }
+    }
+
+    private func dataDirectory() -> String {
+        if let path = environment["XDG_DATA_HOME"], path.hasPrefix("/") { return path }
+        return homeDirectory() + "/.local/share"
+    }
+
+    private func cacheDirectory() -> String {
+        if let path = environment["XDG_CACHE_HOME"], path.hasPrefix("/") { return path }
+        return homeDirectory() + "/.cache"
+    }
+
+    private func homeDirectory() -> String {
+        environment["HOME"] ?? NSHomeDirectory()
+    }
+}

@@ -1,0 +1,155 @@
+import Marginalia
+
+/// How annotations, changes and positions are shown: as JSON objects, or as lines of text.
+enum Output {
+    // MARK: - JSON
+
+    static func json(_ annotation: Annotation) -> JSONValue {
+        let anchor = annotation.anchor
+        return .object(JSONObject([
+            ("id", .string(annotation.id)),
+            ("kind", .string(annotation.kind.rawValue)),
+            ("document", .string(anchor.document)),
+            ("start", json(anchor.start)),
+            ("end", json(anchor.end)),
+            ("quote", .string(anchor.quote)),
+            ("prefix", .string(anchor.prefix)),
+            ("suffix", .string(anchor.suffix)),
+            ("note", annotation.note.map(JSONValue.string) ?? .null),
+            ("color", annotation.color.map(JSONValue.string) ?? .null),
+            ("tags", .array(annotation.tags.map(JSONValue.string))),
+            ("createdAt", .string(annotation.createdAt.iso8601)),
+            ("updatedAt", .string(annotation.updatedAt.iso8601)),
+            ("deleted", .bool(annotation.deleted)),
+            ("edition", .string(annotation.createdEdition)),
+            ("anchorEdition", .string(anchor.edition)),
+        ]))
+    }
+
+    static func json(_ position: TextPosition) -> JSONValue {
+        .object(JSONObject([("passage", .string(position.passage)), ("offset", .int(Int64(position.offset)))]))
+    }
+
+    static func json(_ change: Change) -> JSONValue {
+        .object(JSONObject([
+            ("changeId", .string(change.changeID)),
+            ("hlc", .string(change.hlc.description)),
+            ("time", .string(change.hlc.iso8601)),
+            ("device", .string(change.device)),
+            ("entity", .string(change.entity.rawValue)),
+            ("entityId", .string(change.entityID)),
+            ("op", .string(change.operation.rawValue)),
+            ("fields", change.fields.json),
+        ]))
+    }
+
+    static func json(_ position: ReadingPosition) -> JSONValue {
+        .object(JSONObject([
+            ("document", .string(position.document)),
+            ("passage", .string(position.position.passage)),
+            ("offset", .int(Int64(position.position.offset))),
+            ("updatedAt", .string(position.updatedAt.iso8601)),
+        ]))
+    }
+
+    /// Prints a JSON value on one line.
+    static func print(_ value: JSONValue, to console: Console) throws {
+        console.out(try JSONWriter.encodeString(value))
+    }
+
+    // MARK: - Text
+
+    /// The first 8 characters of an id: enough to name it in later commands.
+    static func shortID(_ id: String) -> String { String(id.prefix(8)) }
+
+    /// `luceafarul.1:0-12` or `luceafarul.1:4 → luceafarul.3:9`.
+    static func range(_ anchor: Anchor) -> String {
+        if anchor.start.passage == anchor.end.passage {
+            return "\(anchor.start.passage):\(anchor.start.offset)-\(anchor.end.offset)"
+        }
+        return "\(anchor.start) → \(anchor.end)"
+    }
+
+    /// A quote shortened to `limit` characters, on one line.
+    static func excerpt(_ text: String, limit: Int = 60) -> String {
+        let flat = text.replacingOccurrences(of: "\n", with: " / ")
+        return flat.count <= limit ? flat : String(flat.prefix(limit - 1)) + "…"
+    }
+
+    /// One annotation in two or three lines, for `list`.
+    static func summary(_ annotation: Annotation) -> [String] {
+        var head = "\(shortID(annotation.id))  \(annotation.kind.rawValue.padding(9))"
+        if annotation.kind == .bookmark {
+            head += " \(annotation.anchor.start.passage)"
+        } else {
+            head += " \(range(annotation.anchor))  “\(excerpt(annotation.anchor.quote))”"
+        }
+        var lines = [head]
+        var details: [String] = []
+        if let color = annotation.color { details.append("color: \(color)") }
+        if !annotation.tags.isEmpty { details.append("tags: " + annotation.tags.joined(separator: ", ")) }
+        if annotation.deleted { details.append("DELETED") }
+        if !details.isEmpty { lines.append("          " + details.joined(separator: "  ")) }
+        if let note = annotation.note {
+            lines.append("          " + (annotation.kind == .bookmark ? "title: " : "note: ") + excerpt(note, limit: 90))
+        }
+        return lines
+    }
+
+    /// Every field of one annotation, for `show`.
+    static func details(_ annotation: Annotation) -> [String] {
+        let anchor = annotation.anchor
+        var lines = [
+            "id:          \(annotation.id)",
+            "kind:        \(annotation.kind.rawValue)\(annotation.deleted ? " (deleted)" : "")",
+            "document:    \(anchor.document)",
+            "range:       \(range(anchor))",
+            "quote:       “\(anchor.quote)”",
+            "context:     …\(anchor.prefix)[…]\(anchor.suffix)…",
+        ]
+        if let note = annotation.note { lines.append((annotation.kind == .bookmark ? "title:       " : "note:        ") + note) }
+        if let color = annotation.color { lines.append("color:       \(color)") }
+        if !annotation.tags.isEmpty { lines.append("tags:        " + annotation.tags.joined(separator: ", ")) }
+        lines.append("created:     \(annotation.createdAt.iso8601) on edition \(annotation.createdEdition)")
+        lines.append("updated:     \(annotation.updatedAt.iso8601)")
+        if anchor.edition != annotation.createdEdition { lines.append("anchored on: edition \(anchor.edition)") }
+        return lines
+    }
+
+    /// One change on one line, for `history` and `log`.
+    static func line(_ change: Change, showEntity: Bool) -> String {
+        var text = "\(change.hlc.iso8601)  \(change.operation.rawValue.padding(9)) "
+        if showEntity {
+            let id = change.entity == .annotation ? shortID(change.entityID) : change.entityID
+            text += "\(change.entity.rawValue) \(id)  "
+        }
+        let fields = describe(change.fields)
+        if !fields.isEmpty { text += fields + "  " }
+        text += "(device \(shortID(change.device)))"
+        return text
+    }
+
+    /// The fields of a change in words.
+    static func describe(_ fields: ChangeFields) -> String {
+        var parts: [String] = []
+        if let kind = fields.kind { parts.append(kind.rawValue) }
+        if let anchor = fields.anchor {
+            parts.append("at \(range(anchor))" + (anchor.quote.isEmpty ? "" : " “\(excerpt(anchor.quote, limit: 40))”")
+                + " (edition \(anchor.edition))")
+        }
+        if let note = fields.note { parts.append(note.isEmpty ? "note cleared" : "note “\(excerpt(note, limit: 40))”") }
+        if let color = fields.color { parts.append(color.isEmpty ? "color cleared" : "color \(color)") }
+        for (tag, present) in fields.tags.sorted(by: { $0.key < $1.key }) {
+            parts.append(present ? "+#\(tag)" : "-#\(tag)")
+        }
+        if let position = fields.position { parts.append("at \(position)") }
+        return parts.joined(separator: ", ")
+    }
+}
+
+extension String {
+    /// The string padded with spaces on the right to `width` characters.
+    func padding(_ width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Marginalia
+
+/// A command: what it accepts and what it does.
+struct Command: Sendable {
+    let spec: CommandSpec
+    let run: @Sendable (Context) throws -> Void
+}
+
+/// The `marginalia` tool: finds the command, parses its arguments, runs it, and maps errors to exit statuses.
+@main
+enum Tool {
+    static let commands: [Command] = [
+        InitCommand.command,
+        ContentCommands.build, ContentCommands.info,
+        AnnotateCommands.highlight, AnnotateCommands.note, AnnotateCommands.bookmark,
+        EditCommands.edit, EditCommands.delete, EditCommands.undelete,
+        PositionCommand.command,
+        ListCommands.list, ListCommands.show,
+        SearchCommand.command,
+        HistoryCommands.history, HistoryCommands.log,
+        VerifyCommand.command,
+        ArchiveCommands.export, ArchiveCommands.import, ArchiveCommands.backup, ArchiveCommands.restore,
+        //DemoCommand.command,
+    ]
+
+    /// Command groups, whose first word alone shows the group's help.
+    static let groups: [String: CommandSpec] = [
+        "content": CommandSpec(
+            name: "content", summary: "Build and inspect content databases.",
+            subcommands: [("build", ContentCommands.build.spec.summary), ("info", ContentCommands.info.spec.summary)]),
+    ]
+
+    static let topSpec = CommandSpec(
+        name: "", summary: "Keep a reader's highlights, notes, bookmarks and reading positions safe across content updates.",
+        discussion: """
+            Annotations live in a user store that no update touches; they refer to a read-only content database \
+            by stable passage ids. Every change is kept in an append-only log.
+            """,
+        subcommands: commands.map { ($0.spec.name, $0.spec.summary) })
+
+    static func main() {
+        let status = run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+        exit(status)
+    }
+
+    /// Runs one command line; returns the exit status.
+    static func run(_ words: [String], environment: [String: String]) -> Int32 {
+        let console = Console()
+        var spec = topSpec
+        do {
+            let (command, rest) = try find(words)
+            guard let command else {
+                if rest.contains("--version") {
+                    console.out("marginalia \(Marginalia.version)")
+                    return 0
+                }
+                if let group = rest.first.flatMap({ groups[$0] }) {
+                    console.out(Help.text(for: group))
+                    return rest.contains("--help") || rest.contains("-h") ? 0 : 64
+                }
+                if rest.isEmpty || rest.contains("--help") || rest.contains("-h") {
+                    console.out(Help.text(for: topSpec))
+                    return rest.isEmpty ? 64 : 0
+                }
+                if rest.first == "help" {
+                    return help(Array(rest.dropFirst()), console: console)
+                }
+                throw UsageError("unknown command '\(rest.first ?? "")'")
+            }
+            spec = command.spec
+            let parsed = try parse(rest, for: command.spec)
+            if parsed.flag("help") {
+                console.out(Help.text(for: command.spec))
+                return 0
+            }
+            try command.run(Context(arguments: parsed, environment: environment))
+            return 0
+        } catch let error as UsageError {
+            let shown = error.command ?? spec
+            console.err("Error: \(error.message)")
+            console.err("Usage: \(shown.usage)")
+            console.err("See 'marginalia \(shown.name.isEmpty ? "" : shown.name + " ")--help'.")
+            return 64
+        } catch {
+            console.err("Error: \(error)")
+            return exitStatus(for: error)
+        }
+    }
+
+    /// The command a command line names and the words that follow its name; global options may come first.
+    private static func find(_ words: [String]) throws -> (Command?, [String]) {
+        var index = 0
+        var leading: [String] = []
+        // Skip global options (and their values) before the command name.
+        while index < words.count, words[index].hasPrefix("-"), words[index] != "-" {
+            let word = words[index]
+            leading.append(word)
+            index += 1
+            let name = word.hasPrefix("--") ? String(word.dropFirst(2)) : ""
+            if !name.contains("="), let option = CommandSpec.globalOptions.first(where: { $0.name == name }),
+               option.value != nil, index < words.count {
+                leading.append(words[index])
+                index += 1
+            }
+        }
+        guard index < words.count else { return (nil, leading) }
+        let first = words[index]
+        if index + 1 < words.count,
+           let command = commands.first(where: { $0.spec.name == first + " " + words[index + 1] }) {
+            return (command, leading + Array(words[(index + 2)...]))
+        }
+        if let command = commands.first(where: { $0.spec.name == first }) {
+            return (command, leading + Array(words[(index + 1)...]))
+        }
+        return (nil, [first] + leading + Array(words[(index + 1)...]))
+    }
+
+    /// `marginalia help [command]`.
+    private static func help(_ topic: [String], console: Console) -> Int32 {
+        let name = topic.joined(separator: " ")
+        if name.isEmpty {
+            console.out(Help.text(for: topSpec))
+        } else if let command = commands.first(where: { $0.spec.name == name }) {
+            console.out(Help.text(for: command.spec))
+        } else if let group = groups[name] {
+            console.out(Help.text(for: group))
+        } else {
+            console.err("Error: no command '\(name)'")
+            console.err("See 'marginalia --help'.")
+            return 64
+        }
+        return 0
+    }
+
+    /// 65 for invalid or corrupt input data (files, and values that do not fit the data), 1 for the rest.
+    static func exitStatus(for error: Error) -> Int32 {
+        switch error {
+        case is ContentError, is FieldError, is ArchiveError:
+            return 65
+        case let error as StoreError:
+            switch error {
+            case .notAStore, .newerSchema, .invalidAnchor, .invalidChange, .passageNotFound, .documentNotFound:
+                return 65
+            case .storeMissing, .annotationNotFound, .ambiguousID, .contentUnavailable:
+                return 1
+            }
+        case let error as DatabaseError:
+            return error.isCorrupt ? 65 : 1
+        default:
+            return 1
+        }
+    }
+}

@@ -1,2 +1,0 @@
-import Marginalia
-print(Marginalia.version)
