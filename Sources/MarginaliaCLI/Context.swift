@@ -44,10 +44,13 @@ final class Context {
         return try BundledContent.databasePath(edition: 1, cacheDirectory: cacheDirectory() + "/marginalia")
     }
 
-    /// Opens the store and attaches content as `content` asks.
-    func openStore(_ access: AnnotationStore.Access, content use: ContentUse) throws -> AnnotationStore {
+    /// Opens the store and attaches content as `content` asks; says so when the content is a newer edition than
+    /// the annotations were checked against (unless `remind` is false).
+    func openStore(_ access: AnnotationStore.Access, content use: ContentUse, remind: Bool = true) throws
+        -> AnnotationStore
+    {
         let store = try AnnotationStore.open(path: storePath, access: access)
-        try attach(use, to: store)
+        try attach(use, to: store, remind: remind)
         return store
     }
 
@@ -61,13 +64,18 @@ final class Context {
         return store
     }
 
-    private func attach(_ use: ContentUse, to store: AnnotationStore) throws {
+    private func attach(_ use: ContentUse, to store: AnnotationStore, remind: Bool = true) throws {
         guard use != .none else { return }
         do {
             try store.attachContent(path: try contentPath())
         } catch {
             if use == .required { throw error }
             console.err("warning: \(error); showing what the store holds")
+            return
+        }
+        if remind, let previous = try store.pendingReconciliation(), let current = store.content?.edition {
+            console.err("note: the content is now edition \(current); annotations were anchored on \(previous). "
+                + "Run 'marginalia anchors' to check them.")
         }
     }
 

@@ -26,6 +26,20 @@ enum Output {
         ]))
     }
 
+    /// An annotation with its status against the attached content (and, when moved, where it is now).
+    static func json(_ check: AnchorCheck) -> JSONValue {
+        guard case .object(var object) = json(check.annotation) else { return .null }
+        object["status"] = .string(check.status.rawValue)
+        if let anchor = check.newAnchor {
+            object["movedTo"] = .object(JSONObject([
+                ("start", json(anchor.start)), ("end", json(anchor.end)), ("quote", .string(anchor.quote)),
+                ("edition", .string(anchor.edition)), ("match", .string(check.match ?? "")),
+            ]))
+        }
+        if let reason = check.reason { object["reason"] = .string(reason) }
+        return .object(object)
+    }
+
     static func json(_ position: TextPosition) -> JSONValue {
         .object(JSONObject([("passage", .string(position.passage)), ("offset", .int(Int64(position.offset)))]))
     }
@@ -113,6 +127,20 @@ enum Output {
         lines.append("created:     \(annotation.createdAt.iso8601) on edition \(annotation.createdEdition)")
         lines.append("updated:     \(annotation.updatedAt.iso8601)")
         if anchor.edition != annotation.createdEdition { lines.append("anchored on: edition \(anchor.edition)") }
+        return lines
+    }
+
+    /// An annotation that is not intact, for `anchors`: its old quote, and where it moved or why it is orphaned.
+    static func checkLines(_ check: AnchorCheck) -> [String] {
+        let annotation = check.annotation
+        var lines = ["\(check.status.rawValue.uppercased().padding(9)) \(shortID(annotation.id))  \(annotation.kind.rawValue) "
+            + "at \(range(annotation.anchor))\(annotation.deleted ? " (deleted)" : "")"]
+        lines.append("          was: “\(excerpt(annotation.anchor.quote, limit: 80))”")
+        if let anchor = check.newAnchor {
+            lines.append("          now: “\(excerpt(anchor.quote, limit: 80))” at \(range(anchor)) (\(check.match ?? ""))")
+        }
+        if let reason = check.reason { lines.append("          \(reason)") }
+        if let note = annotation.note { lines.append("          note: \(excerpt(note, limit: 80))") }
         return lines
     }
 

@@ -20,6 +20,7 @@ enum Tool {
         SearchCommand.command,
         HistoryCommands.history, HistoryCommands.log,
         VerifyCommand.command,
+        AnchorCommands.anchors, AnchorCommands.reattach,
         ArchiveCommands.export, ArchiveCommands.import, ArchiveCommands.backup, ArchiveCommands.restore,
         //DemoCommand.command,
     ]
@@ -136,8 +137,10 @@ enum Tool {
     /// 65 for invalid or corrupt input data (files, and values that do not fit the data), 1 for the rest.
     static func exitStatus(for error: Error) -> Int32 {
         switch error {
-        case is ContentError, is FieldError, is ArchiveError:
+        case is ContentError, is FieldError:
             return 65
+        case let error as ArchiveError:
+            return error.kind == .io ? 1 : 65
         case let error as StoreError:
             switch error {
             case .notAStore, .newerSchema, .invalidAnchor, .invalidChange, .passageNotFound, .documentNotFound:

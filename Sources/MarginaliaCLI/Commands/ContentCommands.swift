@@ -35,8 +35,11 @@ enum ContentCommands {
         run: { context in
             let store = try context.openStoreIfPresent(content: .required)
             guard let info = store.content else { throw ToolError("no content attached") }
+            let reconciled = try store.reconciledEdition()
             if context.json {
-                try Output.print(infoJSON(info), to: context.console)
+                guard case .object(var object) = infoJSON(info) else { return }
+                object["reconciledEdition"] = reconciled.map(JSONValue.string) ?? .null
+                try Output.print(.object(object), to: context.console)
             } else {
                 context.console.out("""
                     path:      \(info.path)
@@ -46,6 +49,9 @@ enum ContentCommands {
                     documents: \(info.documentCount)
                     passages:  \(info.passageCount)
                     """)
+                if let reconciled {
+                    context.console.out("annotations last reconciled with edition \(reconciled)")
+                }
             }
         })
 

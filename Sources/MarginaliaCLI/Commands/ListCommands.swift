@@ -11,6 +11,9 @@ enum ListCommands {
                 .init(name: "passage", value: "P", help: "Only annotations that start or end in passage P."),
                 .init(name: "kind", value: "K", help: "Only highlights, notes or bookmarks (highlight, note, bookmark)."),
                 .init(name: "tag", value: "T", help: "Only annotations tagged T."),
+                .init(name: "status", value: "S",
+                      help: "Only annotations that are intact, moved or orphaned against the attached content "
+                          + "(see 'anchors')."),
                 .init(name: "deleted", help: "Include deleted annotations."),
             ],
             examples: ["marginalia list", "marginalia list --document luceafarul --kind note --json"]),
@@ -25,8 +28,18 @@ enum ListCommands {
                 }
                 filter.kind = parsed
             }
-            let store = try context.openStore(.readOnly, content: .optional)
-            let annotations = try store.annotations(matching: filter)
+            var status: AnchorStatus?
+            if let name = arguments.value("status") {
+                guard let parsed = AnchorStatus(rawValue: name), parsed != .unchecked else {
+                    throw UsageError("--status is intact, moved or orphaned, not '\(name)'")
+                }
+                status = parsed
+            }
+            let store = try context.openStore(.readOnly, content: status == nil ? .optional : .required)
+            var annotations = try store.annotations(matching: filter)
+            if let status {
+                annotations = try store.checkAnchors(annotations).filter { $0.status == status }.map(\.annotation)
+            }
             if context.json {
                 try Output.print(.array(annotations.map(Output.json)), to: context.console)
             } else {
@@ -43,12 +56,21 @@ enum ListCommands {
             arguments: [.init(name: "ID", help: "The annotation's id or a unique prefix (at least 4 characters).")],
             examples: ["marginalia show 3f1c2a9e", "marginalia show 3f1c2a9e --json"]),
         run: { context in
-            let store = try context.openStore(.readOnly, content: .none)
+            let store = try context.openStore(.readOnly, content: .optional)
             let annotation = try store.annotation(id: context.arguments.positionals[0])
+            let check = try store.checkAnchors([annotation])[0]
             if context.json {
-                try Output.print(Output.json(annotation), to: context.console)
+                try Output.print(Output.json(check), to: context.console)
             } else {
                 Output.details(annotation).forEach { context.console.out($0) }
+                var status = "status:      \(check.status.rawValue)"
+                if let edition = store.content?.edition { status += " against edition \(edition)" }
+                if check.status == .unchecked { status += " (no content attached)" }
+                context.console.out(status)
+                if let anchor = check.newAnchor {
+                    context.console.out("now at:      \(Output.range(anchor)) “\(anchor.quote)” (\(check.match ?? ""))")
+                }
+                if let reason = check.reason { context.console.out("why:         \(reason)") }
             }
         })
 }

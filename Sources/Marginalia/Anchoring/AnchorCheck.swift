@@ -1,0 +1,63 @@
+/// Where an annotation stands against the attached content edition.
+public enum AnchorStatus: String, Sendable, CaseIterable {
+    /// Its quote is at its offsets.
+    case intact
+    /// Its quote, or a close match of it, is elsewhere in its passage or a neighbouring one (or at the same
+    /// place, respelled): it can be re-anchored there.
+    case moved
+    /// Its passage is gone, or no acceptable match is left. It keeps its quote and note, and can be reattached.
+    case orphaned
+    /// No content is attached.
+    case unchecked
+}
+
+/// One annotation checked against the attached content.
+public struct AnchorCheck: Equatable, Sendable {
+    public var annotation: Annotation
+    public var status: AnchorStatus
+    /// For a moved annotation: where its text is now, in the attached edition.
+    public var newAnchor: Anchor?
+    /// For a moved annotation: how its text was found ("exact", "folded", "close, 2 edits").
+    public var match: String?
+    /// For an orphaned annotation: why.
+    public var reason: String?
+
+    public init(annotation: Annotation, status: AnchorStatus, newAnchor: Anchor? = nil, match: String? = nil,
+                reason: String? = nil) {
+        self.annotation = annotation
+        self.status = status
+        self.newAnchor = newAnchor
+        self.match = match
+        self.reason = reason
+    }
+}
+
+/// What reconciling every annotation with the attached edition found (and, with re-anchoring, did).
+public struct ReconciliationReport: Equatable, Sendable {
+    /// The attached edition; nil when no content is attached.
+    public var edition: String?
+    public var intact = 0
+    public var moved = 0
+    public var orphaned = 0
+    public var unchecked = 0
+    /// Every annotation that is not intact, in reading order.
+    public var checks: [AnchorCheck] = []
+    /// Re-anchor changes written to the log.
+    public var reanchored = 0
+
+    public init(edition: String?) {
+        self.edition = edition
+    }
+
+    /// Every annotation is one of the four.
+    public var total: Int { intact + moved + orphaned + unchecked }
+
+    mutating func count(_ status: AnchorStatus) {
+        switch status {
+        case .intact: intact += 1
+        case .moved: moved += 1
+        case .orphaned: orphaned += 1
+        case .unchecked: unchecked += 1
+        }
+    }
+}

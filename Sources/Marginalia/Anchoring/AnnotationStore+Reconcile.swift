@@ -1,0 +1,131 @@
+// MARK: - Checking anchors
+
+extension AnnotationStore {
+    /// Checks every annotation (deleted ones too) against the attached edition; with `reanchor`, records each
+    /// move as a `reanchor` change, all in one transaction, and remembers the edition as reconciled.
+    ///
+    /// Without `reanchor` nothing is written. Nothing is ever deleted: orphans stay as they are.
+    public func reconcileAnchors(reanchor: Bool = false) throws -> ReconciliationReport {
+        var report = ReconciliationReport(edition: content?.edition)
+        let body = {
+            var documents = DocumentCache()
+            for annotation in try self.annotations(matching: AnnotationFilter(includeDeleted: true)) {
+                let check = try self.checkAnchor(annotation, documents: &documents)
+                report.count(check.status)
+                guard check.status != .intact else { continue }
+                report.checks.append(check)
+                if reanchor, check.status == .moved, let anchor = check.newAnchor {
+                    _ = try self.record(.annotation, annotation.id, .reanchor, ChangeFields(anchor: anchor))
+                    report.reanchored += 1
+                }
+            }
+            if reanchor, let edition = report.edition {
+                try self.db.execute(
+                    sql: "INSERT INTO meta (key, value) VALUES ('reconciled_edition', ?) "
+                        + "ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE value != excluded.value",
+                    arguments: [edition])
+            }
+        }
+        if reanchor {
+            _ = try requireContent()
+            try db.transaction(.immediate, body)
+        } else {
+            try body()
+        }
+        return report
+    }
+
+    /// Checks some annotations against the attached edition (all `unchecked` without content).
+    public func checkAnchors(_ annotations: [Annotation]) throws -> [AnchorCheck] {
+        var documents = DocumentCache()
+        return try annotations.map { try checkAnchor($0, documents: &documents) }
+    }
+
+    /// The edition the store's annotations were last reconciled with, when it is not the attached one and some
+    /// annotation was anchored on another edition: the cue to run `marginalia anchors`.
+    public func pendingReconciliation() throws -> String? {
+        guard let content else { return nil }
+        let reconciled = try db.text(sql: "SELECT value FROM meta WHERE key = 'reconciled_edition'")
+        guard reconciled != content.edition else { return nil }
+        let other = try db.text(
+            sql: "SELECT anchor_edition FROM annotations WHERE anchor_edition != ? LIMIT 1", arguments: [content.edition])
+        return other.map { reconciled ?? $0 }
+    }
+
+    /// The edition `reconcileAnchors(reanchor: true)` last ran against, if ever.
+    public func reconciledEdition() throws -> String? {
+        try db.text(sql: "SELECT value FROM meta WHERE key = 'reconciled_edition'")
+    }
+
+    /// Anchors an annotation again, by hand (a `reattach` change), wherever it stands now.
+    @discardableResult
+    public func reattachAnnotation(id: String, at request: AnchorRequest) throws -> Annotation {
+        let current = try annotation(id: id)
+        let anchor = try resolveAnchor(request, kind: current.kind)
+        return try db.transaction(.immediate) {
+            _ = try record(.annotation, current.id, .reattach, ChangeFields(anchor: anchor))
+            return try annotation(id: current.id)
+        }
+    }
+
+    private func checkAnchor(_ annotation: Annotation, documents: inout DocumentCache) throws -> AnchorCheck {
+        guard let content else { return AnchorCheck(annotation: annotation, status: .unchecked) }
+        let anchor = annotation.anchor
+        func orphaned(_ reason: String) -> AnchorCheck {
+            AnchorCheck(annotation: annotation, status: .orphaned, reason: reason)
+        }
+        let passages = try documents.passages(of: anchor.document, in: self)
+        guard !passages.isEmpty else { return orphaned("document \(anchor.document) is gone") }
+        guard let first = documents.index[anchor.start.passage] else {
+            return orphaned("passage \(anchor.start.passage) is gone")
+        }
+        guard let last = documents.index[anchor.end.passage] else {
+            return orphaned("passage \(anchor.end.passage) is gone")
+        }
+        if annotation.kind == .bookmark { return AnchorCheck(annotation: annotation, status: .intact) }
+        let lower = max(0, first - 2)
+        let upper = min(passages.count - 1, max(first, last) + 2)
+        let window = PassageSpan(Array(passages[lower...upper]))
+        let start = window.starts[first - lower] + min(anchor.start.offset, window.lengths[first - lower])
+        let end = window.starts[last - lower] + min(anchor.end.offset, window.lengths[last - lower])
+        if anchor.start.offset <= window.lengths[first - lower], anchor.end.offset <= window.lengths[last - lower],
+           start < end, window.text(start..<end) == anchor.quote {
+            return AnchorCheck(annotation: annotation, status: .intact)
+        }
+        let wholeWords = (start: !(anchor.prefix.unicodeScalars.last.map(AnchorMatcher.isWordCharacter) ?? false),
+                          end: !(anchor.suffix.unicodeScalars.first.map(AnchorMatcher.isWordCharacter) ?? false))
+        guard let match = AnchorMatcher.locate(anchor.quote, in: window.scalars, near: start, wholeWords: wholeWords),
+              !match.range.isEmpty else {
+            return orphaned("its text is no longer in \(anchor.start.passage) or the passages around it")
+        }
+        let newAnchor = Anchor(
+            document: anchor.document, start: window.position(ofStart: match.range.lowerBound),
+            end: window.position(ofEnd: match.range.upperBound), quote: window.text(match.range),
+            prefix: window.context(before: match.range.lowerBound), suffix: window.context(after: match.range.upperBound),
+            edition: content.edition)
+        let how: String
+        switch match.quality {
+        case .exact: how = "exact"
+        case .folded: how = "folded"
+        case .close(let edits): how = "close, \(edits) edit\(edits == 1 ? "" : "s")"
+        }
+        return AnchorCheck(annotation: annotation, status: .moved, newAnchor: newAnchor, match: how)
+    }
+}
+
+/// The passages of the document being checked, loaded once for all its annotations.
+struct DocumentCache {
+    private var document: String?
+    private var loaded: [Passage] = []
+    /// Passage id → position in `loaded`.
+    private(set) var index: [String: Int] = [:]
+
+    mutating func passages(of document: String, in store: AnnotationStore) throws -> [Passage] {
+        if document != self.document {
+            self.document = document
+            loaded = try store.passages(document: document)
+            index = Dictionary(uniqueKeysWithValues: loaded.enumerated().map { ($1.id, $0) })
+        }
+        return loaded
+    }
+}

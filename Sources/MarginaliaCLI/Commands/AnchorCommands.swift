@@ -1,0 +1,69 @@
+import Marginalia
+
+/// `anchors` and `reattach`: accounting for every annotation after a content update.
+enum AnchorCommands {
+    static let anchors = Command(
+        spec: CommandSpec(
+            name: "anchors", summary: "Check every annotation against the attached content edition.",
+            discussion: """
+                Each annotation is intact (its text is at its place), moved (its text, respelled or slightly \
+                reworded, is elsewhere in its passage or a neighbouring one), or orphaned (its passage is gone, or \
+                nothing close enough is left). Matching ignores case, diacritics (cedilla and comma-below alike), \
+                soft hyphens, white space and punctuation, and accepts up to one edit in four characters. \
+                Prints the count of each and every annotation that is not intact. Writes nothing unless --reanchor \
+                is given; then each move is recorded in the log (see 'history'), in one transaction. Nothing is \
+                ever deleted: orphans keep their quote and note, and 'reattach' anchors them again by hand.
+                """,
+            options: [.init(name: "reanchor", help: "Move each moved annotation to where its text is now (a logged change).")],
+            examples: ["marginalia --content poezii-2.db anchors", "marginalia --content poezii-2.db anchors --reanchor"]),
+        run: { context in
+            let reanchor = context.arguments.flag("reanchor")
+            let store = try context.openStore(reanchor ? .readWrite : .readOnly, content: .required, remind: false)
+            let report = try store.reconcileAnchors(reanchor: reanchor)
+            if context.json {
+                try Output.print(.object(JSONObject([
+                    ("edition", report.edition.map(JSONValue.string) ?? .null),
+                    ("total", .int(Int64(report.total))), ("intact", .int(Int64(report.intact))),
+                    ("moved", .int(Int64(report.moved))), ("orphaned", .int(Int64(report.orphaned))),
+                    ("reanchored", .int(Int64(report.reanchored))),
+                    ("annotations", .array(report.checks.map(Output.json))),
+                ])), to: context.console)
+                return
+            }
+            context.console.out("Edition \(report.edition ?? "?"): \(report.total) annotations — \(report.intact) intact, "
+                + "\(report.moved) moved, \(report.orphaned) orphaned")
+            for check in report.checks {
+                Output.checkLines(check).forEach { context.console.out($0) }
+            }
+            if reanchor {
+                context.console.out("Re-anchored \(report.reanchored) annotation\(report.reanchored == 1 ? "" : "s") "
+                    + "to edition \(report.edition ?? "?")")
+            } else if report.moved > 0 {
+                context.console.err("Nothing was written; run 'marginalia anchors --reanchor' to record the moves")
+            }
+        })
+
+    static let reattach = Command(
+        spec: CommandSpec(
+            name: "reattach", summary: "Anchor an annotation again by hand (an orphan, or one that moved wrongly).",
+            arguments: [
+                .init(name: "ID", help: "The annotation's id or a unique prefix (at least 4 characters)."),
+                .init(name: "PASSAGE[:START-END]", help: "Where it belongs now."),
+            ],
+            options: [
+                .init(name: "quote", value: "TEXT", help: "Find TEXT in the passage instead of counting offsets."),
+                .init(name: "to", value: "PASSAGE[:END]", help: "End the range in a later passage of the same document."),
+            ],
+            examples: ["marginalia reattach 3f1c2a9e luceafarul.7 --quote \"mândră-n toate cele\""]),
+        run: { context in
+            let store = try context.openStore(.readWrite, content: .required, remind: false)
+            let request = try AnchorSyntax.request(context.arguments.positionals[1], arguments: context.arguments)
+            let annotation = try store.reattachAnnotation(id: context.arguments.positionals[0], at: request)
+            if context.json {
+                try Output.print(Output.json(annotation), to: context.console)
+            } else {
+                context.console.err("Reattached \(annotation.id) to \(Output.range(annotation.anchor)): "
+                    + "“\(Output.excerpt(annotation.anchor.quote))”")
+            }
+        })
+}
