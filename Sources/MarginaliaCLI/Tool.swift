@@ -22,7 +22,7 @@ enum Tool {
         VerifyCommand.command,
         AnchorCommands.anchors, AnchorCommands.reattach,
         ArchiveCommands.export, ArchiveCommands.import, ArchiveCommands.backup, ArchiveCommands.restore,
-        //DemoCommand.command,
+        DemoCommand.command,
     ]
 
     /// Command groups, whose first word alone shows the group's help.

@@ -131,3 +131,34 @@ extension AnnotationStore {
         }
     }
 }
+
+// MARK: - Fingerprint
+
+extension AnnotationStore {
+    /// A fingerprint (64-bit FNV-1a, in hex) of every row of the store's tables, in key order.
+    ///
+    /// Two stores with the same fingerprint hold the same rows; the same store has the same fingerprint until a
+    /// write. It is a quick check that something did not change (a content swap, a refused import), not a
+    /// security measure.
+    public func canonicalFingerprint() throws -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func feed(_ bytes: UnsafeRawBufferPointer) {
+            for byte in bytes {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x100_0000_01b3
+            }
+        }
+        for (table, key) in [("meta", "key"), ("changes", "seq"), ("annotations", "id"), ("positions", "document")] {
+            try db.forEachRow(sql: "SELECT * FROM main.\(table) ORDER BY \(key)") { row in
+                for column in 0..<row.count {
+                    var tag = UInt8(row.isNull(column) ? 0 : 1)
+                    withUnsafeBytes(of: &tag) { feed($0) }
+                    feed(row.bytes(at: column))
+                    var separator: UInt8 = 0x1F
+                    withUnsafeBytes(of: &separator) { feed($0) }
+                }
+            }
+        }
+        return String(hash, radix: 16).leftPadded(to: 16, with: "0")
+    }
+}
