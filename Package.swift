@@ -32,7 +32,8 @@ let package = Package(
         ),
         .testTarget(
             name: "MarginaliaCLITests",
-            dependencies: ["Marginalia"]
+            // Depends on the executable so that `swift test` builds the binary these tests run.
+            dependencies: ["Marginalia", "MarginaliaCLI"]
         ),
     ]
 )

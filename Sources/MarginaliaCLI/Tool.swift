@@ -137,7 +137,10 @@ enum Tool {
     /// 65 for invalid or corrupt input data (files, and values that do not fit the data), 1 for the rest.
     static func exitStatus(for error: Error) -> Int32 {
         switch error {
-        case is ContentError, is FieldError:
+        case let error as ContentError:
+            if case .missing = error { return 1 }
+            return 65
+        case is FieldError:
             return 65
         case let error as ArchiveError:
             return error.kind == .io ? 1 : 65

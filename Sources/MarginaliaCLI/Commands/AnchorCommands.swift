@@ -56,8 +56,8 @@ enum AnchorCommands {
             ],
             examples: ["marginalia reattach 3f1c2a9e luceafarul.7 --quote \"mândră-n toate cele\""]),
         run: { context in
-            let store = try context.openStore(.readWrite, content: .required, remind: false)
             let request = try AnchorSyntax.request(context.arguments.positionals[1], arguments: context.arguments)
+            let store = try context.openStore(.readWrite, content: .required, remind: false)
             let annotation = try store.reattachAnnotation(id: context.arguments.positionals[0], at: request)
             if context.json {
                 try Output.print(Output.json(annotation), to: context.console)

@@ -27,8 +27,8 @@ enum AnnotateCommands {
                 "marginalia highlight luceafarul.1 --to luceafarul.4 --note \"the opening\"",
             ]),
         run: { context in
-            let store = try context.openStore(.create, content: .required)
             let request = try AnchorSyntax.request(context.arguments.positionals[0], arguments: context.arguments)
+            let store = try context.openStore(.create, content: .required)
             let annotation = try store.createAnnotation(
                 .highlight, at: request, note: context.arguments.value("note"), color: context.arguments.value("color"),
                 tags: context.arguments.all("tag"))
@@ -45,12 +45,12 @@ enum AnnotateCommands {
                 "marginalia note luceafarul.1 --quote odată \"once upon a time\" --tag basm",
             ]),
         run: { context in
-            let store = try context.openStore(.create, content: .required)
             let request = try AnchorSyntax.request(context.arguments.positionals[0], arguments: context.arguments)
             let text = context.arguments.positionals[1]
             guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                 throw UsageError("the note TEXT is empty")
             }
+            let store = try context.openStore(.create, content: .required)
             let annotation = try store.createAnnotation(.note, at: request, note: text, tags: context.arguments.all("tag"))
             try report(annotation, context: context)
         })

@@ -48,7 +48,10 @@ enum ArchiveCommands {
             examples: ["marginalia import laptop.jsonl.gz --dry-run", "marginalia import laptop.jsonl.gz"]),
         run: { context in
             let dryRun = context.arguments.flag("dry-run")
-            let store = try context.openStore(.create, content: .none)
+            // A dry run into a store that does not exist yet runs against an empty one in memory: it creates nothing.
+            let store = dryRun && !context.storeExists
+                ? try AnnotationStore.open(path: ":memory:", access: .create)
+                : try context.openStore(.create, content: .none)
             let report = try store.importArchive(path: context.arguments.positionals[0], dryRun: dryRun)
             if context.json {
                 try Output.print(importJSON(report, dryRun: dryRun), to: context.console)

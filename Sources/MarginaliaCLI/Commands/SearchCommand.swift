@@ -33,6 +33,7 @@ enum SearchCommand {
         let query = context.arguments.positionals[0]
         let limit = try context.arguments.integer("limit") ?? 20
         guard limit > 0 else { throw UsageError("--limit must be at least 1") }
+        _ = try SearchQuery(query)
         if context.arguments.flag("notes") {
             let store = try context.openStore(.readOnly, content: .none)
             let annotations = try store.searchNotes(query, limit: limit)

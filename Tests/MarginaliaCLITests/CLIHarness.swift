@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+/// What one run of the `marginalia` binary printed and returned.
+struct CLIResult {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+
+    /// stdout parsed as JSON.
+    func json() throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(stdout.utf8), options: [.fragmentsAllowed])
+    }
+}
+
+/// A scratch directory with a store path, a content database built from a sample, and the binary to run.
+final class CLIWorkspace {
+    let directory: URL
+    let store: String
+    var content: String
+
+    /// The built `marginalia` binary, beside the test bundle.
+    static let binary: URL = {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        if let executable = Bundle.main.executableURL { directory = executable.deletingLastPathComponent() }
+        while !directory.path.isEmpty && directory.path != "/" {
+            let candidate = directory.appendingPathComponent("marginalia")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/marginalia")
+    }()
+
+    /// The package's `samples` directory.
+    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("samples")
+
+    init(sample: String? = "tiny.json") throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("marginalia-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        store = directory.appendingPathComponent("user.db").path
+        content = directory.appendingPathComponent("content.db").path
+        if let sample {
+            let built = try run(["content", "build", Self.samples.appendingPathComponent(sample).path, "--output", content])
+            guard built.status == 0 else { throw CLIFailure(result: built) }
+        }
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    /// Runs `marginalia ARGS` with this workspace's store and content.
+    @discardableResult
+    func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> CLIResult {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["MARGINALIA_STORE"] = store
+        environment["MARGINALIA_CONTENT"] = content
+        environment["XDG_CACHE_HOME"] = path("cache")
+        environment["XDG_DATA_HOME"] = path("data")
+        for (key, value) in extra { environment[key] = value }
+        process.environment = environment
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Read both pipes fully before waiting, so a large output cannot block the child.
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        let errData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CLIResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                         stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Runs a command that must succeed, and returns its stdout without the final line feed.
+    @discardableResult
+    func ok(_ arguments: [String], environment: [String: String] = [:]) throws -> String {
+        let result = try run(arguments, environment: environment)
+        guard result.status == 0 else { throw CLIFailure(result: result) }
+        return result.stdout.trimmingCharacters(in: .newlines)
+    }
+
+    /// Runs the stock `sqlite3` shell on `database`.
+    func sqlite(_ database: String, _ sql: String) throws -> CLIResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [database, sql]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        let errData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CLIResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                         stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// The bytes of a file.
+    func bytes(_ path: String) throws -> Data {
+        try Data(contentsOf: URL(fileURLWithPath: path))
+    }
+}
+
+/// A command expected to succeed did not.
+struct CLIFailure: Error, CustomStringConvertible {
+    let result: CLIResult
+    var description: String { "exit \(result.status)\nstdout: \(result.stdout)\nstderr: \(result.stderr)" }
+}
+
+/// Whether the stock sqlite3 shell is installed (the tests that use it are skipped otherwise).
+let hasSQLiteShell = FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")
