@@ -57,6 +57,16 @@ public final class AnnotationStore {
         clock = HybridLogicalClock(latest: latest, wallClock: wallClock)
     }
 
+    /// Runs many writes as one transaction: all of them are committed together when `body` returns, none when
+    /// it throws. Each write inside still records its own change.
+    ///
+    ///     try store.batch {
+    ///         for request in requests { try store.createAnnotation(.highlight, at: request) }
+    ///     }
+    public func batch<T>(_ body: () throws -> T) throws -> T {
+        try db.transaction(.immediate, body)
+    }
+
     /// When the store was created (ISO 8601).
     public func createdAt() throws -> String {
         try db.text(sql: "SELECT value FROM meta WHERE key = 'created_at'") ?? ""
