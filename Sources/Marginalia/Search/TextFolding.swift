@@ -17,15 +17,17 @@ struct FoldedText {
     /// For each folded code point, the offset (in code points) of the original one it came from.
     let origins: [Int]
     /// The number of code points in the original text.
-    let originalLength: Int
+    var originalLength: Int { original.count }
+    private let original: [Unicode.Scalar]
 
     init(_ text: String, level: Level = .letters) {
         var scalars: [Unicode.Scalar] = []
         var origins: [Int] = []
         scalars.reserveCapacity(text.unicodeScalars.count)
         origins.reserveCapacity(text.unicodeScalars.count)
+        let original = Array(text.unicodeScalars)
         var offset = 0
-        for scalar in text.unicodeScalars {
+        for scalar in original {
             for folded in Self.fold(scalar) {
                 if level == .words && !Self.isWordCharacter(folded) {
                     // One space stands for the whole run, and none at the start.
@@ -46,7 +48,7 @@ struct FoldedText {
         }
         self.scalars = scalars
         self.origins = origins
-        originalLength = offset
+        self.original = original
     }
 
     /// The folded text as a string.
@@ -71,14 +73,16 @@ struct FoldedText {
         return result
     }
 
-    /// The original range (in code points) that a range of folded code points came from.
+    /// The original range (in code points) that a range of folded code points came from: from the code point
+    /// of its first folded one to that of its last, with any marks that follow it (they fold to nothing).
     func originalRange(folded range: Range<Int>) -> Range<Int> {
         guard !range.isEmpty else {
             let position = range.lowerBound < origins.count ? origins[range.lowerBound] : originalLength
             return position..<position
         }
-        let end = range.upperBound < origins.count ? origins[range.upperBound] : originalLength
-        return origins[range.lowerBound]..<max(end, origins[range.upperBound - 1] + 1)
+        var end = origins[range.upperBound - 1] + 1
+        while end < original.count && original[end].properties.generalCategory == .nonspacingMark { end += 1 }
+        return origins[range.lowerBound]..<end
     }
 
     // MARK: - Folding one code point
