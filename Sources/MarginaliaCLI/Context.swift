@@ -16,6 +16,8 @@ final class Context {
     let arguments: ParsedArguments
     let environment: [String: String]
     let console = Console()
+    /// The store this run created, if it did: a failed command removes it again, so that it leaves nothing.
+    private(set) var createdStore: String?
 
     init(arguments: ParsedArguments, environment: [String: String]) {
         self.arguments = arguments
@@ -49,9 +51,18 @@ final class Context {
     func openStore(_ access: AnnotationStore.Access, content use: ContentUse, remind: Bool = true) throws
         -> AnnotationStore
     {
+        if access == .create && !storeExists { createdStore = storePath }
         let store = try AnnotationStore.open(path: storePath, access: access)
         try attach(use, to: store, remind: remind)
         return store
+    }
+
+    /// After a failed command: removes the store this run created (it holds nothing, since every write is one
+    /// transaction that was rolled back).
+    func removeCreatedStore() {
+        guard let path = createdStore else { return }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        createdStore = nil
     }
 
     /// Opens the store when it exists, else a private empty one (for commands that read content and merely

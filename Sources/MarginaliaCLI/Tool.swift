@@ -49,6 +49,8 @@ enum Tool {
     static func run(_ words: [String], environment: [String: String]) -> Int32 {
         let console = Console()
         var spec = topSpec
+        var context: Context?
+        defer { context?.removeCreatedStore() }
         do {
             let (command, rest) = try find(words)
             guard let command else {
@@ -75,7 +77,10 @@ enum Tool {
                 console.out(Help.text(for: command.spec))
                 return 0
             }
-            try command.run(Context(arguments: parsed, environment: environment))
+            let running = Context(arguments: parsed, environment: environment)
+            context = running
+            try command.run(running)
+            context = nil
             return 0
         } catch let error as UsageError {
             let shown = error.command ?? spec

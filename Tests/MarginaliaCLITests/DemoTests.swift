@@ -9,9 +9,9 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("the store's full dump before and after the swap: identical"))
         #expect(result.stdout.contains("Edition eminescu-2026.2: 5 annotations — 1 intact, 3 moved, 1 orphaned"))
-        #expect(result.stdout.contains("Re-anchored 3 annotations to edition eminescu-2026.2"))
-        #expect(result.stdout.contains("Re-anchored 0 annotations to edition eminescu-2026.2"))
-        #expect(result.stdout.contains("ok: 15 changes replay to 6 annotations and 1 reading positions"))
+        #expect(result.stdout.contains("Re-anchored 3 annotations and confirmed 1 on edition eminescu-2026.2"))
+        #expect(result.stdout.contains("Re-anchored 0 annotations and confirmed 0 on edition eminescu-2026.2"))
+        #expect(result.stdout.contains("ok: 16 changes replay to 6 annotations and 1 reading positions"))
         // It used its own store, never the user's.
         #expect(!FileManager.default.fileExists(atPath: workspace.store))
         #expect(FileManager.default.fileExists(atPath: tour + "/user.db"))

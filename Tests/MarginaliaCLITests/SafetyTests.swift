@@ -107,6 +107,23 @@ import Testing
         #expect(try other.bytes(other.store) == before)
     }
 
+    @Test func aFailedFirstCommandLeavesNoStoreBehind() throws {
+        let workspace = try CLIWorkspace()
+        let bad = try workspace.run(["highlight", "no-such.1"])
+        #expect(bad.status == 65)
+        #expect(bad.stderr == "Error: no passage no-such.1 in the attached content\n")
+        let damaged = workspace.path("damaged.jsonl.gz")
+        try Data([0x1F, 0x8B, 0x08, 0x00]).write(to: URL(fileURLWithPath: damaged))
+        #expect(try workspace.run(["import", damaged]).status == 65)
+        for suffix in ["", "-wal", "-shm"] {
+            #expect(!FileManager.default.fileExists(atPath: workspace.store + suffix))
+        }
+        // A store that existed before is kept, of course.
+        try workspace.ok(["init"])
+        #expect(try workspace.run(["highlight", "no-such.1"]).status == 65)
+        #expect(FileManager.default.fileExists(atPath: workspace.store))
+    }
+
     @Test func contentBuildRefusesBadSourcesNamingTheField() throws {
         let workspace = try CLIWorkspace(sample: nil)
         let source = workspace.path("bad.json")

@@ -42,8 +42,10 @@ public struct ReconciliationReport: Equatable, Sendable {
     public var unchecked = 0
     /// Every annotation that is not intact, in reading order.
     public var checks: [AnchorCheck] = []
-    /// Re-anchor changes written to the log.
+    /// Re-anchor changes written to the log (moves).
     public var reanchored = 0
+    /// Confirm changes written to the log (intact annotations now anchored on this edition).
+    public var confirmed = 0
 
     public init(edition: String?) {
         self.edition = edition

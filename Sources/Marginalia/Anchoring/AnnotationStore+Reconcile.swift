@@ -2,7 +2,9 @@
 
 extension AnnotationStore {
     /// Checks every annotation (deleted ones too) against the attached edition; with `reanchor`, records each
-    /// move as a `reanchor` change, all in one transaction, and remembers the edition as reconciled.
+    /// move as a `reanchor` change and each intact annotation not yet anchored on this edition as a `confirm`
+    /// change, all in one transaction, and remembers the edition as reconciled. So every annotation records the
+    /// edition it was last reconciled with (`anchor.edition`), and a second run writes nothing.
     ///
     /// Without `reanchor` nothing is written. Nothing is ever deleted: orphans stay as they are.
     public func reconcileAnchors(reanchor: Bool = false) throws -> ReconciliationReport {
@@ -12,7 +14,15 @@ extension AnnotationStore {
             for annotation in try self.annotations(matching: AnnotationFilter(includeDeleted: true)) {
                 let check = try self.checkAnchor(annotation, documents: &documents)
                 report.count(check.status)
-                guard check.status != .intact else { continue }
+                if check.status == .intact {
+                    if reanchor, let edition = report.edition, annotation.anchor.edition != edition {
+                        var anchor = annotation.anchor
+                        anchor.edition = edition
+                        _ = try self.record(.annotation, annotation.id, .confirm, ChangeFields(anchor: anchor))
+                        report.confirmed += 1
+                    }
+                    continue
+                }
                 report.checks.append(check)
                 if reanchor, check.status == .moved, let anchor = check.newAnchor {
                     _ = try self.record(.annotation, annotation.id, .reanchor, ChangeFields(anchor: anchor))

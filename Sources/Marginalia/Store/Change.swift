@@ -18,6 +18,8 @@ public enum ChangeOperation: String, Sendable, CaseIterable {
     case undelete
     /// Moved the anchor to where its text is in a new content edition.
     case reanchor
+    /// Found the anchor intact in a new content edition: the same anchor, now on that edition.
+    case confirm
     /// Anchored an annotation again, by hand.
     case reattach
     /// Set a reading position.

@@ -5,7 +5,7 @@
 ///   `suffix`, `edition`; optionally `note`, `color`, `tags`
 /// - `edit`: one or more of `note`, `color` (an empty string clears them), `tags` ({"tag": true|false})
 /// - `delete`: `{"deleted": true}`; `undelete`: `{"deleted": false}`
-/// - `reanchor`, `reattach`: the anchor keys
+/// - `reanchor`, `confirm`, `reattach`: the anchor keys
 /// - `set` (reading position): `passage`, `offset`
 /// Unknown keys are refused: a field this version does not understand could not be merged faithfully.
 public struct ChangeFields: Equatable, Sendable {
@@ -91,7 +91,7 @@ extension ChangeFields {
             guard deleted == false else {
                 throw FieldError(field: "deleted", reason: "must be false in an undelete change")
             }
-        case (.annotation, .reanchor), (.annotation, .reattach):
+        case (.annotation, .reanchor), (.annotation, .confirm), (.annotation, .reattach):
             try require(["anchor"], ["anchor"])
         case (.position, .set):
             try require(["position"], ["position"])

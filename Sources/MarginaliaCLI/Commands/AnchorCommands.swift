@@ -11,8 +11,10 @@ enum AnchorCommands {
                 nothing close enough is left). Matching ignores case, diacritics (cedilla and comma-below alike), \
                 soft hyphens, white space and punctuation, and accepts up to one edit in four characters. \
                 Prints the count of each and every annotation that is not intact. Writes nothing unless --reanchor \
-                is given; then each move is recorded in the log (see 'history'), in one transaction. Nothing is \
-                ever deleted: orphans keep their quote and note, and 'reattach' anchors them again by hand.
+                is given; then each move is recorded in the log as a 'reanchor' change, and each intact annotation \
+                made on an earlier edition as a 'confirm' change (see 'history'), all in one transaction; a second \
+                run writes nothing. Nothing is ever deleted: orphans keep their quote and note, and 'reattach' \
+                anchors them again by hand.
                 """,
             options: [.init(name: "reanchor", help: "Move each moved annotation to where its text is now (a logged change).")],
             examples: ["marginalia --content poezii-2.db anchors", "marginalia --content poezii-2.db anchors --reanchor"]),
@@ -25,7 +27,7 @@ enum AnchorCommands {
                     ("edition", report.edition.map(JSONValue.string) ?? .null),
                     ("total", .int(Int64(report.total))), ("intact", .int(Int64(report.intact))),
                     ("moved", .int(Int64(report.moved))), ("orphaned", .int(Int64(report.orphaned))),
-                    ("reanchored", .int(Int64(report.reanchored))),
+                    ("reanchored", .int(Int64(report.reanchored))), ("confirmed", .int(Int64(report.confirmed))),
                     ("annotations", .array(report.checks.map(Output.json))),
                 ])), to: context.console)
                 return
@@ -37,7 +39,7 @@ enum AnchorCommands {
             }
             if reanchor {
                 context.console.out("Re-anchored \(report.reanchored) annotation\(report.reanchored == 1 ? "" : "s") "
-                    + "to edition \(report.edition ?? "?")")
+                    + "and confirmed \(report.confirmed) on edition \(report.edition ?? "?")")
             } else if report.moved > 0 {
                 context.console.err("Nothing was written; run 'marginalia anchors --reanchor' to record the moves")
             }

@@ -62,10 +62,17 @@ import Testing
         }
         // Re-anchoring writes once, then nothing.
         let first = try store.reconcileAnchors(reanchor: true)
-        #expect(first.reanchored == report.moved)
+        #expect(first.reanchored == report.moved && first.confirmed == report.intact)
         let changes = try store.changeCount()
         let second = try store.reconcileAnchors(reanchor: true)
-        #expect(second.reanchored == 0 && second.moved == 0 && second.intact == report.intact + report.moved)
+        #expect(second.reanchored == 0 && second.confirmed == 0 && second.moved == 0)
+        #expect(second.intact == report.intact + report.moved)
+        // Every annotation that is not orphaned is now anchored on edition 2: the edition it was last reconciled with.
+        let orphans = Set(report.checks.filter { $0.status == .orphaned }.map(\.annotation.id))
+        for annotation in try store.annotations(matching: AnnotationFilter(includeDeleted: true)) {
+            #expect(annotation.anchor.edition == (orphans.contains(annotation.id) ? "eminescu-2026.1" : "eminescu-2026.2"))
+            #expect(annotation.createdEdition == "eminescu-2026.1")
+        }
         #expect(try store.changeCount() == changes)
         #expect(try store.annotationCounts().live + store.annotationCounts().deleted == made.count, "nothing lost")
         #expect(try store.verify().isHealthy)
