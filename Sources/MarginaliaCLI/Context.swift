@@ -75,6 +75,17 @@ final class Context {
         return store
     }
 
+    /// Runs long work on `store` with a progress line on stderr (when it is a terminal).
+    func withProgress<T>(on store: AnnotationStore, _ body: () throws -> T) rethrows -> T {
+        let line = ProgressLine(console: console)
+        store.progressHandler = line.handler
+        defer {
+            line.finish()
+            store.progressHandler = nil
+        }
+        return try body()
+    }
+
     private func attach(_ use: ContentUse, to store: AnnotationStore, remind: Bool = true) throws {
         guard use != .none else { return }
         do {

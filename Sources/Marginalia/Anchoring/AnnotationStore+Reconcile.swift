@@ -11,7 +11,9 @@ extension AnnotationStore {
         var report = ReconciliationReport(edition: content?.edition)
         let body = {
             var documents = DocumentCache()
-            for annotation in try self.annotations(matching: AnnotationFilter(includeDeleted: true)) {
+            let annotations = try self.annotations(matching: AnnotationFilter(includeDeleted: true))
+            for (index, annotation) in annotations.enumerated() {
+                self.reportProgress("checking anchors", done: index, total: annotations.count, every: 500)
                 let check = try self.checkAnchor(annotation, documents: &documents)
                 report.count(check.status)
                 if check.status == .intact {

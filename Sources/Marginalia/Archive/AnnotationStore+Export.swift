@@ -84,6 +84,7 @@ extension AnnotationStore {
         ) { row in
             try lines.writeChange(row)
             counts.changes += 1
+            reportProgress("exporting changes", done: counts.changes)
         }
         try db.forEachRow(
             sql: """
@@ -94,6 +95,7 @@ extension AnnotationStore {
         ) { row in
             try lines.write(ArchiveFormat.record(try Annotation(row: row)))
             counts.annotations += 1
+            reportProgress("exporting annotations", done: counts.annotations)
         }
         try db.forEachRow(
             sql: """

@@ -41,6 +41,7 @@ extension AnnotationStore {
                 let summary = try reader.read { record, line in
                     guard case .change(let change) = record else { return }
                     let isNew = try merge(change, line: line, file: path, into: &report)
+                    reportProgress("importing changes", done: report.changesRead)
                     if isNew && change.device == deviceID { ownDeviceSeen = true }
                 }
                 report.header = summary.header

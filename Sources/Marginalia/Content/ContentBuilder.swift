@@ -10,13 +10,15 @@ public enum ContentBuilder {
     /// - Returns: what the new database holds.
     /// - Throws: `DatabaseError` or a file-system error; the temporary file is removed.
     @discardableResult
-    public static func build(_ source: ContentSource, output: String) throws -> ContentInfo {
+    public static func build(_ source: ContentSource, output: String, progress: ProgressHandler? = nil) throws
+        -> ContentInfo
+    {
         let outputURL = URL(fileURLWithPath: output)
         let directory = outputURL.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let temporary = directory.appendingPathComponent(".\(outputURL.lastPathComponent).\(Identifiers.make()).tmp")
         do {
-            try write(source, to: temporary.path)
+            try write(source, to: temporary.path, progress: progress)
             try FileSync.syncFile(at: temporary.path)
             try FileSync.moveIntoPlace(temporary.path, at: output)
         } catch {
@@ -28,7 +30,7 @@ public enum ContentBuilder {
             documentCount: source.documents.count, passageCount: source.documents.reduce(0) { $0 + $1.passages.count })
     }
 
-    private static func write(_ source: ContentSource, to path: String) throws {
+    private static func write(_ source: ContentSource, to path: String, progress: ProgressHandler?) throws {
         let db = try SQLiteDatabase(path: path, mode: .readWriteCreate)
         // A fresh scratch file that is renamed into place only when complete needs no rollback journal.
         try db.executeScript(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
@@ -42,6 +44,9 @@ public enum ContentBuilder {
                 sql: "INSERT INTO meta (key, value) VALUES ('edition', ?), ('language', ?), ('title', ?)",
                 arguments: [source.edition, source.language, source.title])
             for (documentOrder, document) in source.documents.enumerated() {
+                if documentOrder > 0 && documentOrder % 100 == 0 {
+                    progress?(ProgressReport(task: "building", done: documentOrder, total: source.documents.count))
+                }
                 try db.execute(
                     sql: "INSERT INTO documents (id, title, ord) VALUES (?, ?, ?)",
                     arguments: [document.id, document.title, documentOrder])

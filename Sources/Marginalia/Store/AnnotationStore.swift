@@ -25,6 +25,14 @@ public final class AnnotationStore {
     var clock: HybridLogicalClock
     /// The attached content, if any.
     public internal(set) var content: ContentInfo?
+    /// Called every so many items by long operations (export, import, anchor checks), to show progress.
+    public var progressHandler: ProgressHandler?
+
+    /// Reports progress every `every` items (and at item 0 never).
+    func reportProgress(_ task: String, done: Int, total: Int? = nil, every: Int = 1000) {
+        guard let progressHandler, done > 0, done % every == 0 else { return }
+        progressHandler(ProgressReport(task: task, done: done, total: total))
+    }
 
     /// Opens (or creates) the store at `path`.
     ///

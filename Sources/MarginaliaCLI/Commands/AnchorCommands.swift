@@ -21,7 +21,7 @@ enum AnchorCommands {
         run: { context in
             let reanchor = context.arguments.flag("reanchor")
             let store = try context.openStore(reanchor ? .readWrite : .readOnly, content: .required, remind: false)
-            let report = try store.reconcileAnchors(reanchor: reanchor)
+            let report = try context.withProgress(on: store) { try store.reconcileAnchors(reanchor: reanchor) }
             if context.json {
                 try Output.print(.object(JSONObject([
                     ("edition", report.edition.map(JSONValue.string) ?? .null),

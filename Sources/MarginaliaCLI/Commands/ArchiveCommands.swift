@@ -25,10 +25,10 @@ enum ArchiveCommands {
                 since: try HistoryCommands.time(context.arguments.value("since"), option: "since"))
             let store = try context.openStore(.readOnly, content: .none)
             let counts: ArchiveCounts
-            if path == "-" {
-                counts = try store.exportArchive(to: FileSink(fileDescriptor: 1, name: "stdout"), filter: filter)
-            } else {
-                counts = try store.exportArchive(toFile: path, filter: filter)
+            counts = try context.withProgress(on: store) {
+                path == "-"
+                    ? try store.exportArchive(to: FileSink(fileDescriptor: 1, name: "stdout"), filter: filter)
+                    : try store.exportArchive(toFile: path, filter: filter)
             }
             context.console.err("Exported \(counts.changes) changes, \(counts.annotations) annotations and "
                 + "\(counts.positions) reading positions\(filter.isEmpty ? "" : " (partial)")\(path == "-" ? "" : " to \(path)")")
@@ -52,7 +52,9 @@ enum ArchiveCommands {
             let store = dryRun && !context.storeExists
                 ? try AnnotationStore.open(path: ":memory:", access: .create)
                 : try context.openStore(.create, content: .none)
-            let report = try store.importArchive(path: context.arguments.positionals[0], dryRun: dryRun)
+            let report = try context.withProgress(on: store) {
+                try store.importArchive(path: context.arguments.positionals[0], dryRun: dryRun)
+            }
             if context.json {
                 try Output.print(importJSON(report, dryRun: dryRun), to: context.console)
                 return
@@ -87,7 +89,7 @@ enum ArchiveCommands {
             examples: ["marginalia backup ~/backups/marginalia-$(date +%F).jsonl.gz"]),
         run: { context in
             let store = try context.openStore(.readOnly, content: .none)
-            let report = try store.backup(to: context.arguments.positionals[0])
+            let report = try context.withProgress(on: store) { try store.backup(to: context.arguments.positionals[0]) }
             if context.json {
                 try Output.print(.object(JSONObject([
                     ("path", .string(report.path)), ("verified", .bool(true)),

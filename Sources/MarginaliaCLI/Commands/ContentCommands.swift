@@ -18,7 +18,9 @@ enum ContentCommands {
             }
             let sourcePath = context.arguments.positionals[0]
             let source = try ContentSource(path: sourcePath)
-            let info = try ContentBuilder.build(source, output: output)
+            let progress = ProgressLine(console: context.console)
+            defer { progress.finish() }
+            let info = try ContentBuilder.build(source, output: output, progress: progress.handler)
             if context.json {
                 try Output.print(infoJSON(info), to: context.console)
             } else {
