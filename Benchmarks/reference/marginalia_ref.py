@@ -1,0 +1,677 @@
+#!/usr/bin/env python3
+"""Marginalia archive export and import in Python: the reference the benchmarks compare against.
+
+    python3 marginalia_ref.py export STORE.db OUT.jsonl.gz
+    python3 marginalia_ref.py import STORE.db FILE.jsonl.gz
+
+Standard library only. It reads and writes the same user database (schemas/user.sql) and the same archive
+format (schemas/archive-*.schema.json) as the Swift tool, with the same semantics:
+
+- export writes a header, every change ordered by (hlc, device, change_id) with its stored fields JSON copied
+  as is, the annotations by id, the reading positions by document, and a trailer with the counts, from one
+  read snapshot, through a temporary file renamed into place. Its lines equal the Swift exporter's byte for
+  byte, apart from the header's createdAt.
+- import checks every record as strictly as the Swift reader, deduplicates changes by change_id (a different
+  change under a known id is refused), appends new changes to `changes` with their canonical fields JSON, and
+  projects them into `annotations` and `positions`: field-level last writer wins by the stamp (hlc, device,
+  change_id), kept in the `clocks` column as {"field": "hlc device changeId"} with sorted keys; a delete is a
+  register like the others; a change whose annotation has no create yet waits in the log and is folded in when
+  the create arrives. It validates the trailer counts and does it all in one transaction, rolled back on any
+  error. When the file holds new changes made under the store's own device id, the store takes a new one.
+
+Import works in batches: a batch of changes is checked against the log with one query, inserted with
+executemany, projected in file order through an in-memory cache of the rows it touches, and written back with
+executemany. The end state and the report (printed as `marginalia --json import` prints it) are the Swift
+importer's.
+
+Tags and colors are 1 to 64 code points in NFC, as in the Swift reader. Known limit of the port: Swift sorts
+strings by canonical equivalence, this code by code point (the same for the NFC text marginalia writes).
+"""
+import gzip
+import json
+import os
+import pathlib
+import re
+import sqlite3
+import sys
+import time
+import unicodedata
+import uuid
+import zlib
+
+FORMAT, FORMAT_VERSION, APPLICATION_ID = "marginalia-archive", 1, 0x4D524755
+MAX_LINE_BYTES, MAX_RECORDS, MAX_DECOMPRESSED = 16 << 20, 50_000_000, 8 << 30
+MAX_DRIFT_MS, MAX_TEXT, MAX_CONTEXT, MAX_ID, MAX_LABEL, MAX_OFFSET = 86_400_000, 1 << 20, 1024, 256, 64, 2**31 - 1
+BATCH = 5000
+ANCHOR = ("document", "start", "end", "quote", "prefix", "suffix", "edition")
+KINDS = ("highlight", "note", "bookmark")
+OPS = ("create", "edit", "delete", "undelete", "reanchor", "confirm", "reattach", "set")
+RULES = {  # (entity, op) -> (allowed field groups, required field groups), as ChangeFields.validate
+    ("annotation", "create"): ({"kind", "anchor", "note", "color", "tags"}, {"kind", "anchor"}),
+    ("annotation", "edit"): ({"note", "color", "tags"}, set()),
+    ("annotation", "delete"): ({"deleted"}, {"deleted"}),
+    ("annotation", "undelete"): ({"deleted"}, {"deleted"}),
+    ("annotation", "reanchor"): ({"anchor"}, {"anchor"}),
+    ("annotation", "confirm"): ({"anchor"}, {"anchor"}),
+    ("annotation", "reattach"): ({"anchor"}, {"anchor"}),
+    ("position", "set"): ({"position"}, {"position"}),
+}
+USER_SQL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schemas", "user.sql")
+ANNOTATION_COLUMNS = ("id, kind, document, start_passage, start_offset, end_passage, end_offset, quote, prefix, "
+                      "suffix, created_edition, anchor_edition, note, color, tags, deleted, created_hlc, updated_hlc")
+CHANGE_COLUMNS = "change_id, hlc, device, entity, entity_id, op, fields"
+
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, check_circular=False).encode
+MACHINE_ID = re.compile(r"[0-9A-Za-z._-]{1,64}")
+HLC = re.compile(r"[0-9]{15}-[0-9]{5}")
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+WHITE = frozenset("\t\n\x0b\x0c\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000"
+                  + "".join(map(chr, range(0x2000, 0x200B))))
+ISO = re.compile(
+    r"(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
+    r"|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)"
+    r"-02-29)(?:[T ](?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:[.,][0-9]+)?)?"
+    r"(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):?[0-5][0-9])?)?")
+
+
+class ArchiveError(Exception):
+    def __init__(self, reason, line=None):
+        super().__init__(f"line {line}: {reason}" if line else reason)
+
+
+class FieldError(Exception):
+    pass
+
+
+def iso8601(milliseconds):
+    """2026-11-29T12:14:41.123Z, as Timestamp.iso8601 (proleptic Gregorian, after days_from_civil)."""
+    days, ms = divmod(milliseconds, 86_400_000)
+    z = days + 719_468
+    era = z // 146_097
+    doe = z - era * 146_097
+    yoe = (doe - doe // 1460 + doe // 36_524 - doe // 146_096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    day, month = doy - (153 * mp + 2) // 5 + 1, mp + 3 if mp < 10 else mp - 9
+    year = yoe + era * 400 + (1 if month <= 2 else 0)
+    return (f"{year:04d}-{month:02d}-{day:02d}T{ms // 3_600_000:02d}:{ms // 60_000 % 60:02d}:"
+            f"{ms // 1000 % 60:02d}.{ms % 1000:03d}Z")
+
+
+def hlc_iso(hlc):
+    return iso8601(int(hlc[:15]))
+
+
+# MARK: - Export
+
+def export(store, out):
+    db = sqlite3.connect(pathlib.Path(store).resolve().as_uri() + "?mode=ro", uri=True, isolation_level=None)
+    db.execute("BEGIN")  # one read snapshot, taken at the first read
+    device = db.execute("SELECT value FROM meta WHERE key = 'device_id'").fetchone()[0]
+    editions = [row[0] for row in db.execute(
+        "SELECT created_edition FROM annotations UNION SELECT anchor_edition FROM annotations ORDER BY 1")]
+    header = {"type": "header", "format": FORMAT, "formatVersion": FORMAT_VERSION, "device": device,
+              "createdAt": iso8601(time.time_ns() // 1_000_000),
+              "schemaVersion": db.execute("PRAGMA user_version").fetchone()[0], "editions": editions,
+              "partial": False}
+    counts = {"change": 0, "annotation": 0, "position": 0}
+    directory, name = os.path.split(os.path.abspath(out))
+    temporary = os.path.join(directory, f".{name}.export-{uuid.uuid4()}.tmp")  # renamed over `out` when complete
+    try:
+        with open(temporary, "xb") as raw:
+            with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) as sink:
+                lines = [_encode(header)]
+
+                def emit(line):
+                    lines.append(line)
+                    if len(lines) >= 4096:
+                        sink.write(("\n".join(lines) + "\n").encode("utf-8"))
+                        lines.clear()
+
+                for cid, hlc, dev, entity, entity_id, op, fields in db.execute(
+                        f"SELECT {CHANGE_COLUMNS} FROM changes ORDER BY hlc, device, change_id"):
+                    emit(f'{{"type":"change","changeId":{_encode(cid)},"hlc":{_encode(hlc)},"device":{_encode(dev)},'
+                         f'"entity":{_encode(entity)},"entityId":{_encode(entity_id)},"op":{_encode(op)},'
+                         f'"fields":{fields}}}')
+                    counts["change"] += 1
+                for row in db.execute(f"SELECT {ANNOTATION_COLUMNS} FROM annotations ORDER BY id"):
+                    emit(_encode(annotation_record(row)))
+                    counts["annotation"] += 1
+                for document, passage, offset, updated in db.execute(
+                        "SELECT document, passage, offset, updated_hlc FROM positions ORDER BY document"):
+                    emit(_encode({"type": "position", "document": document, "passage": passage, "offset": offset,
+                                  "updatedAt": hlc_iso(updated)}))
+                    counts["position"] += 1
+                lines.append(_encode({"type": "trailer", "counts": counts}))
+                sink.write(("\n".join(lines) + "\n").encode("utf-8"))
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.replace(temporary, out)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+    finally:
+        db.close()
+    return counts
+
+
+def annotation_record(row):
+    (aid, kind, document, sp, so, ep, eo, quote, prefix, suffix, edition, anchor_edition, note, color, tags,
+     deleted, created, updated) = row
+    return {"type": "annotation", "id": aid, "kind": kind, "document": document,
+            "start": {"passage": sp, "offset": so}, "end": {"passage": ep, "offset": eo}, "quote": quote,
+            "prefix": prefix, "suffix": suffix, "note": note, "color": color, "tags": json.loads(tags),
+            "createdAt": hlc_iso(created), "updatedAt": hlc_iso(updated), "deleted": bool(deleted),
+            "edition": edition, "anchorEdition": anchor_edition}
+
+
+# MARK: - Reading an archive
+
+def archive_lines(path):
+    """(number, text) of each line of a one-member gzip file, strictly: complete, nothing after it, every line
+    ending with a line feed, UTF-8 without a byte order mark, within the reader's limits."""
+    inflater, pending, number, total = zlib.decompressobj(31), b"", 0, 0
+    with open(path, "rb") as file:
+        if file.read(2) != b"\x1f\x8b":
+            raise ArchiveError("not a gzip file")
+        file.seek(0)
+        while chunk := file.read(1 << 20):
+            if inflater.eof:
+                raise ArchiveError("trailing data after the end of the compressed stream")
+            try:
+                data = inflater.decompress(chunk)
+            except zlib.error as error:
+                raise ArchiveError(f"corrupt gzip data: {error}") from None
+            if inflater.eof and inflater.unused_data:
+                raise ArchiveError("trailing data after the end of the compressed stream")
+            total += len(data)
+            if total > MAX_DECOMPRESSED:
+                raise ArchiveError(f"more than {MAX_DECOMPRESSED} bytes once decompressed")
+            *complete, pending = (pending + data).split(b"\n")
+            for raw in complete:
+                number += 1
+                if len(raw) > MAX_LINE_BYTES or number > MAX_RECORDS:
+                    raise ArchiveError("line or record count over the limit", number)
+                try:
+                    line = raw.decode("utf-8")  # strict: no invalid or surrogate sequences
+                except UnicodeDecodeError as error:
+                    raise ArchiveError(f"invalid UTF-8: {error}", number) from None
+                yield number, line
+            if len(pending) > MAX_LINE_BYTES:
+                raise ArchiveError("line over the limit", number + 1)
+    if not inflater.eof:
+        raise ArchiveError("truncated: the gzip stream ends early")
+    if pending:
+        raise ArchiveError("truncated: the last line does not end with a line feed", number + 1)
+
+
+def _object(pairs):
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise ValueError("a key is repeated in an object")
+    return result
+
+
+def _refuse_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse(text):
+    return json.loads(text, object_pairs_hook=_object, parse_constant=_refuse_constant)
+
+
+def _string(value, field):
+    if type(value) is not str:
+        raise FieldError(f"{field}: must be a string")
+    try:
+        return value, len(value.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise FieldError(f"{field}: holds a lone surrogate") from None
+
+
+def any_string(value, field):
+    return _string(value, field)[0]
+
+
+def text(value, field, max_bytes=MAX_TEXT):
+    value, size = _string(value, field)
+    if size > max_bytes or "\x00" in value:
+        raise FieldError(f"{field}: longer than {max_bytes} bytes or holds NUL")
+    return value
+
+
+def context_text(value, field):  # a change's prefix or suffix
+    return text(value, field, MAX_CONTEXT)
+
+
+def identifier(value, field):
+    value, size = _string(value, field)
+    if not value or size > MAX_ID or CONTROL.search(value) or value[0] in WHITE or value[-1] in WHITE:
+        raise FieldError(f"{field}: must be a non-empty id of at most {MAX_ID} bytes, without control characters "
+                         f"or surrounding spaces")
+    return value
+
+
+def label(value, field):
+    value, _ = _string(value, field)
+    if not value or len(value) > MAX_LABEL or CONTROL.search(value) or value[0] in WHITE or value[-1] in WHITE:
+        raise FieldError(f"{field}: {value!r} must be 1 to {MAX_LABEL} characters, no control or surrounding spaces")
+    if unicodedata.normalize("NFC", value) != value:
+        raise FieldError(f"{field}: {value!r} is not in Unicode normalization form C (NFC)")
+    return value
+
+
+def color(value, field):
+    return label(value, field) if any_string(value, field) else value  # "" clears the color
+
+
+def tags(value, field):
+    if type(value) is not dict or not value or any(type(flag) is not bool for flag in value.values()):
+        raise FieldError(f"{field}: must be a non-empty object of tag: true|false")
+    return {label(tag, field): value[tag] for tag in sorted(value)}
+
+
+def matching(regex, description):
+    def check(value, field):
+        if type(value) is not str or not regex.fullmatch(value):
+            raise FieldError(f"{field}: must be {description}")
+        return value
+    return check
+
+
+machine_id = matching(MACHINE_ID, "1 to 64 letters, digits, '.', '_' or '-'")
+hlc = matching(HLC, "a clock like 001795954481123-00000")
+iso_time = matching(ISO, "an ISO 8601 time")
+
+
+def boolean(value, field):
+    if type(value) is not bool:
+        raise FieldError(f"{field}: must be true or false")
+    return value
+
+
+def integer(low, high):
+    def check(value, field):
+        if type(value) is not int or not low <= value <= high:  # 3.0 and 3e0 are not integers
+            raise FieldError(f"{field}: must be an integer from {low} to {high}")
+        return value
+    return check
+
+
+def one_of(*names):
+    def check(value, field):
+        if type(value) is not str or value not in names:
+            raise FieldError(f"{field}: must be one of {', '.join(names)}")
+        return value
+    return check
+
+
+def optional(check):
+    return lambda value, field: None if value is None else check(value, field)
+
+
+def array(check):
+    def check_array(value, field):
+        if type(value) is not list:
+            raise FieldError(f"{field}: must be an array")
+        return [check(item, field) for item in value]
+    return check_array
+
+
+def obj(spec):
+    """A check of an object with exactly spec's keys (a key ending in '?' is optional), each value checked by its
+    function (None: not checked here); returns the checked members in spec order."""
+    def check(value, field):
+        if type(value) is not dict:
+            raise FieldError(f"{field or 'record'}: must be an object")
+        keys = {key.rstrip("?") for key in spec}
+        unknown, missing = set(value) - keys, {key for key in spec if key[-1] != "?"} - set(value)
+        if unknown or missing:
+            raise FieldError(f"{field or 'record'}: unknown {sorted(unknown)}, missing {sorted(missing)}")
+        prefix = field + "." if field else ""
+        return {key: fn(value[key], prefix + key) for key, fn in ((k.rstrip("?"), f) for k, f in spec.items())
+                if key in value and fn}
+    return check
+
+
+OFFSET = integer(0, MAX_OFFSET)
+TEXT_POSITION = obj({"passage": identifier, "offset": OFFSET})
+HEADER = obj({"type": None, "format": one_of(FORMAT), "formatVersion": integer(1, FORMAT_VERSION),
+              "device": machine_id, "createdAt": iso_time, "schemaVersion": integer(1, 2**63 - 1),
+              "editions": array(identifier), "partial": boolean,
+              "filter?": obj({"document?": any_string, "since?": any_string})})
+CHANGE = obj({"type": None, "changeId": machine_id, "hlc": hlc, "device": machine_id,
+              "entity": one_of("annotation", "position"), "entityId": None, "op": one_of(*OPS), "fields": None})
+ANNOTATION = obj({"type": None, "id": machine_id, "kind": one_of(*KINDS), "document": identifier,
+                  "start": TEXT_POSITION, "end": TEXT_POSITION, "quote": text, "prefix": text, "suffix": text,
+                  "note": optional(text), "color": optional(text), "tags": array(label), "createdAt": iso_time,
+                  "updatedAt": iso_time, "deleted": boolean, "edition": identifier, "anchorEdition": identifier})
+POSITION = obj({"type": None, "document": identifier, "passage": identifier, "offset": OFFSET,
+                "updatedAt": iso_time})
+COUNT = integer(0, 2**31 - 1)
+TRAILER = obj({"type": None, "counts": obj({"change": COUNT, "annotation": COUNT, "position": COUNT})})
+# Every key a change's fields may hold, in the canonical order, and the group (register) each belongs to.
+FIELDS = {"kind": one_of(*KINDS), "document": identifier, "start": TEXT_POSITION, "end": TEXT_POSITION,
+          "quote": text, "prefix": context_text, "suffix": context_text, "edition": identifier, "note": text,
+          "color": color, "tags": tags, "deleted": boolean, "passage": identifier, "offset": OFFSET}
+GROUPS = {**dict.fromkeys(ANCHOR, "anchor"), "passage": "position", "offset": "position"}
+
+
+def canonical_fields(fields, op, entity):
+    """Checks fields as ChangeFields(json:) and validate(for:on:) do; returns them in canonical key order."""
+    if type(fields) is not dict or set(fields) - set(FIELDS):
+        raise FieldError("fields: must be an object of known fields")
+    out = {key: check(fields[key], "fields." + key) for key, check in FIELDS.items() if key in fields}
+    for group, keys in (("anchor", ANCHOR), ("position", ("passage", "offset"))):
+        if any(key in out for key in keys) and not all(key in out for key in keys):
+            raise FieldError(f"fields: the {group} needs all of {', '.join(keys)}")
+    if "start" in out and out["start"]["passage"] == out["end"]["passage"] \
+            and out["end"]["offset"] < out["start"]["offset"]:
+        raise FieldError("fields.end.offset: is before start.offset")
+    if (entity, op) not in RULES:
+        raise FieldError(f"operation {op} does not apply to a {entity}")
+    allowed, required = RULES[(entity, op)]
+    groups = {GROUPS.get(key, key) for key in out}
+    if groups - allowed or required - groups or not groups:
+        raise FieldError(f"fields: {sorted(groups)} do not fit a {op} change")
+    if op in ("delete", "undelete") and out["deleted"] != (op == "delete"):
+        raise FieldError(f"fields.deleted: must be {str(op == 'delete').lower()} in a {op} change")
+    return out
+
+
+def check_header(record):
+    version = record.get("formatVersion")
+    if type(version) is int and version > FORMAT_VERSION:  # refused before any other key is looked at
+        raise FieldError(f"created by a newer version of marginalia (archive format {version})")
+    HEADER(record, "")
+
+
+def check_change(record, now_ms):
+    """The change as (change_id, hlc, device, entity, entity_id, op, canonical fields text, fields)."""
+    change = CHANGE(record, "")
+    entity, op = change["entity"], change["op"]
+    entity_id = (machine_id if entity == "annotation" else identifier)(record["entityId"], "entityId")
+    fields = canonical_fields(record["fields"], op, entity)
+    if int(change["hlc"][:15]) > now_ms + MAX_DRIFT_MS:
+        raise FieldError(f"change {change['changeId']} is dated {hlc_iso(change['hlc'])}, implausibly far in the "
+                         f"future")
+    return change["changeId"], change["hlc"], change["device"], entity, entity_id, op, _encode(fields), fields
+
+
+def records(path, now_ms):
+    """Yields each change of the archive, after checking every record, the order and the trailer's counts."""
+    header, in_state, trailer = None, False, False
+    counts = {"change": 0, "annotation": 0, "position": 0}
+    for number, line in archive_lines(path):
+        try:
+            obj = parse(line)
+        except (ValueError, RecursionError) as error:
+            raise ArchiveError(f"invalid JSON: {error}", number) from None
+        if type(obj) is not dict or type(obj.get("type")) is not str:
+            raise ArchiveError("a record must be a JSON object with a type", number)
+        kind = obj["type"]
+        if kind not in ("header", "change", "annotation", "position", "trailer"):
+            raise ArchiveError(f"unknown record type {kind!r}", number)
+        if trailer or (header is None) != (kind == "header"):
+            raise ArchiveError(f"a {kind} record out of place", number)
+        try:
+            if kind == "header":
+                check_header(obj)
+                header = obj
+            elif kind == "change":
+                if in_state:
+                    raise FieldError("a change after the state records")
+                change = check_change(obj, now_ms)
+                counts["change"] += 1
+                yield number, change
+            elif kind == "trailer":
+                declared = TRAILER(obj, "")["counts"]
+                if declared != counts:
+                    raise FieldError(f"the trailer counts {declared}, but the archive holds {counts}")
+                trailer = True
+            else:
+                in_state = True
+                (ANNOTATION if kind == "annotation" else POSITION)(obj, "")
+                counts[kind] += 1
+        except FieldError as error:
+            raise ArchiveError(f"{kind} record: {error}", number) from None
+    if header is None or not trailer:
+        raise ArchiveError("truncated: " + ("the archive holds no records" if header is None else "no trailer"))
+
+
+# MARK: - Merging
+
+class Registers:
+    """One annotation as last-writer-wins registers (AnnotationRegisters): kind, anchor, note, color, deleted,
+    and one per tag (clocks key "tag:<name>"); each keeps the value of the change with the greatest stamp."""
+
+    def __init__(self, aid):
+        self.id, self.kind, self.edition, self.anchor, self.note, self.color = aid, None, None, None, None, None
+        self.tags, self.deleted, self.updated, self.clocks = {}, False, "000000000000000-00000", {}
+
+    @classmethod
+    def from_row(cls, row):
+        reg = cls(row[0])
+        (reg.kind, document, sp, so, ep, eo, quote, prefix, suffix, reg.edition, anchor_edition, reg.note, reg.color,
+         tags, deleted, _, reg.updated, clocks) = row[1:]
+        reg.anchor = {"document": document, "start": {"passage": sp, "offset": so},
+                      "end": {"passage": ep, "offset": eo}, "quote": quote, "prefix": prefix, "suffix": suffix,
+                      "edition": anchor_edition}
+        reg.deleted = bool(deleted)
+        reg.clocks = {name: tuple(stamp.split(" ")) for name, stamp in json.loads(clocks).items()}
+        reg.tags = {name[4:]: False for name in reg.clocks if name.startswith("tag:")}
+        reg.tags.update((tag, True) for tag in json.loads(tags))
+        return reg
+
+    def apply(self, stamp, fields):
+        """Applies one change; returns (registers won, registers lost)."""
+        won = lost = 0
+
+        def register(name):
+            nonlocal won, lost
+            if name in self.clocks and self.clocks[name] >= stamp:
+                lost += 1
+                return False
+            self.clocks[name] = stamp
+            won += 1
+            return True
+
+        if "kind" in fields and register("kind"):
+            self.kind, self.edition = fields["kind"], fields.get("edition")
+        if "document" in fields and register("anchor"):
+            self.anchor = {key: fields[key] for key in ANCHOR}
+        if "note" in fields and register("note"):
+            self.note = fields["note"] or None
+        if "color" in fields and register("color"):
+            self.color = fields["color"] or None
+        for tag, present in fields.get("tags", {}).items():
+            if register("tag:" + tag):
+                self.tags[tag] = present
+        if "deleted" in fields and register("deleted"):
+            self.deleted = fields["deleted"]
+        if stamp[0] > self.updated:
+            self.updated = stamp[0]
+        return won, lost
+
+    def row(self):
+        """The `annotations` row (id last), or None before a create has been applied."""
+        if self.kind is None or self.anchor is None or self.edition is None or "kind" not in self.clocks:
+            return None
+        a = self.anchor
+        clocks = _encode({name: " ".join(self.clocks[name]) for name in sorted(self.clocks)})
+        tags = _encode(sorted(tag for tag, present in self.tags.items() if present))
+        return (self.kind, a["document"], a["start"]["passage"], a["start"]["offset"], a["end"]["passage"],
+                a["end"]["offset"], a["quote"], a["prefix"], a["suffix"], self.edition, a["edition"], self.note,
+                self.color, tags, int(self.deleted), self.clocks["kind"][0], self.updated, clocks, self.id)
+
+
+class Importer:
+    def __init__(self, db):
+        self.db, self.batch, self.own_device_seen = db, [], False
+        self.device = db.execute("SELECT value FROM meta WHERE key = 'device_id'").fetchone()[0]
+        self.report = dict.fromkeys(("changesRead", "newChanges", "duplicates", "annotationsCreated", "updates",
+                                     "deletions", "conflictsResolved", "pending"), 0)
+        self.report = {"dryRun": False, **self.report, "renewedDeviceId": None}  # as `marginalia --json import`
+
+    def add(self, line, change):
+        self.report["changesRead"] += 1
+        self.batch.append((line, change))
+        if len(self.batch) >= BATCH:
+            self.flush()
+
+    def _select_in(self, sql, keys):
+        keys = list(keys)
+        for start in range(0, len(keys), 500):
+            part = keys[start:start + 500]
+            yield from self.db.execute(sql.format(",".join("?" * len(part))), part)
+
+    def flush(self):
+        batch, self.batch = self.batch, []
+        known = {row[0]: row[1:] for row in self._select_in(
+            f"SELECT {CHANGE_COLUMNS} FROM changes WHERE change_id IN ({{}})", {c[0] for _, c in batch})}
+        new = []
+        for line, change in batch:
+            stored = known.get(change[0])
+            if stored is not None:
+                if tuple(stored) != change[1:7]:
+                    raise ArchiveError(f"change {change[0]} differs from the change with the same id already in "
+                                       f"the store", line)
+                self.report["duplicates"] += 1
+                continue
+            known[change[0]] = change[1:7]
+            new.append(change)
+            self.own_device_seen |= change[2] == self.device
+        self.db.executemany(f"INSERT INTO changes ({CHANGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            [change[:7] for change in new])
+        self.report["newChanges"] += len(new)
+        self._project(new)
+
+    def _project(self, changes):
+        annotation_ids = {c[4] for c in changes if c[3] == "annotation"}
+        documents = {c[4] for c in changes if c[3] == "position"}
+        registers = {row[0]: Registers.from_row(row) for row in self._select_in(
+            f"SELECT {ANNOTATION_COLUMNS}, clocks FROM annotations WHERE id IN ({{}})", annotation_ids)}
+        positions = {row[0]: list(row[1:]) for row in self._select_in(
+            "SELECT document, passage, offset, clock FROM positions WHERE document IN ({})", documents)}
+        created, updated, moved = [], set(), set()
+        waiting = {change[0] for change in changes}  # inserted, but not yet reached in file order
+        for cid, hlc, device, entity, entity_id, op, _, fields in changes:
+            waiting.discard(cid)
+            stamp = (hlc, device, cid)
+            if entity == "position":
+                current = positions.get(entity_id)
+                if current is not None and tuple(current[2].split(" ")) >= stamp:
+                    self.report["conflictsResolved"] += 1
+                    continue
+                positions[entity_id] = [fields["passage"], fields["offset"], " ".join(stamp)]
+                moved.add(entity_id)
+                self.report["updates"] += 1
+            elif (reg := registers.get(entity_id)) is not None:
+                was_deleted, updated_before = reg.deleted, reg.updated
+                won, lost = reg.apply(stamp, fields)
+                self.report["conflictsResolved"] += lost
+                if won or reg.updated != updated_before:
+                    updated.add(entity_id)
+                    self.report["updates"] += won > 0
+                    self.report["deletions"] += reg.deleted and not was_deleted
+            elif op == "create":
+                # The first create seen: fold every change the log holds for this id, early arrivals included
+                # (but not the changes later in this batch: they are applied when reached, as one by one).
+                reg = registers[entity_id] = Registers(entity_id)
+                for row in self.db.execute(f"SELECT change_id, hlc, device, fields FROM changes WHERE entity = "
+                                           f"'annotation' AND entity_id = ? ORDER BY hlc, device, change_id",
+                                           (entity_id,)):
+                    if row[0] not in waiting:
+                        reg.apply((row[1], row[2], row[0]), json.loads(row[3]))
+                created.append(entity_id)
+                self.report["annotationsCreated"] += 1
+                self.report["deletions"] += reg.deleted
+            else:
+                self.report["pending"] += 1
+        self.db.executemany(
+            "INSERT INTO annotations (kind, document, start_passage, start_offset, end_passage, end_offset, quote, "
+            "prefix, suffix, created_edition, anchor_edition, note, color, tags, deleted, created_hlc, updated_hlc, "
+            "clocks, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [registers[aid].row() for aid in created])
+        self.db.executemany(
+            "UPDATE annotations SET kind = ?, document = ?, start_passage = ?, start_offset = ?, end_passage = ?, "
+            "end_offset = ?, quote = ?, prefix = ?, suffix = ?, created_edition = ?, anchor_edition = ?, note = ?, "
+            "color = ?, tags = ?, deleted = ?, created_hlc = ?, updated_hlc = ?, clocks = ? WHERE id = ?",
+            [registers[aid].row() for aid in updated - set(created)])
+        self.db.executemany(
+            "INSERT INTO positions (document, passage, offset, updated_hlc, clock) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (document) DO UPDATE SET passage = excluded.passage, offset = excluded.offset, "
+            "updated_hlc = excluded.updated_hlc, clock = excluded.clock",
+            [(doc, *positions[doc][:2], positions[doc][2][:21], positions[doc][2]) for doc in sorted(moved)])
+
+    def finish(self):
+        self.flush()
+        if self.own_device_seen:
+            renewed = str(uuid.uuid4())
+            self.db.execute("UPDATE meta SET value = ? WHERE key = 'device_id'", (renewed,))
+            self.report["renewedDeviceId"] = renewed
+        return self.report
+
+
+def open_store(path):
+    """Opens a user database for writing, creating it (schema, PRAGMAs, meta) when absent or empty."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    if os.path.exists(path) and os.path.getsize(path) > 0:
+        with open(path, "rb") as file:
+            if file.read(16) != b"SQLite format 3\x00":
+                raise ArchiveError(f"{path} is not an SQLite database")
+    db = sqlite3.connect(path, isolation_level=None)
+    app_id, version = (db.execute(f"PRAGMA {name}").fetchone()[0] for name in ("application_id", "user_version"))
+    if app_id == 0 and version == 0 and db.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0] == 0:
+        with open(USER_SQL, encoding="utf-8") as file:
+            schema = file.read()
+        db.execute("PRAGMA journal_mode = WAL")
+        db.executescript(f"BEGIN IMMEDIATE;\n{schema}\nINSERT INTO meta (key, value) VALUES ('device_id', "
+                         f"'{uuid.uuid4()}'), ('created_at', '{iso8601(time.time_ns() // 1_000_000)}');\n"
+                         f"PRAGMA application_id = {APPLICATION_ID};\nPRAGMA user_version = 1;\nCOMMIT;")
+    elif app_id != APPLICATION_ID or version != 1:
+        raise ArchiveError(f"{path} is not a marginalia user store of schema version 1")
+    if db.execute("PRAGMA journal_mode = WAL").fetchone()[0] != "wal":
+        raise ArchiveError(f"{path}: cannot switch to WAL journal mode")
+    db.execute("PRAGMA synchronous = FULL")
+    return db
+
+
+def import_archive(store, path):
+    db = open_store(store)
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        importer = Importer(db)
+        for line, change in records(path, time.time_ns() // 1_000_000):
+            importer.add(line, change)
+        report = importer.finish()
+        db.execute("COMMIT")
+        return report
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    finally:
+        db.close()
+
+
+def main(argv):
+    if len(argv) != 4 or argv[1] not in ("export", "import"):
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    try:
+        if argv[1] == "export":
+            counts = export(argv[2], argv[3])
+            print(f"Exported {counts['change']} changes, {counts['annotation']} annotations and "
+                  f"{counts['position']} reading positions to {argv[3]}", file=sys.stderr)
+        else:
+            print(_encode(import_archive(argv[2], argv[3])))
+    except (ArchiveError, sqlite3.Error, OSError) as error:
+        print(f"error: {argv[3]}: {error}", file=sys.stderr)
+        return 65 if isinstance(error, ArchiveError) else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
