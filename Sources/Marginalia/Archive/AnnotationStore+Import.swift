@@ -75,7 +75,10 @@ extension AnnotationStore {
         if let existing {
             let incoming = [change.hlc.description, change.device, change.entity.rawValue, change.entityID,
                             change.operation.rawValue, fields]
-            guard existing == incoming else {
+            // Byte for byte: Swift's == on strings is canonical equivalence, which would let an NFD note pass
+            // for the NFC one already stored under the same change id.
+            guard existing.count == incoming.count,
+                  zip(existing, incoming).allSatisfy({ $0.utf8.elementsEqual($1.utf8) }) else {
                 throw ArchiveError(
                     file: file, line: line, kind: .conflict,
                     reason: "change \(change.changeID) differs from the change with the same id already in the store")

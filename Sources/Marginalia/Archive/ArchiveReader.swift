@@ -56,6 +56,10 @@ public struct ArchiveReader {
                     throw ArchiveError(file: path, line: line.number, kind: .truncated,
                                        reason: "truncated: the last line does not end with a line feed")
                 }
+                guard line.bytes.last != UInt8(ascii: "\r") else {
+                    throw ArchiveError(file: path, line: line.number, kind: .invalidRecord,
+                                       reason: "the line ends with CR LF; archive lines end with LF alone")
+                }
                 guard line.number <= limits.maxRecords else {
                     throw ArchiveError(file: path, line: line.number, kind: .tooLarge,
                                        reason: "more than \(limits.maxRecords) records")

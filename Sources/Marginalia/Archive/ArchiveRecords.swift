@@ -53,7 +53,7 @@ enum ArchiveRecords {
         try checkKeys(object, required: ["type", "changeId", "hlc", "device", "entity", "entityId", "op", "fields"])
         let changeID = try machineID(object["changeId"], field: "changeId")
         let hlcText = try FieldReader.string(object["hlc"] ?? .null, field: "hlc")
-        guard let hlc = HLC(hlcText) else {
+        guard let hlc = HLC(hlcText), hlc.milliseconds <= Timestamp.latestMilliseconds else {
             throw FieldError(field: "hlc", reason: "must be a clock like 001795954481123-00000, not \"\(hlcText)\"")
         }
         let device = try machineID(object["device"], field: "device")
@@ -92,11 +92,15 @@ enum ArchiveRecords {
         }
         _ = try FieldReader.position(object["start"] ?? .null, field: "start")
         _ = try FieldReader.position(object["end"] ?? .null, field: "end")
-        for key in ["quote", "prefix", "suffix"] {
-            _ = try FieldReader.text(object[key] ?? .null, field: key, maxBytes: FieldLimits.maxTextBytes)
+        _ = try FieldReader.text(object["quote"] ?? .null, field: "quote", maxBytes: FieldLimits.maxTextBytes)
+        for key in ["prefix", "suffix"] {
+            _ = try FieldReader.text(object[key] ?? .null, field: key, maxBytes: FieldLimits.maxContextLength * 4)
         }
-        for key in ["note", "color"] where object[key] != .null {
-            _ = try FieldReader.text(object[key] ?? .null, field: key, maxBytes: FieldLimits.maxTextBytes)
+        if object["note"] != .null {
+            _ = try FieldReader.text(object["note"] ?? .null, field: "note", maxBytes: FieldLimits.maxTextBytes)
+        }
+        if object["color"] != .null {
+            try FieldReader.checkLabel(try FieldReader.string(object["color"] ?? .null, field: "color"), field: "color")
         }
         guard case .array(let tags)? = object["tags"] else { throw FieldError(field: "tags", reason: "must be an array") }
         for tag in tags { try FieldReader.checkLabel(try FieldReader.string(tag, field: "tags"), field: "tags") }

@@ -1,3 +1,5 @@
+import Foundation
+
 // MARK: - Making and changing annotations
 
 extension AnnotationStore {
@@ -13,8 +15,8 @@ extension AnnotationStore {
         let anchor = try resolveAnchor(request, kind: kind)
         var fields = ChangeFields(kind: kind, anchor: anchor)
         if let note, !note.isEmpty { fields.note = note }
-        if let color, !color.isEmpty { fields.color = color }
-        for tag in tags { fields.tags[tag] = true }
+        if let color, !color.isEmpty { fields.color = color.precomposedStringWithCanonicalMapping }
+        for tag in tags { fields.tags[tag.precomposedStringWithCanonicalMapping] = true }
         let id = Identifiers.make()
         return try write(.create, annotation: id, fields)
     }
@@ -30,6 +32,9 @@ extension AnnotationStore {
             throw StoreError.invalidChange(reason: "annotation \(current.id) is deleted; undelete it first")
         }
         var fields = ChangeFields()
+        let color = color?.precomposedStringWithCanonicalMapping
+        let addTags = addTags.map(\.precomposedStringWithCanonicalMapping)
+        let removeTags = removeTags.map(\.precomposedStringWithCanonicalMapping)
         if let note, note != (current.note ?? "") { fields.note = note }
         if let color, color != (current.color ?? "") { fields.color = color }
         for tag in addTags where !current.tags.contains(tag) { fields.tags[tag] = true }

@@ -1,3 +1,5 @@
+import Foundation
+
 // MARK: - Encoding
 
 extension ChangeFields {
@@ -150,11 +152,17 @@ enum FieldReader {
         return id
     }
 
-    /// A tag or a color: 1 to `FieldLimits.maxLabelLength` characters, no control characters, no
+    /// A tag or a color: 1 to `FieldLimits.maxLabelLength` code points in NFC, no control characters, no
     /// surrounding spaces.
+    ///
+    /// NFC is required because Swift compares strings by canonical equivalence: two spellings of one tag
+    /// (precomposed and decomposed) would otherwise be one dictionary key here and two elsewhere.
     static func checkLabel(_ label: String, field: String) throws(FieldError) {
-        guard !label.isEmpty, label.count <= FieldLimits.maxLabelLength else {
+        guard !label.isEmpty, label.unicodeScalars.count <= FieldLimits.maxLabelLength else {
             throw FieldError(field: field, reason: "\"\(label)\" must be 1 to \(FieldLimits.maxLabelLength) characters")
+        }
+        guard label.utf8.elementsEqual(label.precomposedStringWithCanonicalMapping.utf8) else {
+            throw FieldError(field: field, reason: "\"\(label)\" is not in Unicode normalization form C (NFC)")
         }
         guard !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
               label.trimmingSpaces == label else {

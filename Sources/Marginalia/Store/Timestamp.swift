@@ -2,6 +2,9 @@ import Foundation
 
 /// Conversions between wall-clock milliseconds and ISO 8601 text (UTC).
 public enum Timestamp {
+    /// The last millisecond of the year 9999: ISO 8601 times after it need more than four digits for the year.
+    public static let latestMilliseconds: Int64 = 253_402_300_799_999
+
     /// Milliseconds since 1970-01-01T00:00:00Z, now.
     @Sendable public static func nowMilliseconds() -> Int64 {
         Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
