@@ -22,7 +22,9 @@ CREATE TABLE changes (
     device TEXT NOT NULL,
     entity TEXT NOT NULL CHECK (entity IN ('annotation', 'position')),
     entity_id TEXT NOT NULL,
-    op TEXT NOT NULL CHECK (op IN ('create', 'edit', 'delete', 'undelete', 'reanchor', 'confirm', 'reattach', 'set')),
+    op TEXT NOT NULL CHECK (
+        op IN ('create', 'edit', 'delete', 'undelete', 'reanchor', 'confirm', 'reattach', 'set')
+    ),
     fields TEXT NOT NULL CHECK (json_valid(fields))
 ) STRICT;
 

@@ -14,7 +14,8 @@ enum BundledContent {
         var candidates: [URL] = []
         if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
             let binDirectory = executable.deletingLastPathComponent()
-            candidates.append(binDirectory.deletingLastPathComponent().appendingPathComponent("share/marginalia/samples"))
+            candidates.append(
+                binDirectory.deletingLastPathComponent().appendingPathComponent("share/marginalia/samples"))
             // Inside a source tree: .build/<triple>/<configuration>/marginalia.
             var directory = binDirectory
             for _ in 0..<5 {

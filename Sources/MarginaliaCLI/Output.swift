@@ -105,7 +105,8 @@ enum Output {
         if annotation.deleted { details.append("DELETED") }
         if !details.isEmpty { lines.append("          " + details.joined(separator: "  ")) }
         if let note = annotation.note {
-            lines.append("          " + (annotation.kind == .bookmark ? "title: " : "note: ") + excerpt(note, limit: 90))
+            lines.append("          " + (annotation.kind == .bookmark ? "title: " : "note: ")
+                + excerpt(note, limit: 90))
         }
         return lines
     }
@@ -121,7 +122,9 @@ enum Output {
             "quote:       “\(anchor.quote)”",
             "context:     …\(anchor.prefix)[…]\(anchor.suffix)…",
         ]
-        if let note = annotation.note { lines.append((annotation.kind == .bookmark ? "title:       " : "note:        ") + note) }
+        if let note = annotation.note {
+            lines.append((annotation.kind == .bookmark ? "title:       " : "note:        ") + note)
+        }
         if let color = annotation.color { lines.append("color:       \(color)") }
         if !annotation.tags.isEmpty { lines.append("tags:        " + annotation.tags.joined(separator: ", ")) }
         lines.append("created:     \(annotation.createdAt.iso8601) on edition \(annotation.createdEdition)")
@@ -133,11 +136,12 @@ enum Output {
     /// An annotation that is not intact, for `anchors`: its old quote, and where it moved or why it is orphaned.
     static func checkLines(_ check: AnchorCheck) -> [String] {
         let annotation = check.annotation
-        var lines = ["\(check.status.rawValue.uppercased().padding(9)) \(shortID(annotation.id))  \(annotation.kind.rawValue) "
-            + "at \(range(annotation.anchor))\(annotation.deleted ? " (deleted)" : "")"]
+        var lines = ["\(check.status.rawValue.uppercased().padding(9)) \(shortID(annotation.id))  "
+            + "\(annotation.kind.rawValue) at \(range(annotation.anchor))\(annotation.deleted ? " (deleted)" : "")"]
         lines.append("          was: “\(excerpt(annotation.anchor.quote, limit: 80))”")
         if let anchor = check.newAnchor {
-            lines.append("          now: “\(excerpt(anchor.quote, limit: 80))” at \(range(anchor)) (\(check.match ?? ""))")
+            lines.append(
+                "          now: “\(excerpt(anchor.quote, limit: 80))” at \(range(anchor)) (\(check.match ?? ""))")
         }
         if let reason = check.reason { lines.append("          \(reason)") }
         if let note = annotation.note { lines.append("          note: \(excerpt(note, limit: 80))") }
@@ -162,10 +166,13 @@ enum Output {
         var parts: [String] = []
         if let kind = fields.kind { parts.append(kind.rawValue) }
         if let anchor = fields.anchor {
-            parts.append("at \(range(anchor))" + (anchor.quote.isEmpty ? "" : " “\(excerpt(anchor.quote, limit: 40))”")
+            parts.append("at \(range(anchor))"
+                + (anchor.quote.isEmpty ? "" : " “\(excerpt(anchor.quote, limit: 40))”")
                 + " (edition \(anchor.edition))")
         }
-        if let note = fields.note { parts.append(note.isEmpty ? "note cleared" : "note “\(excerpt(note, limit: 40))”") }
+        if let note = fields.note {
+            parts.append(note.isEmpty ? "note cleared" : "note “\(excerpt(note, limit: 40))”")
+        }
         if let color = fields.color { parts.append(color.isEmpty ? "color cleared" : "color \(color)") }
         for (tag, present) in fields.tags.sorted(by: { $0.key < $1.key }) {
             parts.append(present ? "+#\(tag)" : "-#\(tag)")

@@ -33,7 +33,8 @@ enum Tool {
     ]
 
     static let topSpec = CommandSpec(
-        name: "", summary: "Keep a reader's highlights, notes, bookmarks and reading positions safe across content updates.",
+        name: "",
+        summary: "Keep a reader's highlights, notes, bookmarks and reading positions safe across content updates.",
         discussion: """
             Annotations live in a user store that no update touches; they refer to a read-only content database \
             by stable passage ids. Every change is kept in an append-only log.

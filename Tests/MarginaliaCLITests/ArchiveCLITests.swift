@@ -24,7 +24,8 @@ import Testing
         #expect(imported["newChanges"] as? Int == 3)
         let again = try #require(try second.run(["import", archive, "--json"]).json() as? [String: Any])
         #expect(again["newChanges"] as? Int == 0 && again["duplicates"] as? Int == 3)
-        #expect(try second.run(["list", "--json", "--deleted"]).stdout == first.run(["list", "--json", "--deleted"]).stdout)
+        #expect(try second.run(["list", "--json", "--deleted"]).stdout
+            == first.run(["list", "--json", "--deleted"]).stdout)
 
         let backup = first.path("backup.jsonl.gz")
         let backedUp = try first.run(["backup", backup])
@@ -36,7 +37,9 @@ import Testing
         #expect(try first.run(["--store", restoredStore, "list", "--json", "--deleted"]).stdout
             == first.run(["list", "--json", "--deleted"]).stdout)
         let devices = try [first.store, restoredStore].map { store in
-            try #require(try first.run(["--store", store, "init", "--json"]).json() as? [String: Any])["deviceId"] as? String
+            try #require(
+                try first.run(["--store", store, "init", "--json"]).json() as? [String: Any]
+            )["deviceId"] as? String
         }
         #expect(devices[0] != devices[1])
     }

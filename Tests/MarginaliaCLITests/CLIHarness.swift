@@ -42,7 +42,8 @@ final class CLIWorkspace {
         store = directory.appendingPathComponent("user.db").path
         content = directory.appendingPathComponent("content.db").path
         if let sample {
-            let built = try run(["content", "build", Self.samples.appendingPathComponent(sample).path, "--output", content])
+            let built = try run(
+                ["content", "build", Self.samples.appendingPathComponent(sample).path, "--output", content])
             guard built.status == 0 else { throw CLIFailure(result: built) }
         }
     }

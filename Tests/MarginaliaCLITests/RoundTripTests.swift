@@ -16,7 +16,8 @@ func position(_ value: Any?) -> String? {
         let device = try #require(initialized["deviceId"] as? String)
 
         let made = try #require(try workspace.run(
-            ["highlight", "mai-am-un-singur-dor.3", "--quote", "lăsați", "--color", "yellow", "--tag", "dor", "--json"]
+            ["highlight", "mai-am-un-singur-dor.3", "--quote", "lăsați", "--color", "yellow", "--tag", "dor",
+             "--json"]
         ).json() as? [String: Any])
         let id = try #require(made["id"] as? String)
         #expect(made["kind"] as? String == "highlight")
@@ -61,7 +62,8 @@ func position(_ value: Any?) -> String? {
         let workspace = try CLIWorkspace()
         // "liniş\u{AD}tea": cedilla and a soft hyphen inside the word; "lăsaţi" cedilla; "Școlari" comma-below.
         for (query, passage) in [("linistea", "mai-am-un-singur-dor.2"), ("LASATI", "mai-am-un-singur-dor.3"),
-                                 ("scolari", "noi-amandoi-avem-acelasi-dascal.1"), ("şcolari", "noi-amandoi-avem-acelasi-dascal.1"),
+                                 ("scolari", "noi-amandoi-avem-acelasi-dascal.1"),
+                                 ("şcolari", "noi-amandoi-avem-acelasi-dascal.1"),
                                  ("lasa*", "mai-am-un-singur-dor.3")] {
             let hits = try #require(try workspace.run(["search", query, "--json"]).json() as? [[String: Any]])
             #expect(hits.map { $0["passage"] as? String } == [passage], "query \(query)")
@@ -83,12 +85,14 @@ func position(_ value: Any?) -> String? {
         let intact = try workspace.ok(["highlight", "mai-am-un-singur-dor.1"])
         let gone = try workspace.ok(["note", "noi-amandoi-avem-acelasi-dascal.2", "a note that must survive"])
         let edition2 = workspace.path("content-2.db")
-        try workspace.ok(["content", "build", CLIWorkspace.samples.appendingPathComponent("tiny-2.json").path, "-o", edition2])
+        try workspace.ok(["content", "build", CLIWorkspace.samples.appendingPathComponent("tiny-2.json").path,
+                          "-o", edition2])
         let environment = ["MARGINALIA_CONTENT": edition2]
         let listed = try workspace.run(["list"], environment: environment)
         #expect(listed.stderr.contains("note: the content is now edition tiny-2; annotations were anchored on tiny-1."))
 
-        let report = try #require(try workspace.run(["anchors", "--json"], environment: environment).json() as? [String: Any])
+        let report = try #require(
+            try workspace.run(["anchors", "--json"], environment: environment).json() as? [String: Any])
         #expect(report["total"] as? Int == 3 && report["intact"] as? Int == 1)
         #expect(report["moved"] as? Int == 1 && report["orphaned"] as? Int == 1)
         let checks = try #require(report["annotations"] as? [[String: Any]])
@@ -96,8 +100,10 @@ func position(_ value: Any?) -> String? {
         let moved = try #require(checks.first { $0["status"] as? String == "moved" }?["movedTo"] as? [String: Any])
         #expect(moved["quote"] as? String == "lăsați")
 
-        let first = try #require(try workspace.run(["anchors", "--reanchor", "--json"], environment: environment).json() as? [String: Any])
-        let second = try #require(try workspace.run(["anchors", "--reanchor", "--json"], environment: environment).json() as? [String: Any])
+        let first = try #require(
+            try workspace.run(["anchors", "--reanchor", "--json"], environment: environment).json() as? [String: Any])
+        let second = try #require(
+            try workspace.run(["anchors", "--reanchor", "--json"], environment: environment).json() as? [String: Any])
         #expect(first["reanchored"] as? Int == 1 && second["reanchored"] as? Int == 0)
         #expect(first["confirmed"] as? Int == 1 && second["confirmed"] as? Int == 0)
         let confirmed = try #require(try workspace.run(["history", intact, "--json"]).json() as? [[String: Any]])
@@ -106,15 +112,21 @@ func position(_ value: Any?) -> String? {
         #expect(history.map { $0["op"] as? String } == ["create", "reanchor"])
         #expect((history[1]["fields"] as? [String: Any])?["edition"] as? String == "tiny-2")
 
-        let orphans = try #require(try workspace.run(["list", "--status", "orphaned", "--json"], environment: environment).json() as? [[String: Any]])
+        let orphans = try #require(try workspace.run(
+            ["list", "--status", "orphaned", "--json"], environment: environment
+        ).json() as? [[String: Any]])
         #expect(orphans.map { $0["note"] as? String } == ["a note that must survive"])
         try workspace.ok(["reattach", gone, "noi-amandoi-avem-acelasi-dascal.1", "--quote", "Școlari"],
                          environment: environment)
-        let after = try #require(try workspace.run(["list", "--status", "orphaned", "--json"], environment: environment).json() as? [Any])
+        let after = try #require(
+            try workspace.run(["list", "--status", "orphaned", "--json"], environment: environment).json() as? [Any])
         #expect(after.isEmpty)
-        let shown = try #require(try workspace.run(["show", intact, "--json"], environment: environment).json() as? [String: Any])
+        let shown = try #require(
+            try workspace.run(["show", intact, "--json"], environment: environment).json() as? [String: Any])
         #expect(shown["status"] as? String == "intact")
-        let reattached = try #require(try workspace.run(["show", gone, "--json"], environment: environment).json() as? [String: Any])
-        #expect(reattached["quote"] as? String == "Școlari" && reattached["note"] as? String == "a note that must survive")
+        let reattached = try #require(
+            try workspace.run(["show", gone, "--json"], environment: environment).json() as? [String: Any])
+        #expect(reattached["quote"] as? String == "Școlari"
+            && reattached["note"] as? String == "a note that must survive")
     }
 }

@@ -21,7 +21,8 @@ import Testing
         try workspace.ok(["position", "mai-am-un-singur-dor", "mai-am-un-singur-dor.2"])
         let before = try workspace.sqlite(workspace.store, ".dump").stdout
         let edition2 = workspace.path("content-2.db")
-        try workspace.ok(["content", "build", CLIWorkspace.samples.appendingPathComponent("tiny-2.json").path, "-o", edition2])
+        try workspace.ok(["content", "build", CLIWorkspace.samples.appendingPathComponent("tiny-2.json").path,
+                          "-o", edition2])
         for command in [["list"], ["anchors"], ["search", "serii"], ["content", "info"], ["show", "--help"]] {
             _ = try workspace.run(command, environment: ["MARGINALIA_CONTENT": edition2])
         }
@@ -56,11 +57,12 @@ import Testing
         try workspace.ok(["highlight", "mai-am-un-singur-dor.1"])
         #expect(try workspace.sqlite(workspace.store, "PRAGMA user_version = 2;").status == 0)
         let before = try workspace.bytes(workspace.store)
-        for command in [["list"], ["highlight", "mai-am-un-singur-dor.2"], ["verify"], ["export", workspace.path("x.gz")],
-                        ["import", workspace.path("x.gz")]] {
+        for command in [["list"], ["highlight", "mai-am-un-singur-dor.2"], ["verify"],
+                        ["export", workspace.path("x.gz")], ["import", workspace.path("x.gz")]] {
             let result = try workspace.run(command)
             #expect(result.status == 65, "\(command)")
-            #expect(result.stderr.contains("was created by a newer version of marginalia (store schema 2; this version reads up to 1)"))
+            #expect(result.stderr.contains(
+                "was created by a newer version of marginalia (store schema 2; this version reads up to 1)"))
         }
         #expect(try workspace.bytes(workspace.store) == before)
         #expect(!FileManager.default.fileExists(atPath: workspace.path("x.gz")))
@@ -95,7 +97,8 @@ import Testing
         try bytes.prefix(bytes.count - 3).write(to: URL(fileURLWithPath: truncated))
         let result = try other.run(["import", truncated])
         #expect(result.status == 65)
-        #expect(result.stderr == "Error: \(truncated): truncated: the file ends before the end of the compressed stream\n")
+        #expect(result.stderr
+            == "Error: \(truncated): truncated: the file ends before the end of the compressed stream\n")
         let plain = other.path("plain.jsonl")
         try Data("{\"type\":\"header\"}\n".utf8).write(to: URL(fileURLWithPath: plain))
         let uncompressed = try other.run(["import", plain])
@@ -127,12 +130,16 @@ import Testing
     @Test func contentBuildRefusesBadSourcesNamingTheField() throws {
         let workspace = try CLIWorkspace(sample: nil)
         let source = workspace.path("bad.json")
-        try Data(#"{"edition": "e", "language": "ro", "title": "T", "documents": [{"id": "d", "title": "D", "passages": [{"id": "d.1", "text": "a"}, {"id": "d.1", "text": "b"}]}]}"#.utf8)
+        try Data(#"""
+            {"edition": "e", "language": "ro", "title": "T", "documents": [{"id": "d", "title": "D", \#
+            "passages": [{"id": "d.1", "text": "a"}, {"id": "d.1", "text": "b"}]}]}
+            """#.utf8)
             .write(to: URL(fileURLWithPath: source))
         let output = workspace.path("out.db")
         let result = try workspace.run(["content", "build", source, "--output", output])
         #expect(result.status == 65)
-        #expect(result.stderr == "Error: \(source): documents[0] (id \"d\"): passages[1] (id \"d.1\"): duplicate passage id \"d.1\" (also in document \"d\")\n")
+        #expect(result.stderr == "Error: \(source): documents[0] (id \"d\"): passages[1] (id \"d.1\"): "
+            + "duplicate passage id \"d.1\" (also in document \"d\")\n")
         #expect(!FileManager.default.fileExists(atPath: output))
         let missingOutput = try workspace.run(["content", "build", source])
         #expect(missingOutput.status == 64)

@@ -60,7 +60,8 @@ extension AnnotationStore {
         let reconciled = try db.text(sql: "SELECT value FROM meta WHERE key = 'reconciled_edition'")
         guard reconciled != content.edition else { return nil }
         let other = try db.text(
-            sql: "SELECT anchor_edition FROM annotations WHERE anchor_edition != ? LIMIT 1", arguments: [content.edition])
+            sql: "SELECT anchor_edition FROM annotations WHERE anchor_edition != ? LIMIT 1",
+            arguments: [content.edition])
         return other.map { reconciled ?? $0 }
     }
 
@@ -113,7 +114,8 @@ extension AnnotationStore {
         let newAnchor = Anchor(
             document: anchor.document, start: window.position(ofStart: match.range.lowerBound),
             end: window.position(ofEnd: match.range.upperBound), quote: window.text(match.range),
-            prefix: window.context(before: match.range.lowerBound), suffix: window.context(after: match.range.upperBound),
+            prefix: window.context(before: match.range.lowerBound),
+            suffix: window.context(after: match.range.upperBound),
             edition: content.edition)
         let how: String
         switch match.quality {

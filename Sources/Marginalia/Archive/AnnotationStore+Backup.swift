@@ -48,8 +48,9 @@ extension AnnotationStore {
             try? FileManager.default.removeItem(atPath: temporary)
             if let archiveError = error as? ArchiveError, archiveError.file == temporary {
                 // Name the backup, not its temporary file: the backup failed its own verification.
-                throw ArchiveError(file: path, line: archiveError.line, kind: archiveError.kind,
-                                   reason: "the backup failed verification, nothing was replaced: \(archiveError.reason)")
+                throw ArchiveError(
+                    file: path, line: archiveError.line, kind: archiveError.kind,
+                    reason: "the backup failed verification, nothing was replaced: \(archiveError.reason)")
             }
             throw error
         }
@@ -71,10 +72,12 @@ extension AnnotationStore {
         do {
             let store = try AnnotationStore.open(path: temporary, access: .create)
             try store.db.executeScript(sql: "PRAGMA synchronous = OFF")
-            let verification = try ArchiveVerifier.rebuild(archive: archive, into: store, comparingWith: nil, limits: limits)
+            let verification = try ArchiveVerifier.rebuild(
+                archive: archive, into: store, comparingWith: nil, limits: limits)
             guard !verification.summary.header.partial else {
-                throw ArchiveError(file: archive, kind: .invalidRecord,
-                                   reason: "a partial archive (a filtered export) cannot be restored; import it instead")
+                throw ArchiveError(
+                    file: archive, kind: .invalidRecord,
+                    reason: "a partial archive (a filtered export) cannot be restored; import it instead")
             }
             report = RestoreReport(verification: verification, previousStore: nil, deviceID: store.deviceID)
         }

@@ -60,7 +60,8 @@ public struct ArchiveHeader: Equatable, Sendable {
             ("partial", .bool(partial)),
         ]
         if !filter.isEmpty {
-            members.append(("filter", .object(JSONObject(filter.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))))
+            members.append(("filter", .object(JSONObject(
+                filter.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))))
         }
         return .object(JSONObject(members))
     }

@@ -37,7 +37,9 @@ enum ArchiveRecords {
         }
         var filter: [String: String] = [:]
         if let value = object["filter"] {
-            guard case .object(let filterObject) = value else { throw FieldError(field: "filter", reason: "must be an object") }
+            guard case .object(let filterObject) = value else {
+                throw FieldError(field: "filter", reason: "must be an object")
+            }
             for (key, value) in filterObject {
                 guard key == "document" || key == "since" else {
                     throw FieldError(field: "filter.\(key)", reason: "unknown field")
@@ -86,7 +88,9 @@ enum ArchiveRecords {
                                          "anchorEdition"])
         _ = try machineID(object["id"], field: "id")
         let kind = try FieldReader.string(object["kind"] ?? .null, field: "kind")
-        guard AnnotationKind(rawValue: kind) != nil else { throw FieldError(field: "kind", reason: "unknown kind \"\(kind)\"") }
+        guard AnnotationKind(rawValue: kind) != nil else {
+            throw FieldError(field: "kind", reason: "unknown kind \"\(kind)\"")
+        }
         for key in ["document", "edition", "anchorEdition"] {
             _ = try FieldReader.identifier(object[key] ?? .null, field: key)
         }
@@ -102,14 +106,18 @@ enum ArchiveRecords {
         if object["color"] != .null {
             try FieldReader.checkLabel(try FieldReader.string(object["color"] ?? .null, field: "color"), field: "color")
         }
-        guard case .array(let tags)? = object["tags"] else { throw FieldError(field: "tags", reason: "must be an array") }
+        guard case .array(let tags)? = object["tags"] else {
+            throw FieldError(field: "tags", reason: "must be an array")
+        }
         for tag in tags { try FieldReader.checkLabel(try FieldReader.string(tag, field: "tags"), field: "tags") }
         for key in ["createdAt", "updatedAt"] {
             guard Timestamp.parseISO8601(try FieldReader.string(object[key] ?? .null, field: key)) != nil else {
                 throw FieldError(field: key, reason: "must be an ISO 8601 time")
             }
         }
-        guard case .bool? = object["deleted"] else { throw FieldError(field: "deleted", reason: "must be true or false") }
+        guard case .bool? = object["deleted"] else {
+            throw FieldError(field: "deleted", reason: "must be true or false")
+        }
     }
 
     static func checkPosition(_ object: JSONObject) throws {
@@ -117,7 +125,9 @@ enum ArchiveRecords {
         _ = try FieldReader.identifier(object["document"] ?? .null, field: "document")
         _ = try FieldReader.identifier(object["passage"] ?? .null, field: "passage")
         _ = try FieldReader.offset(object["offset"] ?? .null, field: "offset")
-        guard Timestamp.parseISO8601(try FieldReader.string(object["updatedAt"] ?? .null, field: "updatedAt")) != nil else {
+        guard Timestamp.parseISO8601(
+            try FieldReader.string(object["updatedAt"] ?? .null, field: "updatedAt")
+        ) != nil else {
             throw FieldError(field: "updatedAt", reason: "must be an ISO 8601 time")
         }
     }

@@ -47,16 +47,19 @@ public enum ArchiveVerifier {
                         throw mismatch(line, "annotation \(id) has a state record but its changes do not create it")
                     }
                     guard ArchiveFormat.record(rebuilt) == .object(object) else {
-                        throw mismatch(line, "the state record of annotation \(id) differs from the replay of its changes")
+                        throw mismatch(line, "the state record of annotation \(id) differs from the replay "
+                            + "of its changes")
                     }
-                    if let live, try live.loadRegisters(id: id)?.annotation.map(ArchiveFormat.record) != .object(object) {
+                    if let live,
+                       try live.loadRegisters(id: id)?.annotation.map(ArchiveFormat.record) != .object(object) {
                         throw mismatch(line, "the state record of annotation \(id) differs from the live store")
                     }
                     annotationsChecked += 1
                 case .position(let object):
                     guard !partial, case .string(let document)? = object["document"] else { return }
                     guard try store.position(document: document).map(ArchiveFormat.record) == .object(object) else {
-                        throw mismatch(line, "the reading position of \(document) differs from the replay of its changes")
+                        throw mismatch(line, "the reading position of \(document) differs from the replay "
+                            + "of its changes")
                     }
                     if let live, try live.position(document: document).map(ArchiveFormat.record) != .object(object) {
                         throw mismatch(line, "the reading position of \(document) differs from the live store")

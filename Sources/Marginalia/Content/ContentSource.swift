@@ -141,7 +141,8 @@ private struct SourceReader {
             passageIDs[passageID] = id
             try checkKeys(passageObject, allowed: ["id", "text"], at: passageLocation)
             let passageText = try text(passageObject["text"], field: "text", at: passageLocation)
-            passages.append(ContentSource.Passage(id: passageID, text: passageText.precomposedStringWithCanonicalMapping))
+            passages.append(ContentSource.Passage(
+                id: passageID, text: passageText.precomposedStringWithCanonicalMapping))
         }
         return ContentSource.Document(id: id, title: title.precomposedStringWithCanonicalMapping, passages: passages)
     }

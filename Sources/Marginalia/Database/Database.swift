@@ -58,7 +58,8 @@ extension Database {
     }
 
     /// Decodes every row of a query.
-    public func fetchAll<T>(sql: String, arguments: StatementArguments = [], _ decode: (Row) throws -> T) throws -> [T] {
+    public func fetchAll<T>(sql: String, arguments: StatementArguments = [],
+                            _ decode: (Row) throws -> T) throws -> [T] {
         var result: [T] = []
         try forEachRow(sql: sql, arguments: arguments) { result.append(try decode($0)) }
         return result

@@ -80,7 +80,9 @@ public struct Row {
         // "call sqlite3_column_blob(), sqlite3_column_text(), or sqlite3_column_text16() first to force the
         // result into the desired format, then invoke sqlite3_column_bytes()"
         // https://www.sqlite.org/c3ref/column_blob.html
-        guard let pointer = sqlite3_column_blob(statement, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        guard let pointer = sqlite3_column_blob(statement, column) else {
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
         return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(statement, column)))
     }
 

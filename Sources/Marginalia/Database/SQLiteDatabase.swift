@@ -28,7 +28,8 @@ public final class SQLiteDatabase: Database {
     ///
     /// Extended result codes are turned on, foreign keys enforced and `busy_timeout` set.
     /// - Throws: `DatabaseError` when the file cannot be opened.
-    public init(path location: String, mode: OpenMode = .readWriteCreate, busyTimeoutMilliseconds: Int32 = 5000) throws {
+    public init(path location: String, mode: OpenMode = .readWriteCreate,
+                busyTimeoutMilliseconds: Int32 = 5000) throws {
         var flags = SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
         switch mode {
         case .readOnly: flags |= SQLITE_OPEN_READONLY
@@ -116,7 +117,8 @@ public final class SQLiteDatabase: Database {
     ///
     /// Statements come from the cache; when the cached one is already running (a query nested in the
     /// iteration of the same query), a one-off statement is prepared instead.
-    private func withStatement<T>(sql: String, arguments: StatementArguments, _ body: (Statement) throws -> T) throws -> T {
+    private func withStatement<T>(sql: String, arguments: StatementArguments,
+                                  _ body: (Statement) throws -> T) throws -> T {
         let statement: Statement
         if let cached = statements[sql], !cached.isBusy {
             statement = cached

@@ -45,7 +45,8 @@ final class Statement {
                 rc = Statement.bindText(text, to: handle, at: index)
             case .blob(let bytes):
                 rc = bytes.withUnsafeBytes { buffer in
-                    sqlite3_bind_blob64(handle, index, buffer.baseAddress, UInt64(buffer.count), marginalia_sqlite_transient())
+                    sqlite3_bind_blob64(
+                        handle, index, buffer.baseAddress, UInt64(buffer.count), marginalia_sqlite_transient())
                 }
             }
             guard rc == SQLITE_OK else { throw SQLiteDatabase.error(database: database, code: rc, sql: sql) }

@@ -30,7 +30,8 @@ extension AnnotationStore {
     /// Searches the attached content, best matches first (FTS5's bm25 rank).
     ///
     /// - Throws: `SearchError.malformedQuery`, or `StoreError.contentUnavailable`.
-    public func searchContent(_ text: String, limit: Int = 20, markers: SnippetMarkers = .brackets) throws -> [SearchHit] {
+    public func searchContent(_ text: String, limit: Int = 20,
+                              markers: SnippetMarkers = .brackets) throws -> [SearchHit] {
         _ = try requireContent()
         let query = try SearchQuery(text)
         return try runSearch(query: text) {
@@ -78,7 +79,8 @@ extension AnnotationStore {
     private func runSearch<T>(query: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as DatabaseError where error.message.hasPrefix("fts5:") || error.message.contains("syntax error") {
+        } catch let error as DatabaseError
+            where error.message.hasPrefix("fts5:") || error.message.contains("syntax error") {
             throw SearchError.malformedQuery(query, reason: error.message)
         }
     }

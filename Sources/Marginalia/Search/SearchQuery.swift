@@ -34,7 +34,8 @@ public struct SearchQuery: Equatable, Sendable {
         }
         if pendingOr { throw SearchError.malformedQuery(text, reason: "OR needs a term on each side") }
         guard !positive.isEmpty else {
-            let reason = negative.isEmpty ? "it has no words to look for" : "it only excludes words; say what to look for"
+            let reason = negative.isEmpty
+                ? "it has no words to look for" : "it only excludes words; say what to look for"
             throw SearchError.malformedQuery(text, reason: reason)
         }
         var expression = positive.joined(separator: " AND ")

@@ -34,7 +34,9 @@ extension AnnotationStore {
     ///   or found more than once), or `.contentUnavailable`.
     public func resolveAnchor(_ request: AnchorRequest, kind: AnnotationKind) throws -> Anchor {
         let content = try requireContent()
-        guard let first = try passage(id: request.passage) else { throw StoreError.passageNotFound(id: request.passage) }
+        guard let first = try passage(id: request.passage) else {
+            throw StoreError.passageNotFound(id: request.passage)
+        }
         if kind == .bookmark {
             let text = Array(first.text.unicodeScalars)
             return Anchor(
@@ -50,7 +52,8 @@ extension AnnotationStore {
                     reason: "\(endID) is in document \(last.document), not \(first.document) like \(first.id)")
             }
             guard last.order > first.order else {
-                throw StoreError.invalidAnchor(reason: "\(endID) comes before \(first.id); give the earlier passage first")
+                throw StoreError.invalidAnchor(
+                    reason: "\(endID) comes before \(first.id); give the earlier passage first")
             }
             span = try passages(document: first.document).filter { $0.order >= first.order && $0.order <= last.order }
         }
@@ -108,7 +111,8 @@ struct PassageSpan {
             let end = request.endOffset ?? lengths[lastIndex]
             guard end <= lengths[lastIndex] else {
                 throw StoreError.invalidAnchor(
-                    reason: "offset \(end) is past the end of \(passages[lastIndex].id) (\(lengths[lastIndex]) characters)")
+                    reason: "offset \(end) is past the end of \(passages[lastIndex].id) "
+                        + "(\(lengths[lastIndex]) characters)")
             }
             return start..<(starts[lastIndex] + end)
         }
@@ -130,7 +134,8 @@ struct PassageSpan {
             ? try range(for: request) : 0..<scalars.count
         let needle = Array(quote.precomposedStringWithCanonicalMapping.unicodeScalars)
         guard !needle.isEmpty else { throw StoreError.invalidAnchor(reason: "the quote is empty") }
-        var matches = exactOccurrences(of: needle).filter { bounds.contains($0.lowerBound) && $0.upperBound <= bounds.upperBound }
+        var matches = exactOccurrences(of: needle)
+            .filter { bounds.contains($0.lowerBound) && $0.upperBound <= bounds.upperBound }
         if matches.isEmpty {
             let folded = FoldedText(String(scalars: scalars))
             matches = folded.occurrences(of: FoldedText(quote))
@@ -142,7 +147,8 @@ struct PassageSpan {
         }
         guard matches.count == 1 else {
             throw StoreError.invalidAnchor(
-                reason: "\"\(quote)\" occurs \(matches.count) times in \(place); give offsets (PASSAGE:START-END) to choose")
+                reason: "\"\(quote)\" occurs \(matches.count) times in \(place); "
+                    + "give offsets (PASSAGE:START-END) to choose")
         }
         return match
     }

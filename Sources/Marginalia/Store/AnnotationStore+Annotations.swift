@@ -40,7 +40,8 @@ extension AnnotationStore {
         for tag in addTags where !current.tags.contains(tag) { fields.tags[tag] = true }
         for tag in removeTags where current.tags.contains(tag) { fields.tags[tag] = false }
         guard fields != ChangeFields() else {
-            throw StoreError.invalidChange(reason: "annotation \(current.id) already has those values; nothing to change")
+            throw StoreError.invalidChange(
+                reason: "annotation \(current.id) already has those values; nothing to change")
         }
         return try write(.edit, annotation: current.id, fields)
     }
@@ -49,7 +50,9 @@ extension AnnotationStore {
     @discardableResult
     public func deleteAnnotation(id: String) throws -> Annotation {
         let current = try annotation(id: id)
-        guard !current.deleted else { throw StoreError.invalidChange(reason: "annotation \(current.id) is already deleted") }
+        guard !current.deleted else {
+            throw StoreError.invalidChange(reason: "annotation \(current.id) is already deleted")
+        }
         return try write(.delete, annotation: current.id, ChangeFields(deleted: true))
     }
 
@@ -62,7 +65,8 @@ extension AnnotationStore {
     }
 
     /// Checks `fields`, records the change and returns the annotation as it now stands.
-    private func write(_ operation: ChangeOperation, annotation id: String, _ fields: ChangeFields) throws -> Annotation {
+    private func write(_ operation: ChangeOperation, annotation id: String,
+                       _ fields: ChangeFields) throws -> Annotation {
         do {
             try fields.validate(for: operation, on: .annotation)
             // Values are checked as an imported change's would be, through their JSON form.

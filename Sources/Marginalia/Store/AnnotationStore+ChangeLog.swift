@@ -114,7 +114,8 @@ extension Change {
         let opText = try row.string(5)
         guard let hlc = HLC(hlcText), let entity = EntityKind(rawValue: entityText),
               let operation = ChangeOperation(rawValue: opText) else {
-            throw StoreError.invalidChange(reason: "the log holds an unreadable change (\(hlcText) \(entityText) \(opText))")
+            throw StoreError.invalidChange(
+                reason: "the log holds an unreadable change (\(hlcText) \(entityText) \(opText))")
         }
         let fields: ChangeFields
         do {

@@ -145,7 +145,10 @@ extension AnnotationStore {
         if let limit = filter.limit {
             arguments.append(.integer(Int64(limit)))
             let newest = try db.fetchAll(
-                sql: "SELECT \(columns) FROM changes \(whereClause) ORDER BY hlc DESC, device DESC, change_id DESC LIMIT ?",
+                sql: """
+                    SELECT \(columns) FROM changes \(whereClause) \
+                    ORDER BY hlc DESC, device DESC, change_id DESC LIMIT ?
+                    """,
                 arguments: StatementArguments(arguments), Change.init(row:))
             return newest.reversed()
         }

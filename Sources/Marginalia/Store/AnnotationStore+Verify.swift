@@ -38,9 +38,14 @@ extension AnnotationStore {
     private func checkLogGuards(into report: inout VerificationReport) throws {
         for trigger in ["changes_refuse_update", "changes_refuse_delete"] {
             let present = try db.int(
-                sql: "SELECT count(*) FROM main.sqlite_schema WHERE type = 'trigger' AND name = ? AND tbl_name = 'changes'",
+                sql: """
+                    SELECT count(*) FROM main.sqlite_schema \
+                    WHERE type = 'trigger' AND name = ? AND tbl_name = 'changes'
+                    """,
                 arguments: [trigger]) ?? 0
-            if present == 0 { report.problems.append("changes: trigger \(trigger) is missing; the log is not append-only") }
+            if present == 0 {
+                report.problems.append("changes: trigger \(trigger) is missing; the log is not append-only")
+            }
         }
     }
 
@@ -57,7 +62,8 @@ extension AnnotationStore {
                 replayed += 1
                 if let stored {
                     if stored.annotation != annotation || stored.clocks != expected.clocks {
-                        report.problems.append("annotations: row \(id) differs from the replay of its \(pending.count) changes")
+                        report.problems.append(
+                            "annotations: row \(id) differs from the replay of its \(pending.count) changes")
                     }
                 } else {
                     report.problems.append("annotations: row \(id) is missing; its changes create it")

@@ -19,7 +19,8 @@ extension ChangeFields {
         if let note { members.append(("note", .string(note))) }
         if let color { members.append(("color", .string(color))) }
         if !tags.isEmpty {
-            members.append(("tags", .object(JSONObject(tags.sorted { $0.key < $1.key }.map { ($0.key, .bool($0.value)) }))))
+            members.append(("tags", .object(JSONObject(
+                tags.sorted { $0.key < $1.key }.map { ($0.key, .bool($0.value)) }))))
         }
         if let deleted { members.append(("deleted", .bool(deleted))) }
         if let position {
@@ -90,12 +91,18 @@ extension ChangeFields {
             }
         }
         if let value = object["deleted"] {
-            guard case .bool(let flag) = value else { throw FieldError(field: "deleted", reason: "must be true or false") }
+            guard case .bool(let flag) = value else {
+                throw FieldError(field: "deleted", reason: "must be true or false")
+            }
             deleted = flag
         }
         if object["passage"] != nil || object["offset"] != nil {
-            guard let passage = object["passage"] else { throw FieldError(field: "passage", reason: "required with offset") }
-            guard let offset = object["offset"] else { throw FieldError(field: "offset", reason: "required with passage") }
+            guard let passage = object["passage"] else {
+                throw FieldError(field: "passage", reason: "required with offset")
+            }
+            guard let offset = object["offset"] else {
+                throw FieldError(field: "offset", reason: "required with passage")
+            }
             position = TextPosition(
                 passage: try FieldReader.identifier(passage, field: "passage"),
                 offset: try FieldReader.offset(offset, field: "offset"))

@@ -71,10 +71,12 @@ extension ChangeFields {
             // The anchor and the position are groups of JSON keys; errors name their first key.
             let jsonKey = ["anchor": "document", "position": "passage"]
             if let extra = present.subtracting(allowed).sorted().first {
-                throw FieldError(field: jsonKey[extra] ?? extra, reason: "not allowed in a \(operation.rawValue) change")
+                throw FieldError(
+                    field: jsonKey[extra] ?? extra, reason: "not allowed in a \(operation.rawValue) change")
             }
             if let missing = required.subtracting(present).sorted().first {
-                throw FieldError(field: jsonKey[missing] ?? missing, reason: "required in a \(operation.rawValue) change")
+                throw FieldError(
+                    field: jsonKey[missing] ?? missing, reason: "required in a \(operation.rawValue) change")
             }
         }
         switch (entity, operation) {
@@ -96,7 +98,8 @@ extension ChangeFields {
         case (.position, .set):
             try require(["position"], ["position"])
         default:
-            throw FieldError(field: "", reason: "operation \(operation.rawValue) does not apply to a \(entity.rawValue)")
+            throw FieldError(
+                field: "", reason: "operation \(operation.rawValue) does not apply to a \(entity.rawValue)")
         }
     }
 

@@ -31,7 +31,8 @@ public enum Timestamp {
     public static func parseISO8601(_ text: String) -> Int64? {
         var scanner = DigitScanner(Array(text.utf8))
         guard let year = scanner.digits(4), scanner.take("-"), let month = scanner.digits(2), scanner.take("-"),
-              let day = scanner.digits(2), (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
+              let day = scanner.digits(2), (1...12).contains(month),
+              (1...daysIn(month: month, year: year)).contains(day)
         else { return nil }
         var milliseconds = daysSinceEpoch(year: year, month: month, day: day) * 86_400_000
         if scanner.isAtEnd { return milliseconds }

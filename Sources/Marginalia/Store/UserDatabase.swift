@@ -32,7 +32,8 @@ enum UserDatabase {
         case .create: mode = .readWriteCreate
         }
         // A store's name is a file name, never a URI: encode it as one.
-        let db = try SQLiteDatabase(path: inMemory ? path : SQLiteDatabase.fileURI(path: path, readOnly: false), mode: mode)
+        let db = try SQLiteDatabase(
+            path: inMemory ? path : SQLiteDatabase.fileURI(path: path, readOnly: false), mode: mode)
         let applicationID: Int32
         let version: Int32
         let objectCount: Int64
@@ -68,7 +69,8 @@ enum UserDatabase {
         if !inMemory {
             let journal = try db.text(sql: "PRAGMA journal_mode = WAL")
             guard journal == "wal" else {
-                throw StoreError.notAStore(path: path, reason: "cannot switch to WAL journal mode (got \(journal ?? "nothing"))")
+                throw StoreError.notAStore(
+                    path: path, reason: "cannot switch to WAL journal mode (got \(journal ?? "nothing"))")
             }
         }
         try db.executeScript(sql: "PRAGMA synchronous = FULL")

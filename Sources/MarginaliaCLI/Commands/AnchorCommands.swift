@@ -16,8 +16,13 @@ enum AnchorCommands {
                 run writes nothing. Nothing is ever deleted: orphans keep their quote and note, and 'reattach' \
                 anchors them again by hand.
                 """,
-            options: [.init(name: "reanchor", help: "Move each moved annotation to where its text is now (a logged change).")],
-            examples: ["marginalia --content poezii-2.db anchors", "marginalia --content poezii-2.db anchors --reanchor"]),
+            options: [
+                .init(name: "reanchor", help: "Move each moved annotation to where its text is now (a logged change)."),
+            ],
+            examples: [
+                "marginalia --content poezii-2.db anchors",
+                "marginalia --content poezii-2.db anchors --reanchor",
+            ]),
         run: { context in
             let reanchor = context.arguments.flag("reanchor")
             let store = try context.openStore(reanchor ? .readWrite : .readOnly, content: .required, remind: false)
@@ -32,8 +37,8 @@ enum AnchorCommands {
                 ])), to: context.console)
                 return
             }
-            context.console.out("Edition \(report.edition ?? "?"): \(report.total) annotations — \(report.intact) intact, "
-                + "\(report.moved) moved, \(report.orphaned) orphaned")
+            context.console.out("Edition \(report.edition ?? "?"): \(report.total) annotations — "
+                + "\(report.intact) intact, \(report.moved) moved, \(report.orphaned) orphaned")
             for check in report.checks {
                 Output.checkLines(check).forEach { context.console.out($0) }
             }
@@ -54,7 +59,8 @@ enum AnchorCommands {
             ],
             options: [
                 .init(name: "quote", value: "TEXT", help: "Find TEXT in the passage instead of counting offsets."),
-                .init(name: "to", value: "PASSAGE[:END]", help: "End the range in a later passage of the same document."),
+                .init(name: "to", value: "PASSAGE[:END]",
+                      help: "End the range in a later passage of the same document."),
             ],
             examples: ["marginalia reattach 3f1c2a9e luceafarul.7 --quote \"mândră-n toate cele\""]),
         run: { context in

@@ -16,7 +16,8 @@ enum AnnotateCommands {
             arguments: [rangeArgument],
             options: [
                 quoteOption,
-                .init(name: "to", value: "PASSAGE[:END]", help: "End the range in a later passage of the same document."),
+                .init(name: "to", value: "PASSAGE[:END]",
+                      help: "End the range in a later passage of the same document."),
                 .init(name: "color", value: "C", help: "A color name, e.g. yellow."),
                 .init(name: "note", value: "TEXT", help: "A note on the highlight."),
                 tagOption,
@@ -51,7 +52,8 @@ enum AnnotateCommands {
                 throw UsageError("the note TEXT is empty")
             }
             let store = try context.openStore(.create, content: .required)
-            let annotation = try store.createAnnotation(.note, at: request, note: text, tags: context.arguments.all("tag"))
+            let annotation = try store.createAnnotation(
+                .note, at: request, note: text, tags: context.arguments.all("tag"))
             try report(annotation, context: context)
         })
 
@@ -77,7 +79,8 @@ enum AnnotateCommands {
             context.console.out(annotation.id)
             let what = annotation.kind == .bookmark
                 ? "Bookmarked \(annotation.anchor.start.passage)"
-                : "Made a \(annotation.kind.rawValue) on \(Output.range(annotation.anchor)): “\(Output.excerpt(annotation.anchor.quote))”"
+                : "Made a \(annotation.kind.rawValue) on \(Output.range(annotation.anchor)): "
+                    + "“\(Output.excerpt(annotation.anchor.quote))”"
             context.console.err(what)
         }
     }

@@ -31,7 +31,8 @@ enum ArchiveCommands {
                     : try store.exportArchive(toFile: path, filter: filter)
             }
             context.console.err("Exported \(counts.changes) changes, \(counts.annotations) annotations and "
-                + "\(counts.positions) reading positions\(filter.isEmpty ? "" : " (partial)")\(path == "-" ? "" : " to \(path)")")
+                + "\(counts.positions) reading positions\(filter.isEmpty ? "" : " (partial)")"
+                + "\(path == "-" ? "" : " to \(path)")")
         })
 
     static let `import` = Command(
@@ -93,12 +94,14 @@ enum ArchiveCommands {
             if context.json {
                 try Output.print(.object(JSONObject([
                     ("path", .string(report.path)), ("verified", .bool(true)),
-                    ("changes", .int(Int64(report.counts.changes))), ("annotations", .int(Int64(report.counts.annotations))),
+                    ("changes", .int(Int64(report.counts.changes))),
+                    ("annotations", .int(Int64(report.counts.annotations))),
                     ("positions", .int(Int64(report.counts.positions))), ("bytes", .int(Int64(report.compressedBytes))),
                 ])), to: context.console)
             } else {
-                context.console.out("Backed up \(report.counts.changes) changes, \(report.counts.annotations) annotations and "
-                    + "\(report.counts.positions) reading positions to \(report.path) (\(report.compressedBytes) bytes, verified)")
+                context.console.out("Backed up \(report.counts.changes) changes, \(report.counts.annotations) "
+                    + "annotations and \(report.counts.positions) reading positions to \(report.path) "
+                    + "(\(report.compressedBytes) bytes, verified)")
             }
         })
 
@@ -128,8 +131,9 @@ enum ArchiveCommands {
                 ])), to: context.console)
                 return
             }
-            context.console.out("\(dryRun ? "Would restore" : "Restored") \(counts.changes) changes, \(counts.annotations) "
-                + "annotations and \(counts.positions) reading positions \(dryRun ? "to" : "into") \(context.storePath)")
+            context.console.out("\(dryRun ? "Would restore" : "Restored") \(counts.changes) changes, "
+                + "\(counts.annotations) annotations and \(counts.positions) reading positions "
+                + "\(dryRun ? "to" : "into") \(context.storePath)")
             if let previous = report.previousStore { context.console.out("The previous store is kept at \(previous)") }
             if dryRun { context.console.err("Dry run: nothing was written") }
         })

@@ -10,7 +10,8 @@ enum ContentCommands {
                 NFC-normalized. FILE is replaced only when the build succeeds.
                 """,
             arguments: [.init(name: "SOURCE", help: "The content source, a JSON file.")],
-            options: [.init(name: "output", short: "o", value: "FILE", help: "Where to write the content database (required).")],
+            options: [.init(name: "output", short: "o", value: "FILE",
+                            help: "Where to write the content database (required).")],
             examples: ["marginalia content build samples/eminescu-2026.2.json --output poezii-2.db"]),
         run: { context in
             guard let output = context.arguments.value("output") else {

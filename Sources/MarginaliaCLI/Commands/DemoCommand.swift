@@ -13,7 +13,8 @@ enum DemoCommand {
                 re-anchors the ones whose text moved, shows an annotation's history, backs up, restores on a \
                 "second machine" and merges its notes back. It never touches your own store.
                 """,
-            options: [.init(name: "dir", value: "DIR", help: "Work in DIR (created if needed) instead of a temporary directory.")],
+            options: [.init(name: "dir", value: "DIR",
+                            help: "Work in DIR (created if needed) instead of a temporary directory.")],
             examples: ["marginalia demo", "marginalia demo --dir /tmp/marginalia-tour"]),
         run: { context in
             let directory: String
@@ -63,14 +64,17 @@ private final class Tour {
         section("2. A store of your own, and some annotations (offsets are found from the quoted text)")
         console.out("   MARGINALIA_STORE=\(store)  MARGINALIA_CONTENT=\(edition1)")
         try step(["init"])
-        let morning = try step(["highlight", "luceafarul.1", "--quote", "povesti", "--color", "yellow", "--tag", "basm"])
+        let morning = try step(["highlight", "luceafarul.1", "--quote", "povesti", "--color", "yellow",
+                                "--tag", "basm"])
         let curtain = try step(["note", "scrisoarea-i.3", "--quote", "perdelele-ntr-o parte",
                                 "Luna intră în odaie: de aici pornește poemul."])
         let dream = try step(["highlight", "scrisoarea-i.6", "--quote", "simţim ca-n vis", "--tag", "vis"])
-        let question = try step(["highlight", "mortua-est.63", "--quote", "în ce o să stâng", "--note", "întrebarea poemului"])
+        let question = try step(["highlight", "mortua-est.63", "--quote", "în ce o să stâng",
+                                 "--note", "întrebarea poemului"])
         try step(["bookmark", "si-daca-de-cu-ziua.2", "--title", "the linden tree"])
         try step(["position", "luceafarul", "luceafarul.5"])
-        try step(["edit", curtain, "--note", "Luna intră în odaie — de aici pornește tot poemul.", "--tag", "lună"])
+        try step(["edit", curtain, "--note", "Luna intră în odaie — de aici pornește tot poemul.",
+                  "--tag", "lună"])
         try step(["delete", dream])
         try step(["undelete", dream])
         try step(["list"])
@@ -87,8 +91,8 @@ private final class Tour {
         console.out("   MARGINALIA_CONTENT=\(edition2)")
         try step(["list"])
         let after = try storeFingerprint()
-        console.out("   the store's full dump before and after the swap: \(before == after ? "identical" : "DIFFERENT") "
-            + "(\(after.prefix(16))…)")
+        console.out("   the store's full dump before and after the swap: "
+            + "\(before == after ? "identical" : "DIFFERENT") (\(after.prefix(16))…)")
 
         section("5. Every annotation accounted for; the moved ones re-anchored, the orphans kept")
         try step(["anchors"])
@@ -169,7 +173,9 @@ private final class Tour {
     }
 
     private static func quoted(_ word: String) -> String {
-        let plain = word.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "-_./:=".unicodeScalars.contains($0) }
+        let plain = word.unicodeScalars.allSatisfy {
+            CharacterSet.alphanumerics.contains($0) || "-_./:=".unicodeScalars.contains($0)
+        }
         return plain && !word.isEmpty ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

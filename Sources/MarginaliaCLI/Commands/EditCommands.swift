@@ -16,7 +16,10 @@ enum EditCommands {
                 .init(name: "tag", value: "T", help: "Add a tag.", repeatable: true),
                 .init(name: "untag", value: "T", help: "Remove a tag.", repeatable: true),
             ],
-            examples: ["marginalia edit 3f1c2a9e --note \"a better note\" --tag favorite", "marginalia edit 3f1c --color \"\""]),
+            examples: [
+                "marginalia edit 3f1c2a9e --note \"a better note\" --tag favorite",
+                "marginalia edit 3f1c --color \"\"",
+            ]),
         run: { context in
             let arguments = context.arguments
             guard arguments.value("note") != nil || arguments.value("color") != nil || !arguments.all("tag").isEmpty
@@ -37,7 +40,8 @@ enum EditCommands {
             examples: ["marginalia delete 3f1c2a9e", "marginalia list --deleted"]),
         run: { context in
             let store = try context.openStore(.readWrite, content: .none)
-            try report(try store.deleteAnnotation(id: context.arguments.positionals[0]), verb: "Deleted", context: context)
+            try report(try store.deleteAnnotation(id: context.arguments.positionals[0]),
+                       verb: "Deleted", context: context)
         })
 
     static let undelete = Command(
@@ -47,7 +51,8 @@ enum EditCommands {
             examples: ["marginalia undelete 3f1c2a9e"]),
         run: { context in
             let store = try context.openStore(.readWrite, content: .none)
-            try report(try store.undeleteAnnotation(id: context.arguments.positionals[0]), verb: "Undeleted", context: context)
+            try report(try store.undeleteAnnotation(id: context.arguments.positionals[0]),
+                       verb: "Undeleted", context: context)
         })
 
     private static func report(_ annotation: Annotation, verb: String, context: Context) throws {

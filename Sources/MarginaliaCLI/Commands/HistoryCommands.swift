@@ -9,13 +9,15 @@ enum HistoryCommands {
             examples: ["marginalia history 3f1c2a9e", "marginalia history 3f1c2a9e --json"]),
         run: { context in
             let store = try context.openStore(.readOnly, content: .none)
-            try printChanges(try store.history(id: context.arguments.positionals[0]), showEntity: false, context: context)
+            try printChanges(try store.history(id: context.arguments.positionals[0]),
+                             showEntity: false, context: context)
         })
 
     static let log = Command(
         spec: CommandSpec(
             name: "log", summary: "The change log, oldest first.",
-            discussion: "TIME is ISO 8601: 2026-11-29, 2026-11-29T12:00, 2026-11-29T12:00:00+02:00 (UTC without a zone).",
+            discussion: "TIME is ISO 8601: 2026-11-29, 2026-11-29T12:00, 2026-11-29T12:00:00+02:00 "
+                + "(UTC without a zone).",
             options: [
                 .init(name: "since", value: "TIME", help: "Changes at or after TIME."),
                 .init(name: "until", value: "TIME", help: "Changes before TIME."),
@@ -36,7 +38,8 @@ enum HistoryCommands {
     static func time(_ text: String?, option: String) throws -> Int64? {
         guard let text else { return nil }
         guard let milliseconds = Timestamp.parseISO8601(text) else {
-            throw UsageError("--\(option) takes an ISO 8601 time such as 2026-11-29 or 2026-11-29T12:00:00Z, not '\(text)'")
+            throw UsageError(
+                "--\(option) takes an ISO 8601 time such as 2026-11-29 or 2026-11-29T12:00:00Z, not '\(text)'")
         }
         return milliseconds
     }

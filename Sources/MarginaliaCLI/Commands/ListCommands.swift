@@ -9,7 +9,8 @@ enum ListCommands {
             options: [
                 .init(name: "document", value: "D", help: "Only annotations in document D."),
                 .init(name: "passage", value: "P", help: "Only annotations that start or end in passage P."),
-                .init(name: "kind", value: "K", help: "Only highlights, notes or bookmarks (highlight, note, bookmark)."),
+                .init(name: "kind", value: "K",
+                      help: "Only highlights, notes or bookmarks (highlight, note, bookmark)."),
                 .init(name: "tag", value: "T", help: "Only annotations tagged T."),
                 .init(name: "status", value: "S",
                       help: "Only annotations that are intact, moved or orphaned against the attached content "
@@ -68,7 +69,8 @@ enum ListCommands {
                 if check.status == .unchecked { status += " (no content attached)" }
                 context.console.out(status)
                 if let anchor = check.newAnchor {
-                    context.console.out("now at:      \(Output.range(anchor)) “\(anchor.quote)” (\(check.match ?? ""))")
+                    context.console.out(
+                        "now at:      \(Output.range(anchor)) “\(anchor.quote)” (\(check.match ?? ""))")
                 }
                 if let reason = check.reason { context.console.out("why:         \(reason)") }
             }

@@ -6,7 +6,8 @@ enum PositionCommand {
             name: "position", summary: "Set the reading position in a document, or show it.",
             arguments: [
                 .init(name: "DOCUMENT", help: "The document id."),
-                .init(name: "PASSAGE[:OFFSET]", help: "Where the reader is; without it, the position is shown.", optional: true),
+                .init(name: "PASSAGE[:OFFSET]", help: "Where the reader is; without it, the position is shown.",
+                      optional: true),
             ],
             examples: ["marginalia position luceafarul luceafarul.42", "marginalia position luceafarul"]),
         run: { context in
@@ -16,7 +17,8 @@ enum PositionCommand {
                 let (passage, offset, end) = try AnchorSyntax.parse(place)
                 if end != nil { throw UsageError("a position is PASSAGE[:OFFSET], one offset") }
                 let store = try context.openStore(.create, content: .required)
-                position = try store.setPosition(document: document, at: TextPosition(passage: passage, offset: offset ?? 0))
+                position = try store.setPosition(
+                    document: document, at: TextPosition(passage: passage, offset: offset ?? 0))
             } else {
                 let store = try context.openStore(.readOnly, content: .none)
                 position = try store.position(document: document)

@@ -5,9 +5,9 @@ enum SearchCommand {
         spec: CommandSpec(
             name: "search", summary: "Full-text search of the content (or of your notes), diacritics ignored.",
             discussion: """
-                Words typed without diacritics find text with them: 'stiinta' finds ştiinţă and știință. All words \
-                must match; "a phrase" matches words in order; stiin* matches a prefix; a OR b matches either; \
-                -word excludes. Best matches first; each hit shows how many of your annotations start there.
+                Words typed without diacritics find text with them: 'stiinta' finds ştiinţă and știință. \
+                All words must match; "a phrase" matches words in order; stiin* matches a prefix; a OR b matches \
+                either; -word excludes. Best matches first; each hit shows how many of your annotations start there.
                 """,
             arguments: [.init(name: "QUERY", help: "What to look for.")],
             options: [
@@ -58,7 +58,8 @@ enum SearchCommand {
             }), to: context.console)
         } else {
             for hit in hits {
-                let count = hit.annotationCount > 0 ? "  (\(hit.annotationCount) annotation\(hit.annotationCount == 1 ? "" : "s"))" : ""
+                let count = hit.annotationCount > 0
+                    ? "  (\(hit.annotationCount) annotation\(hit.annotationCount == 1 ? "" : "s"))" : ""
                 context.console.out("\(hit.passage.padding(22)) \(hit.snippet)\(count)")
             }
             if hits.isEmpty { context.console.err("No passages match") }

@@ -27,7 +27,8 @@ enum VerifyCommand {
             try Output.print(.object(JSONObject([
                 ("ok", .bool(true)), ("file", .string(path)), ("partial", .bool(summary.header.partial)),
                 ("device", .string(summary.header.device)), ("createdAt", .string(summary.header.createdAt)),
-                ("changes", .int(Int64(summary.counts.changes))), ("annotations", .int(Int64(summary.counts.annotations))),
+                ("changes", .int(Int64(summary.counts.changes))),
+                ("annotations", .int(Int64(summary.counts.annotations))),
                 ("positions", .int(Int64(summary.counts.positions))),
             ])), to: context.console)
         } else {

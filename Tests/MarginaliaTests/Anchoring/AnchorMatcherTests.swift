@@ -5,7 +5,9 @@ import Testing
     func locate(_ quote: String, in text: String, near origin: Int = 0,
                 wholeWords: (Bool, Bool) = (true, true)) -> (String, AnchorMatcher.Quality)? {
         let scalars = Array(text.unicodeScalars)
-        guard let match = AnchorMatcher.locate(quote, in: scalars, near: origin, wholeWords: wholeWords) else { return nil }
+        guard let match = AnchorMatcher.locate(quote, in: scalars, near: origin, wholeWords: wholeWords) else {
+            return nil
+        }
         return (String(scalars: scalars[match.range]), match.quality)
     }
 
@@ -32,14 +34,16 @@ import Testing
     }
 
     @Test func smallRewordingsAreCloseMatchesWithinTheThreshold() throws {
-        let reordered = try #require(locate("în ce o să stâng", in: "Și nu știu gândirea-mi în ce să o stâng:"))
+        let reordered = try #require(
+            locate("în ce o să stâng", in: "Și nu știu gândirea-mi în ce să o stâng:"))
         #expect(reordered.0 == "în ce să o stâng")
         #expect(reordered.1 == .close(edits: 4))
         // A word replaced at the start is taken whole, not from its middle.
         let replaced = try #require(locate("Peste ramuri de arin", in: "Dintre ramuri de arin"))
         #expect(replaced.0 == "Dintre ramuri de arin")
         // The same with a quote that started mid-word: no widening.
-        let partial = try #require(locate("este ramuri de arin", in: "Dintre ramuri de arin", wholeWords: (false, true)))
+        let partial = try #require(
+            locate("este ramuri de arin", in: "Dintre ramuri de arin", wholeWords: (false, true)))
         #expect(partial.0 == "ntre ramuri de arin")
     }
 

@@ -6,7 +6,8 @@ import Testing
 /// rewords lines, deletes and inserts passages and removes a poem (see samples/CHANGES-2026.2.md).
 @Suite struct ReconciliationTests {
     /// A store with annotations on edition 1: one in every few passages, seeded, of every kind.
-    func annotatedStore(_ directory: TemporaryDirectory, seed: UInt64) throws -> (AnnotationStore, [String: Annotation]) {
+    func annotatedStore(_ directory: TemporaryDirectory,
+                        seed: UInt64) throws -> (AnnotationStore, [String: Annotation]) {
         let store = try makeStore(directory)
         let edition1 = try Samples.buildContent("eminescu-2026.1.json", in: directory)
         try store.attachContent(path: edition1)
@@ -14,12 +15,14 @@ import Testing
         var made: [String: Annotation] = [:]
         try store.batch {
             for document in try store.documents() {
-                for passage in try store.passages(document: document.id) where Int.random(in: 0..<9, using: &random) == 0 {
+                for passage in try store.passages(document: document.id)
+                    where Int.random(in: 0..<9, using: &random) == 0 {
                     let length = passage.text.unicodeScalars.count
                     guard length >= 4 else { continue }
                     let start = Int.random(in: 0..<(length / 2), using: &random)
                     let end = Int.random(in: (start + 2)...length, using: &random)
-                    let kind: AnnotationKind = [.highlight, .highlight, .note, .bookmark].randomElement(using: &random) ?? .note
+                    let kind: AnnotationKind = [.highlight, .highlight, .note, .bookmark]
+                        .randomElement(using: &random) ?? .note
                     let annotation = try store.createAnnotation(
                         kind, at: AnchorRequest(passage: passage.id, start: start, end: end),
                         note: kind == .highlight ? nil : "notă \(passage.id)")
@@ -70,7 +73,8 @@ import Testing
         // Every annotation that is not orphaned is now anchored on edition 2: the edition it was last reconciled with.
         let orphans = Set(report.checks.filter { $0.status == .orphaned }.map(\.annotation.id))
         for annotation in try store.annotations(matching: AnnotationFilter(includeDeleted: true)) {
-            #expect(annotation.anchor.edition == (orphans.contains(annotation.id) ? "eminescu-2026.1" : "eminescu-2026.2"))
+            #expect(annotation.anchor.edition
+                == (orphans.contains(annotation.id) ? "eminescu-2026.1" : "eminescu-2026.2"))
             #expect(annotation.createdEdition == "eminescu-2026.1")
         }
         #expect(try store.changeCount() == changes)
@@ -93,7 +97,8 @@ import Testing
         let removedPoem = try highlight("si-daca-de-cu-ziua.2")
         let untouched = try highlight("scrisoarea-i.2", "ceasornicul")
         try store.attachContent(path: try Samples.buildContent("eminescu-2026.2.json", in: directory))
-        let checks = Dictionary(uniqueKeysWithValues: try store.reconcileAnchors().checks.map { ($0.annotation.id, $0) })
+        let checks = Dictionary(
+            uniqueKeysWithValues: try store.reconcileAnchors().checks.map { ($0.annotation.id, $0) })
         #expect(checks[untouched] == nil, "intact")
         #expect(checks[respelled]?.status == .moved && checks[respelled]?.match == "folded")
         #expect(checks[respelled]?.newAnchor?.quote == "simțim ca-n vis")
@@ -102,7 +107,8 @@ import Testing
         #expect(checks[punctuation]?.status == .moved && checks[punctuation]?.match == "exact")
         #expect(checks[punctuation]?.newAnchor?.start.offset == 13)
         #expect(checks[reordered]?.status == .moved && checks[reordered]?.match == "close, 4 edits")
-        #expect(checks[deletedLine]?.status == .orphaned && checks[deletedLine]?.reason == "passage strigoii.28 is gone")
+        #expect(checks[deletedLine]?.status == .orphaned
+            && checks[deletedLine]?.reason == "passage strigoii.28 is gone")
         #expect(checks[removedPoem]?.reason == "document si-daca-de-cu-ziua is gone")
     }
 
@@ -120,14 +126,17 @@ import Testing
 
     @Test func reattachAnchorsAnOrphanByHandAsALoggedChange() throws {
         let directory = try TemporaryDirectory()
-        let store = try makeStore(directory, source: makeSource([("d", [("d.1", "A fost odată"), ("d.2", "ca niciodată")])]))
+        let store = try makeStore(
+            directory, source: makeSource([("d", [("d.1", "A fost odată"), ("d.2", "ca niciodată")])]))
         let made = try store.createAnnotation(.note, at: AnchorRequest(passage: "d.2"), note: "keep me")
         let edition2 = makeSource(edition: "test-2", [("d", [("d.1", "A fost odată"), ("d.3", "ca nicicând")])])
         try ContentBuilder.build(edition2, output: directory.path("e2.db"))
         try store.attachContent(path: directory.path("e2.db"))
         #expect(try store.checkAnchors([made]).first?.status == .orphaned)
-        let reattached = try store.reattachAnnotation(id: made.id, at: AnchorRequest(passage: "d.3", quote: "nicicând"))
-        #expect(reattached.anchor.quote == "nicicând" && reattached.note == "keep me" && reattached.anchor.edition == "test-2")
+        let reattached = try store.reattachAnnotation(
+            id: made.id, at: AnchorRequest(passage: "d.3", quote: "nicicând"))
+        #expect(reattached.anchor.quote == "nicicând" && reattached.note == "keep me"
+            && reattached.anchor.edition == "test-2")
         #expect(try store.history(id: made.id).map(\.operation) == [.create, .reattach])
         #expect(try store.checkAnchors([reattached]).first?.status == .intact)
     }

@@ -45,7 +45,8 @@ import Testing
         let target = try makeStore(directory)
         let error = try #require(throws: ArchiveError.self) { try target.importArchive(path: path) }
         #expect(error.line == 2)
-        #expect(error.reason == "change record: field \"fields.tags\": \"poezié\" is not in Unicode normalization form C (NFC)")
+        #expect(error.reason
+            == "change record: field \"fields.tags\": \"poezié\" is not in Unicode normalization form C (NFC)")
         // Typed decomposed on this machine, a tag is stored composed.
         let store = try makeStore(directory, source: makeSource([("d", [("d.1", "text")])]), name: "local.db")
         let made = try store.createAnnotation(.highlight, at: AnchorRequest(passage: "d.1"), tags: ["cafe\u{0301}"])

@@ -58,7 +58,8 @@ enum GzipFixtures {
 
     /// About `count` bytes of JSON Lines that compress like a real export (every line ends with "\n").
     static func jsonLines(_ count: Int, using generator: inout SeededGenerator) -> [UInt8] {
-        let words = ["highlight", "note", "the", "of", "chapter", "reader", "margin", "quote", "was", "and", "é", "☃"]
+        let words = ["highlight", "note", "the", "of", "chapter", "reader", "margin", "quote", "was", "and",
+                     "é", "☃"]
         var text = ""
         var line = 0
         while text.utf8.count < count {

@@ -8,7 +8,10 @@ import Testing
     }
 
     func document(_ passages: String, id: String = "d") -> String {
-        #"{"edition": "e-1", "language": "ro", "title": "T", "documents": [{"id": "\#(id)", "title": "D", "passages": [\#(passages)]}]}"#
+        #"""
+        {"edition": "e-1", "language": "ro", "title": "T", "documents": [{"id": "\#(id)", "title": "D", \#
+        "passages": [\#(passages)]}]}
+        """#
     }
 
     @Test func readsTheSourceFormatAndNormalizesToNFC() throws {

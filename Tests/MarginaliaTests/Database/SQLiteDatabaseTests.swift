@@ -5,7 +5,8 @@ import Testing
 @Suite struct SQLiteDatabaseTests {
     func makeTable() throws -> SQLiteDatabase {
         let db = try SQLiteDatabase.inMemory()
-        try db.executeScript(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT UNIQUE, score REAL, data BLOB) STRICT")
+        try db.executeScript(
+            sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT UNIQUE, score REAL, data BLOB) STRICT")
         return db
     }
 
@@ -43,7 +44,8 @@ import Testing
         #expect(error.isConstraintViolation)
         #expect(error.message == "UNIQUE constraint failed: t.name")
         #expect(error.sql == sql)
-        #expect(error.description == "SQLite error 2067 (constraint failed): UNIQUE constraint failed: t.name — in: \(sql)")
+        #expect(error.description
+            == "SQLite error 2067 (constraint failed): UNIQUE constraint failed: t.name — in: \(sql)")
     }
 
     @Test func argumentCountMustMatch() throws {
@@ -131,7 +133,8 @@ import Testing
     }
 
     @Test func fileURIEscapesReservedCharacters() {
-        #expect(SQLiteDatabase.fileURI(path: "/a b/c?d#e%f.db", readOnly: true) == "file:/a%20b/c%3Fd%23e%25f.db?mode=ro")
+        #expect(SQLiteDatabase.fileURI(path: "/a b/c?d#e%f.db", readOnly: true)
+            == "file:/a%20b/c%3Fd%23e%25f.db?mode=ro")
         #expect(SQLiteDatabase.fileURI(path: "rel/ş.db", readOnly: false) == "file:rel/%C5%9F.db")
     }
 }

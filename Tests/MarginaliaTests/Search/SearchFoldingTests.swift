@@ -121,7 +121,8 @@ import Testing
     @Test func notesSearchFoldsTheSameWay() throws {
         let directory = try TemporaryDirectory()
         let store = try makeStore(directory, source: makeSource([("d", [("d.1", "A fost odată ca-n poveşti")])]))
-        let note = try store.createAnnotation(.note, at: AnchorRequest(passage: "d.1", quote: "A fost"), note: "Ţara și știința")
+        let note = try store.createAnnotation(
+            .note, at: AnchorRequest(passage: "d.1", quote: "A fost"), note: "Ţara și știința")
         let highlight = try store.createAnnotation(.highlight, at: AnchorRequest(passage: "d.1", quote: "poveşti"))
         #expect(try store.searchNotes("tara").map(\.id) == [note.id])
         #expect(try store.searchNotes("STIINTA").map(\.id) == [note.id])

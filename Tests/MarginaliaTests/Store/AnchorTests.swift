@@ -15,7 +15,8 @@ import Testing
     @Test func offsetsCountCodePointsAndCaptureContext() throws {
         let directory = try TemporaryDirectory()
         let store = try makeStore(directory, source: source)
-        let anchor = try store.resolveAnchor(AnchorRequest(passage: "luceafarul.1", start: 18, end: 25), kind: .highlight)
+        let anchor = try store.resolveAnchor(
+            AnchorRequest(passage: "luceafarul.1", start: 18, end: 25), kind: .highlight)
         #expect(anchor.quote == "poveşti")
         #expect(anchor.prefix == "A fost odată ca-n ")
         #expect(anchor.suffix == ",")
@@ -28,7 +29,8 @@ import Testing
     @Test func aQuoteIsFoundExactlyOrIgnoringDiacritics() throws {
         let directory = try TemporaryDirectory()
         let store = try makeStore(directory, source: source)
-        let exact = try store.resolveAnchor(AnchorRequest(passage: "luceafarul.3", quote: "împărăteşti"), kind: .highlight)
+        let exact = try store.resolveAnchor(
+            AnchorRequest(passage: "luceafarul.3", quote: "împărăteşti"), kind: .highlight)
         #expect(exact.start.offset == 14 && exact.end.offset == 25)
         // Typed with comma-below ș where the text has cedilla ş, and without diacritics at all.
         for typed in ["împărătești", "imparatesti", "IMPARATESTI"] {
@@ -44,13 +46,15 @@ import Testing
             _ = try store.resolveAnchor(AnchorRequest(passage: "luceafarul.1", quote: "nimic"), kind: .highlight)
         }
         // An exact match wins over a folded one: "vreme" is there once as typed.
-        #expect(try store.resolveAnchor(AnchorRequest(passage: "glossa.1", quote: "vreme"), kind: .highlight).start.offset == 13)
+        #expect(try store.resolveAnchor(AnchorRequest(passage: "glossa.1", quote: "vreme"), kind: .highlight)
+            .start.offset == 13)
         #expect(throws: StoreError.invalidAnchor(
             reason: "\"VREME\" occurs 2 times in glossa.1; give offsets (PASSAGE:START-END) to choose")) {
             _ = try store.resolveAnchor(AnchorRequest(passage: "glossa.1", quote: "VREME"), kind: .highlight)
         }
         // Offsets narrow the search to one occurrence.
-        let second = try store.resolveAnchor(AnchorRequest(passage: "glossa.1", start: 10, quote: "VREME"), kind: .highlight)
+        let second = try store.resolveAnchor(
+            AnchorRequest(passage: "glossa.1", start: 10, quote: "VREME"), kind: .highlight)
         #expect(second.start.offset == 13 && second.quote == "vreme")
     }
 
@@ -58,16 +62,21 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try makeStore(directory, source: source)
         let anchor = try store.resolveAnchor(
-            AnchorRequest(passage: "luceafarul.1", start: 18, endPassage: "luceafarul.2", endOffset: 6), kind: .highlight)
+            AnchorRequest(passage: "luceafarul.1", start: 18, endPassage: "luceafarul.2", endOffset: 6),
+            kind: .highlight)
         #expect(anchor.quote == "poveşti,\nA fost")
         #expect(anchor.start == TextPosition(passage: "luceafarul.1", offset: 18))
         #expect(anchor.end == TextPosition(passage: "luceafarul.2", offset: 6))
         #expect(anchor.suffix == " ca niciodată,")
-        #expect(throws: StoreError.invalidAnchor(reason: "glossa.1 is in document glossa, not luceafarul like luceafarul.1")) {
-            _ = try store.resolveAnchor(AnchorRequest(passage: "luceafarul.1", endPassage: "glossa.1"), kind: .highlight)
+        #expect(throws: StoreError.invalidAnchor(
+            reason: "glossa.1 is in document glossa, not luceafarul like luceafarul.1")) {
+            _ = try store.resolveAnchor(
+                AnchorRequest(passage: "luceafarul.1", endPassage: "glossa.1"), kind: .highlight)
         }
-        #expect(throws: StoreError.invalidAnchor(reason: "luceafarul.1 comes before luceafarul.3; give the earlier passage first")) {
-            _ = try store.resolveAnchor(AnchorRequest(passage: "luceafarul.3", endPassage: "luceafarul.1"), kind: .highlight)
+        #expect(throws: StoreError.invalidAnchor(
+            reason: "luceafarul.1 comes before luceafarul.3; give the earlier passage first")) {
+            _ = try store.resolveAnchor(
+                AnchorRequest(passage: "luceafarul.3", endPassage: "luceafarul.1"), kind: .highlight)
         }
     }
 

@@ -31,7 +31,8 @@ import Testing
         #expect(history.map(\.operation) == [.create, .edit, .delete, .undelete])
         #expect(history.map(\.device) == Array(repeating: store.deviceID, count: 4))
         #expect(zip(history, history.dropFirst()).allSatisfy { $0.hlc < $1.hlc })
-        #expect(history[1].fields == ChangeFields(note: "alt început", color: "", tags: ["basm": false, "eminescu": true]))
+        #expect(history[1].fields
+            == ChangeFields(note: "alt început", color: "", tags: ["basm": false, "eminescu": true]))
         #expect(back.createdAt == history[0].hlc && back.updatedAt == history[3].hlc)
         #expect(try store.verify().isHealthy)
     }
@@ -40,13 +41,15 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try makeStore(directory, source: source)
         let made = try store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.2"), note: "n")
-        #expect(throws: StoreError.invalidChange(reason: "annotation \(made.id) already has those values; nothing to change")) {
+        #expect(throws: StoreError.invalidChange(
+            reason: "annotation \(made.id) already has those values; nothing to change")) {
             try store.editAnnotation(id: made.id, note: "n")
         }
         #expect(throws: StoreError.invalidChange(reason: "annotation \(made.id) is not deleted")) {
             try store.undeleteAnnotation(id: made.id)
         }
-        #expect(throws: StoreError.invalidChange(reason: "field \"tags\": \" x\" has control characters or surrounding spaces")) {
+        #expect(throws: StoreError.invalidChange(
+            reason: "field \"tags\": \" x\" has control characters or surrounding spaces")) {
             try store.editAnnotation(id: made.id, addTags: [" x"])
         }
         try store.deleteAnnotation(id: made.id)
@@ -69,7 +72,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try makeStore(directory, source: source)
         let second = try store.createAnnotation(.highlight, at: AnchorRequest(passage: "luceafarul.2"), tags: ["a"])
-        let first = try store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.1", start: 2, end: 6), note: "x")
+        let first = try store.createAnnotation(
+            .note, at: AnchorRequest(passage: "luceafarul.1", start: 2, end: 6), note: "x")
         #expect(try store.annotations().map(\.id) == [first.id, second.id])
         #expect(try store.annotations(matching: AnnotationFilter(kind: .highlight)).map(\.id) == [second.id])
         #expect(try store.annotations(matching: AnnotationFilter(tag: "a")).map(\.id) == [second.id])

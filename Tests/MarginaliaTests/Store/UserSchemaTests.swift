@@ -37,7 +37,9 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try makeStore(directory, source: makeSource([("d", [("d.1", "A fost odată")])]))
         try store.createAnnotation(.highlight, at: AnchorRequest(passage: "d.1"))
-        let update = try #require(throws: DatabaseError.self) { try store.db.execute(sql: "UPDATE changes SET op = 'edit'") }
+        let update = try #require(throws: DatabaseError.self) {
+            try store.db.execute(sql: "UPDATE changes SET op = 'edit'")
+        }
         #expect(update.message == "changes is append-only: a change cannot be updated")
         let delete = try #require(throws: DatabaseError.self) { try store.db.execute(sql: "DELETE FROM changes") }
         #expect(delete.message == "changes is append-only: a change cannot be deleted")
@@ -53,8 +55,11 @@ import Testing
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         for access in [AnnotationStore.Access.readOnly, .readWrite, .create] {
-            let error = try #require(throws: StoreError.self) { _ = try AnnotationStore.open(path: path, access: access) }
-            #expect(error == .newerSchema(path: path, found: UserSchema.currentVersion + 1, supported: UserSchema.currentVersion))
+            let error = try #require(throws: StoreError.self) {
+                _ = try AnnotationStore.open(path: path, access: access)
+            }
+            #expect(error == .newerSchema(
+                path: path, found: UserSchema.currentVersion + 1, supported: UserSchema.currentVersion))
             #expect(error.description.contains("created by a newer version of marginalia"))
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
@@ -70,12 +75,15 @@ import Testing
         let other = directory.path("other.db")
         try SQLiteDatabase(path: other).executeScript(sql: "CREATE TABLE x (v)")
         let before = try Data(contentsOf: URL(fileURLWithPath: other))
-        #expect(throws: StoreError.notAStore(path: other, reason: "its application_id is 0, not \(UserSchema.applicationID)")) {
+        #expect(throws: StoreError.notAStore(
+            path: other, reason: "its application_id is 0, not \(UserSchema.applicationID)")) {
             _ = try AnnotationStore.open(path: other, access: .readWrite)
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: other)) == before)
         let missing = directory.path("missing.db")
-        #expect(throws: StoreError.storeMissing(path: missing)) { _ = try AnnotationStore.open(path: missing, access: .readOnly) }
+        #expect(throws: StoreError.storeMissing(path: missing)) {
+            _ = try AnnotationStore.open(path: missing, access: .readOnly)
+        }
         #expect(!FileManager.default.fileExists(atPath: missing))
     }
 }

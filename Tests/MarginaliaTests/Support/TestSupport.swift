@@ -45,7 +45,9 @@ func makeSource(edition: String = "test-1", _ documents: [(String, [(String, Str
         documents: documents.map { id, passages in
             ContentSource.Document(
                 id: id, title: id.capitalized,
-                passages: passages.map { ContentSource.Passage(id: $0.0, text: $0.1.precomposedStringWithCanonicalMapping) })
+                passages: passages.map {
+                    ContentSource.Passage(id: $0.0, text: $0.1.precomposedStringWithCanonicalMapping)
+                })
         })
 }
 
@@ -68,7 +70,10 @@ func canonicalDump(_ path: String) throws -> String {
     let db = try SQLiteDatabase(path: path, mode: .readOnly)
     var lines: [String] = []
     let tables = try db.fetchAll(
-        sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'notes_fts%' ORDER BY name"
+        sql: """
+            SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' \
+            AND name NOT LIKE 'notes_fts%' ORDER BY name
+            """
     ) { try $0.string(0) }
     for table in tables {
         try db.forEachRow(sql: "SELECT * FROM \"\(table)\" ORDER BY 1") { row in
