@@ -269,6 +269,8 @@ def color(value, field):
 def tags(value, field):
     if type(value) is not dict or not value or any(type(flag) is not bool for flag in value.values()):
         raise FieldError(f"{field}: must be a non-empty object of tag: true|false")
+    if len(value) > 256:
+        raise FieldError(f"{field}: sets more than 256 tags")
     return {label(tag, field): value[tag] for tag in sorted(value)}
 
 
@@ -344,8 +346,8 @@ HEADER = obj({"type": None, "format": one_of(FORMAT), "formatVersion": integer(1
 CHANGE = obj({"type": None, "changeId": machine_id, "hlc": hlc, "device": machine_id,
               "entity": one_of("annotation", "position"), "entityId": None, "op": one_of(*OPS), "fields": None})
 ANNOTATION = obj({"type": None, "id": machine_id, "kind": one_of(*KINDS), "document": identifier,
-                  "start": TEXT_POSITION, "end": TEXT_POSITION, "quote": text, "prefix": text, "suffix": text,
-                  "note": optional(text), "color": optional(text), "tags": array(label), "createdAt": iso_time,
+                  "start": TEXT_POSITION, "end": TEXT_POSITION, "quote": text, "prefix": context_text, "suffix": context_text,
+                  "note": optional(text), "color": optional(label), "tags": array(label), "createdAt": iso_time,
                   "updatedAt": iso_time, "deleted": boolean, "edition": identifier, "anchorEdition": identifier})
 POSITION = obj({"type": None, "document": identifier, "passage": identifier, "offset": OFFSET,
                 "updatedAt": iso_time})

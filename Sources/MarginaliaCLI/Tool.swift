@@ -154,7 +154,7 @@ enum Tool {
             switch error {
             case .notAStore, .newerSchema, .invalidAnchor, .invalidChange, .passageNotFound, .documentNotFound:
                 return 65
-            case .storeMissing, .annotationNotFound, .ambiguousID, .contentUnavailable:
+            case .storeMissing, .annotationNotFound, .ambiguousID, .contentUnavailable, .wouldOverwrite:
                 return 1
             }
         case let error as DatabaseError:

@@ -30,6 +30,7 @@ extension AnnotationStore {
     /// archive's state records and with the live store), and only then renamed over `path`. An existing
     /// file at `path` is replaced only by a verified backup.
     public func backup(to path: String, limits: ArchiveLimits = ArchiveLimits()) throws -> BackupReport {
+        try refuseOverwritingOwnFiles(path)
         let temporary = FileSync.temporaryPath(beside: path, purpose: "backup")
         do {
             let report = try db.transaction(.deferred) {
@@ -38,8 +39,10 @@ extension AnnotationStore {
                 let counts = try exportArchive(to: sink)
                 try sink.sync()
                 let scratch = try ScratchStore()
-                let verification = try ArchiveVerifier.rebuild(
-                    archive: temporary, into: scratch.store, comparingWith: self, limits: limits)
+                let verification = try scratch.store.db.transaction(.immediate) {
+                    try scratch.store.mergeArchive(path: temporary, limits: limits, checkState: true, comparingWith: self)
+                        .verification
+                }
                 return BackupReport(path: path, counts: counts, compressedBytes: verification.summary.compressedBytes)
             }
             try FileSync.moveIntoPlace(temporary, at: path)
@@ -59,7 +62,8 @@ extension AnnotationStore {
     /// Replaces the store at `storePath` with the one an archive holds.
     ///
     /// The archive is verified completely while the new store is built in a temporary file beside the store;
-    /// the previous store is kept beside it under a dated name (`user.db.20261129T121441Z.bak`), and the new one
+    /// the previous store is kept beside it under a dated name (`user.db.20261129T121441Z.bak`, with `-2`
+    /// and so on should two restores fall in the same second), and the new one
     /// is renamed into place in one atomic step. The restored store takes a fresh device id for its future
     /// changes. A partial archive cannot be restored (import it instead).
     public static func restore(archive: String, to storePath: String, dryRun: Bool = false,
@@ -72,8 +76,9 @@ extension AnnotationStore {
         do {
             let store = try AnnotationStore.open(path: temporary, access: .create)
             try store.db.executeScript(sql: "PRAGMA synchronous = OFF")
-            let verification = try ArchiveVerifier.rebuild(
-                archive: archive, into: store, comparingWith: nil, limits: limits)
+            let verification = try store.db.transaction(.immediate) {
+                try store.mergeArchive(path: archive, limits: limits, checkState: true, comparingWith: nil).verification
+            }
             guard !verification.summary.header.partial else {
                 throw ArchiveError(
                     file: archive, kind: .invalidRecord,
@@ -105,19 +110,20 @@ extension AnnotationStore {
         if busy == 1 {
             throw StoreError.notAStore(path: storePath, reason: "it is in use by another process; close it and retry")
         }
-        let stamp = Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds())
-            .replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
-            .replacingOccurrences(of: ".", with: "")
+        // 2026-11-29T12:14:41.123Z → 20261129T121441Z
+        let stamp = Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds()).prefix(19)
+            .replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "") + "Z"
         var previous = "\(storePath).\(stamp).bak"
         var attempt = 1
         while FileManager.default.fileExists(atPath: previous) {
             attempt += 1
             previous = "\(storePath).\(stamp)-\(attempt).bak"
         }
-        // A hard link keeps the old file under the new name while the live name is swapped in one rename.
+        // A hard link keeps the old file under the new name while the live name is swapped in one rename. Where
+        // links are not supported, the old file is renamed instead (the name is then empty until the swap); a
+        // database is never copied byte by byte, which could catch it half-written.
         if link(storePath, previous) != 0 {
-            try FileManager.default.copyItem(atPath: storePath, toPath: previous)
-            try FileSync.syncFile(at: previous)
+            guard rename(storePath, previous) == 0 else { throw GzipError.posix("rename", path: storePath) }
         }
         let wal = storePath + "-wal"
         if let size = try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? NSNumber, size.intValue > 0 {

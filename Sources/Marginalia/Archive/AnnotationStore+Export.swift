@@ -42,6 +42,7 @@ extension AnnotationStore {
     /// and renamed over `path` only when complete.
     @discardableResult
     public func exportArchive(toFile path: String, filter: ExportFilter = ExportFilter()) throws -> ArchiveCounts {
+        try refuseOverwritingOwnFiles(path)
         let temporary = FileSync.temporaryPath(beside: path, purpose: "export")
         do {
             let sink = try FileSink(path: temporary, exclusive: true)
@@ -53,6 +54,19 @@ extension AnnotationStore {
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
             throw error
+        }
+    }
+
+    /// Refuses a destination that is the store, one of its SQLite side files, or the attached content.
+    func refuseOverwritingOwnFiles(_ destination: String) throws {
+        var own: [(String, String)] = []
+        if path != ":memory:" {
+            own += [(path, "the store itself"), (path + "-wal", "the store's write-ahead log"),
+                    (path + "-shm", "the store's shared-memory file")]
+        }
+        if let content { own.append((content.path, "the attached content database")) }
+        for (file, what) in own where FileSync.isSameFile(destination, file) {
+            throw StoreError.wouldOverwrite(path: destination, what: what)
         }
     }
 

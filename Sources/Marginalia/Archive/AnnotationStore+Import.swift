@@ -27,25 +27,21 @@ extension AnnotationStore {
     /// Merges another machine's archive into this store, in one transaction, after validating the whole file.
     ///
     /// Changes are deduplicated by change id; the current tables are resolved field by field, last writer
-    /// wins (by clock, then device id). A file that is invalid anywhere changes nothing.
+    /// wins (by clock, then device id). Into an empty store, a full archive's state records must also equal the
+    /// state its changes rebuild. A file that is invalid anywhere changes nothing.
     /// - Parameter dryRun: report what would happen, and write nothing.
     /// - Throws: `ArchiveError` naming the file, line and reason.
     public func importArchive(path: String, dryRun: Bool = false, limits: ArchiveLimits = ArchiveLimits()) throws
         -> ImportReport
     {
         var report = ImportReport()
-        let reader = ArchiveReader(path: path, limits: limits, now: clock.wallClockFunction)
         do {
             try db.transaction(.immediate) {
-                var ownDeviceSeen = false
-                let summary = try reader.read { record, line in
-                    guard case .change(let change) = record else { return }
-                    let isNew = try merge(change, line: line, file: path, into: &report)
-                    reportProgress("importing changes", done: report.changesRead)
-                    if isNew && change.device == deviceID { ownDeviceSeen = true }
-                }
-                report.header = summary.header
-                if ownDeviceSeen {
+                let wasEmpty = try changeCount() == 0
+                let result = try mergeArchive(path: path, limits: limits, checkState: wasEmpty, comparingWith: nil,
+                                              refuseFutureChanges: true)
+                report = result.report
+                if result.sawOwnDevice {
                     let renewed = Identifiers.make()
                     try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'device_id'", arguments: [renewed])
                     report.renewedDeviceID = renewed
@@ -61,8 +57,11 @@ extension AnnotationStore {
 
     /// Adds one change to the log unless its id is there already, and applies it. Returns whether it was new.
     ///
-    /// - Throws: `ArchiveError.conflict` when the log holds a different change under the same id.
-    func merge(_ change: Change, line: Int, file: String, into report: inout ImportReport) throws -> Bool {
+    /// - Parameter latestAllowed: a new change dated after this (milliseconds) is refused.
+    /// - Throws: `ArchiveError.conflict` when the log holds a different change under the same id;
+    ///   `.invalidRecord` for a new change dated after `latestAllowed`.
+    func merge(_ change: Change, line: Int, file: String, into report: inout ImportReport,
+               latestAllowed: Int64 = .max) throws -> Bool {
         report.changesRead += 1
         let fields = try change.fields.jsonText()
         let existing = try db.fetchOne(
@@ -86,6 +85,13 @@ extension AnnotationStore {
             report.duplicates += 1
             return false
         }
+        guard change.hlc.milliseconds <= latestAllowed else {
+            let drift = latestAllowed - clock.wallMilliseconds
+            throw ArchiveError(
+                file: file, line: line, kind: .invalidRecord,
+                reason: "change \(change.changeID) is dated \(change.hlc.iso8601), implausibly far in the future "
+                    + "(more than \(Self.duration(drift)) ahead of this machine's clock)")
+        }
         try insert(change, fieldsText: fields)
         let effect = try project(change)
         report.newChanges += 1
@@ -94,6 +100,18 @@ extension AnnotationStore {
         if effect.pending { report.pending += 1 }
         report.conflictsResolved += effect.conflicts
         return true
+    }
+}
+
+extension AnnotationStore {
+    /// A duration in the largest whole unit that fits: "24 hours", "90 minutes", "30 seconds".
+    static func duration(_ milliseconds: Int64) -> String {
+        for (size, unit) in [(Int64(3_600_000), "hour"), (60_000, "minute"), (1000, "second")]
+        where milliseconds >= size && milliseconds % size == 0 {
+            let count = milliseconds / size
+            return "\(count) \(unit)\(count == 1 ? "" : "s")"
+        }
+        return "\(milliseconds) ms"
     }
 }
 

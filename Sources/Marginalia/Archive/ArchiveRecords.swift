@@ -31,6 +31,9 @@ enum ArchiveRecords {
         guard case .array(let editionValues)? = object["editions"] else {
             throw FieldError(field: "editions", reason: "must be an array of edition ids")
         }
+        guard editionValues.count <= 10_000 else {
+            throw FieldError(field: "editions", reason: "lists more than 10000 editions")
+        }
         let editions = try editionValues.map { try FieldReader.identifier($0, field: "editions") }
         guard case .bool(let partial)? = object["partial"] else {
             throw FieldError(field: "partial", reason: "must be true or false")

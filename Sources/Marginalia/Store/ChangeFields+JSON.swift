@@ -82,6 +82,9 @@ extension ChangeFields {
             guard case .object(let tagObject) = value, tagObject.count > 0 else {
                 throw FieldError(field: "tags", reason: "must be a non-empty object of tag: true|false")
             }
+            guard tagObject.count <= FieldLimits.maxTagsPerChange else {
+                throw FieldError(field: "tags", reason: "sets more than \(FieldLimits.maxTagsPerChange) tags")
+            }
             for (tag, present) in tagObject {
                 try FieldReader.checkLabel(tag, field: "tags")
                 guard case .bool(let flag) = present else {

@@ -55,8 +55,10 @@ public enum FieldLimits {
     public static let maxContextLength = 256
     /// The longest id (annotation, passage, document, edition, device), in UTF-8 bytes.
     public static let maxIDBytes = 256
-    /// The longest tag or color, in characters.
+    /// The longest tag or color, in code points.
     public static let maxLabelLength = 64
+    /// The most tags one change may set.
+    public static let maxTagsPerChange = 256
     /// The largest offset.
     public static let maxOffset = Int(Int32.max)
 }

@@ -20,6 +20,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidAnchor(reason: String)
     /// A requested change is not valid for the annotation (e.g. a color on a bookmark).
     case invalidChange(reason: String)
+    /// Writing to this path would overwrite the store itself, its write-ahead log, or the attached content.
+    case wouldOverwrite(path: String, what: String)
 
     public var description: String {
         switch self {
@@ -44,6 +46,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             return reason
         case .invalidChange(let reason):
             return reason
+        case .wouldOverwrite(let path, let what):
+            return "\(path) is \(what); write the archive to another file"
         }
     }
 }

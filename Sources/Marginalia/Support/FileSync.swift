@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -41,6 +43,20 @@ enum FileSync {
 }
 
 extension FileSync {
+    /// Whether two paths name the same file: the same device and inode when both exist, else the same path
+    /// once made absolute and free of symbolic links.
+    static func isSameFile(_ first: String, _ second: String) -> Bool {
+        var a = stat()
+        var b = stat()
+        if stat(first, &a) == 0 && stat(second, &b) == 0 {
+            return a.st_dev == b.st_dev && a.st_ino == b.st_ino
+        }
+        func canonical(_ path: String) -> String {
+            URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+        }
+        return canonical(first) == canonical(second)
+    }
+
     /// A fresh hidden file name in the same directory as `path` (so that a rename onto `path` is atomic).
     static func temporaryPath(beside path: String, purpose: String) -> String {
         let directory = parentDirectory(of: path)
