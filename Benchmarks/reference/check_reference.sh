@@ -154,7 +154,10 @@ def mutate(source, target, name):
     elif name == "ok-unsorted-tags":
         i = first(lambda r: r["type"] == "change" and len(r["fields"].get("tags", {})) > 1)
         out[i]["fields"]["tags"] = dict(reversed(list(out[i]["fields"]["tags"].items())))
-    elif name == "ok-64-char-color": out[edit]["fields"] = {"color": "\u0103" * 64}
+    elif name == "ok-64-char-color":
+        # The edit now sets another value than the state records show: mark the file partial, so that an import
+        # into an empty store does not compare them.
+        out[edit]["fields"] = {"color": "\u0103" * 64}; out[0]["partial"] = True
     else: raise SystemExit("unknown mutation " + name)
     text = [json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in out]
     if raw == "surrogate": text[edit] = text[edit].replace('"SURROGATE"', '"x\\ud800"')
