@@ -40,8 +40,9 @@ extension AnnotationStore {
                 try sink.sync()
                 let scratch = try ScratchStore()
                 let verification = try scratch.store.db.transaction(.immediate) {
-                    try scratch.store.mergeArchive(path: temporary, limits: limits, checkState: true, comparingWith: self)
-                        .verification
+                    try scratch.store.mergeArchive(
+                        path: temporary, limits: limits, checkState: true, comparingWith: self
+                    ).verification
                 }
                 return BackupReport(path: path, counts: counts, compressedBytes: verification.summary.compressedBytes)
             }

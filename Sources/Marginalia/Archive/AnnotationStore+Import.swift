@@ -1,3 +1,5 @@
+import Foundation
+
 /// What importing (or merging) an archive did, or would do with `--dry-run`.
 public struct ImportReport: Equatable, Sendable {
     /// Change records in the file.
@@ -53,53 +55,6 @@ extension AnnotationStore {
         }
         if let renewed = report.renewedDeviceID { deviceID = renewed }
         return report
-    }
-
-    /// Adds one change to the log unless its id is there already, and applies it. Returns whether it was new.
-    ///
-    /// - Parameter latestAllowed: a new change dated after this (milliseconds) is refused.
-    /// - Throws: `ArchiveError.conflict` when the log holds a different change under the same id;
-    ///   `.invalidRecord` for a new change dated after `latestAllowed`.
-    func merge(_ change: Change, line: Int, file: String, into report: inout ImportReport,
-               latestAllowed: Int64 = .max) throws -> Bool {
-        report.changesRead += 1
-        let fields = try change.fields.jsonText()
-        let existing = try db.fetchOne(
-            sql: "SELECT hlc, device, entity, entity_id, op, fields FROM changes WHERE change_id = ?",
-            arguments: [change.changeID]
-        ) { row in
-            [try row.string(0), try row.string(1), try row.string(2), try row.string(3), try row.string(4),
-             try row.string(5)]
-        }
-        if let existing {
-            let incoming = [change.hlc.description, change.device, change.entity.rawValue, change.entityID,
-                            change.operation.rawValue, fields]
-            // Byte for byte: Swift's == on strings is canonical equivalence, which would let an NFD note pass
-            // for the NFC one already stored under the same change id.
-            guard existing.count == incoming.count,
-                  zip(existing, incoming).allSatisfy({ $0.utf8.elementsEqual($1.utf8) }) else {
-                throw ArchiveError(
-                    file: file, line: line, kind: .conflict,
-                    reason: "change \(change.changeID) differs from the change with the same id already in the store")
-            }
-            report.duplicates += 1
-            return false
-        }
-        guard change.hlc.milliseconds <= latestAllowed else {
-            let drift = latestAllowed - clock.wallMilliseconds
-            throw ArchiveError(
-                file: file, line: line, kind: .invalidRecord,
-                reason: "change \(change.changeID) is dated \(change.hlc.iso8601), implausibly far in the future "
-                    + "(more than \(Self.duration(drift)) ahead of this machine's clock)")
-        }
-        try insert(change, fieldsText: fields)
-        let effect = try project(change)
-        report.newChanges += 1
-        if effect.created { report.annotationsCreated += 1 } else if effect.updated { report.updates += 1 }
-        if effect.deleted { report.deletions += 1 }
-        if effect.pending { report.pending += 1 }
-        report.conflictsResolved += effect.conflicts
-        return true
     }
 }
 

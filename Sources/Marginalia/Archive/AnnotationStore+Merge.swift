@@ -27,29 +27,46 @@ extension AnnotationStore {
         func mismatch(_ line: Int?, _ reason: String) -> ArchiveError {
             ArchiveError(file: path, line: line, kind: .mismatch, reason: reason)
         }
+        let latest = refuseFutureChanges ? clock.wallMilliseconds + limits.maxClockDrift : Int64.max
+        var batch: [(change: Change, line: Int)] = []
+        func mergeBatch() throws {
+            guard !batch.isEmpty else { return }
+            try merge(batch, file: path, into: &report, latestAllowed: latest, sawOwnDevice: &sawOwnDevice)
+            batch.removeAll(keepingCapacity: true)
+            reportProgress("importing changes", done: report.changesRead, every: 1)
+        }
+        var states: [(id: String, record: JSONObject, line: Int)] = []
+        func checkStates() throws {
+            guard !states.isEmpty else { return }
+            try checkAnnotationStates(states, comparingWith: live, file: path)
+            annotationsChecked += states.count
+            states.removeAll(keepingCapacity: true)
+        }
         let reader = ArchiveReader(path: path, limits: limits)
         let summary = try reader.read { record, line in
+            if case .change(let change) = record {
+                batch.append((change, line))
+                if batch.count >= Self.mergeBatchSize { try mergeBatch() }
+                return
+            }
+            // The state records follow every change: the state they describe is complete once these are in.
+            try mergeBatch()
+            if case .annotation(let object) = record {
+                if checkRecords, case .string(let id)? = object["id"] {
+                    states.append((id, object, line))
+                    if states.count >= Self.mergeBatchSize { try checkStates() }
+                }
+                return
+            }
+            try checkStates()
             switch record {
             case .header(let header):
                 // A partial archive's state cannot be rebuilt from its changes alone.
-                checkRecords = checkState && !header.partial
-            case .change(let change):
-                let latest = refuseFutureChanges ? clock.wallMilliseconds + limits.maxClockDrift : Int64.max
-                let isNew = try merge(change, line: line, file: path, into: &report, latestAllowed: latest)
-                if isNew && change.device == deviceID { sawOwnDevice = true }
-                reportProgress("importing changes", done: report.changesRead)
-            case .annotation(let object):
-                guard checkRecords, case .string(let id)? = object["id"] else { return }
-                guard let rebuilt = try loadRegisters(id: id)?.annotation else {
-                    throw mismatch(line, "annotation \(id) has a state record but its changes do not create it")
-                }
-                guard ArchiveFormat.record(rebuilt) == .object(object) else {
-                    throw mismatch(line, "the state record of annotation \(id) differs from the replay of its changes")
-                }
-                if let live, try live.loadRegisters(id: id)?.annotation.map(ArchiveFormat.record) != .object(object) {
-                    throw mismatch(line, "the state record of annotation \(id) differs from the live store")
-                }
-                annotationsChecked += 1
+                checkRecords = checkRecords && !header.partial
+            case .change:
+                break
+            case .annotation:
+                break
             case .position(let object):
                 guard checkRecords, case .string(let document)? = object["document"] else { return }
                 guard try position(document: document).map(ArchiveFormat.record) == .object(object) else {
@@ -61,6 +78,8 @@ extension AnnotationStore {
                 positionsChecked += 1
             }
         }
+        try mergeBatch()
+        try checkStates()
         report.header = summary.header
         if checkRecords {
             let rebuilt = try annotationCounts()
@@ -84,5 +103,111 @@ extension AnnotationStore {
         verification.annotationsChecked = annotationsChecked
         verification.positionsChecked = positionsChecked
         return MergeResult(report: report, verification: verification, sawOwnDevice: sawOwnDevice)
+    }
+
+    /// How many changes are merged together: one query finds which are already here, one loads the annotations
+    /// they touch, and each annotation is written back once.
+    static let mergeBatchSize = 2000
+
+    /// Adds each change whose id is not in the log yet, in order, and applies it to the current tables.
+    ///
+    /// - Parameter latestAllowed: a new change dated after this (milliseconds) is refused.
+    /// - Throws: `ArchiveError.conflict` when the log (or the batch) holds a different change under the same id;
+    ///   `.invalidRecord` for a new change dated after `latestAllowed`.
+    func merge(_ batch: [(change: Change, line: Int)], file: String, into report: inout ImportReport,
+               latestAllowed: Int64, sawOwnDevice: inout Bool) throws {
+        var known: [String: [String]] = [:]
+        try db.forEachRow(
+            sql: """
+                SELECT change_id, hlc, device, entity, entity_id, op, fields FROM changes
+                WHERE change_id IN (SELECT value FROM json_each(?))
+                """,
+            arguments: [try ProjectionCache.jsonList(batch.map(\.change.changeID))]
+        ) { row in
+            known[try row.string(0)] = [try row.string(1), try row.string(2), try row.string(3), try row.string(4),
+                                        try row.string(5), try row.string(6)]
+        }
+        var cache = ProjectionCache()
+        try cache.prepare(batch.compactMap { item in
+            item.change.entity == .annotation && known[item.change.changeID] == nil ? item.change.entityID : nil
+        }, in: self)
+        // First every change is checked, and the new ones go into the log in one statement; then they are applied.
+        var fresh: [(change: Change, fieldsText: String)] = []
+        for (change, line) in batch {
+            report.changesRead += 1
+            let incoming = [change.hlc.description, change.device, change.entity.rawValue, change.entityID,
+                            change.operation.rawValue, try change.fields.jsonText()]
+            if let existing = known[change.changeID] {
+                // Byte for byte: Swift's == on strings is canonical equivalence, which would let an NFD note pass
+                // for the NFC one already stored under the same change id.
+                guard zip(existing, incoming).allSatisfy({ $0.utf8.elementsEqual($1.utf8) }) else {
+                    throw ArchiveError(
+                        file: file, line: line, kind: .conflict,
+                        reason: "change \(change.changeID) differs from the change with the same id already "
+                            + "in the store")
+                }
+                report.duplicates += 1
+                continue
+            }
+            guard change.hlc.milliseconds <= latestAllowed else {
+                let drift = latestAllowed - clock.wallMilliseconds
+                throw ArchiveError(
+                    file: file, line: line, kind: .invalidRecord,
+                    reason: "change \(change.changeID) is dated \(change.hlc.iso8601), implausibly far in the future "
+                        + "(more than \(Self.duration(drift)) ahead of this machine's clock)")
+            }
+            known[change.changeID] = incoming
+            fresh.append((change, incoming[5]))
+        }
+        try insert(fresh)
+        for (index, item) in fresh.enumerated() {
+            let change = item.change
+            let effect = change.entity == .annotation
+                ? try cache.apply(change, in: self, later: {
+                    Set(fresh[(index + 1)...].filter { $0.change.entityID == change.entityID }.map(\.change.changeID))
+                })
+                : try projectPosition(change)
+            report.newChanges += 1
+            if effect.created { report.annotationsCreated += 1 } else if effect.updated { report.updates += 1 }
+            if effect.deleted { report.deletions += 1 }
+            if effect.pending { report.pending += 1 }
+            report.conflictsResolved += effect.conflicts
+            if change.device == deviceID { sawOwnDevice = true }
+        }
+        try cache.flush(to: self)
+    }
+
+    /// Checks a run of annotation state records against this store's rows (and `live`'s), one query for all.
+    private func checkAnnotationStates(_ states: [(id: String, record: JSONObject, line: Int)],
+                                       comparingWith live: AnnotationStore?, file: String) throws {
+        let ids = try ProjectionCache.jsonList(states.map(\.id))
+        func rows(of store: AnnotationStore) throws -> [String: Annotation] {
+            var found: [String: Annotation] = [:]
+            try store.db.forEachRow(
+                sql: "SELECT \(Self.annotationColumns()) FROM annotations WHERE id IN (SELECT value FROM json_each(?))",
+                arguments: [ids]
+            ) { row in
+                let annotation = try Annotation(row: row)
+                found[annotation.id] = annotation
+            }
+            return found
+        }
+        let rebuilt = try rows(of: self)
+        let liveRows = try live.map(rows(of:))
+        for (id, record, line) in states {
+            func mismatch(_ reason: String) -> ArchiveError {
+                ArchiveError(file: file, line: line, kind: .mismatch, reason: reason)
+            }
+            guard let annotation = rebuilt[id] else {
+                throw mismatch("annotation \(id) has a state record but its changes do not create it")
+            }
+            let expected = JSONValue.object(record)
+            guard ArchiveFormat.record(annotation) == expected else {
+                throw mismatch("the state record of annotation \(id) differs from the replay of its changes")
+            }
+            if let liveRows, liveRows[id].map(ArchiveFormat.record) != expected {
+                throw mismatch("the state record of annotation \(id) differs from the live store")
+            }
+        }
     }
 }

@@ -1,5 +1,15 @@
 /// Strict decoding of each record type: exactly the keys of the format, each of the right type.
 enum ArchiveRecords {
+    /// The keys of each record type, built once.
+    private enum Keys {
+        static let change: Set<String> = ["type", "changeId", "hlc", "device", "entity", "entityId", "op", "fields"]
+        static let annotation: Set<String> = [
+            "type", "id", "kind", "document", "start", "end", "quote", "prefix", "suffix", "note", "color", "tags",
+            "createdAt", "updatedAt", "deleted", "edition", "anchorEdition",
+        ]
+        static let position: Set<String> = ["type", "document", "passage", "offset", "updatedAt"]
+    }
+
     /// The archive was written by a newer version of marginalia.
     struct NewerVersion: Error, CustomStringConvertible {
         let found: Int64
@@ -55,7 +65,7 @@ enum ArchiveRecords {
     }
 
     static func change(_ object: JSONObject) throws -> Change {
-        try checkKeys(object, required: ["type", "changeId", "hlc", "device", "entity", "entityId", "op", "fields"])
+        try checkKeys(object, required: Keys.change)
         let changeID = try machineID(object["changeId"], field: "changeId")
         let hlcText = try FieldReader.string(object["hlc"] ?? .null, field: "hlc")
         guard let hlc = HLC(hlcText), hlc.milliseconds <= Timestamp.latestMilliseconds else {
@@ -86,9 +96,7 @@ enum ArchiveRecords {
 
     /// Checks an annotation state record's shape (its values are compared with the replay elsewhere).
     static func checkAnnotation(_ object: JSONObject) throws {
-        try checkKeys(object, required: ["type", "id", "kind", "document", "start", "end", "quote", "prefix", "suffix",
-                                         "note", "color", "tags", "createdAt", "updatedAt", "deleted", "edition",
-                                         "anchorEdition"])
+        try checkKeys(object, required: Keys.annotation)
         _ = try machineID(object["id"], field: "id")
         let kind = try FieldReader.string(object["kind"] ?? .null, field: "kind")
         guard AnnotationKind(rawValue: kind) != nil else {
@@ -124,7 +132,7 @@ enum ArchiveRecords {
     }
 
     static func checkPosition(_ object: JSONObject) throws {
-        try checkKeys(object, required: ["type", "document", "passage", "offset", "updatedAt"])
+        try checkKeys(object, required: Keys.position)
         _ = try FieldReader.identifier(object["document"] ?? .null, field: "document")
         _ = try FieldReader.identifier(object["passage"] ?? .null, field: "passage")
         _ = try FieldReader.offset(object["offset"] ?? .null, field: "offset")
@@ -154,10 +162,17 @@ enum ArchiveRecords {
     /// Refuses unknown keys and missing required ones.
     private static func checkKeys(_ object: JSONObject, required: Set<String>, optional: Set<String> = [],
                                   path: String = "") throws {
-        if let unknown = object.keys.first(where: { !required.contains($0) && !optional.contains($0) }) {
-            throw FieldError(field: path + unknown, reason: "unknown field")
+        var requiredSeen = 0
+        for key in object.keys {
+            if required.contains(key) {
+                requiredSeen += 1
+            } else if !optional.contains(key) {
+                throw FieldError(field: path + key, reason: "unknown field")
+            }
         }
-        if let missing = required.sorted().first(where: { object[$0] == nil }) {
+        // Keys are unique (the parser refuses duplicates), so all required ones are there when the count matches.
+        guard requiredSeen == required.count else {
+            let missing = required.sorted().first(where: { object[$0] == nil }) ?? ""
             throw FieldError(field: path + missing, reason: "required")
         }
     }

@@ -18,9 +18,13 @@ public struct ArchiveVerification: Equatable, Sendable {
 public enum ArchiveVerifier {
     /// Verifies the archive at `path` without touching any store.
     public static func verify(path: String, limits: ArchiveLimits = ArchiveLimits()) throws -> ArchiveVerification {
+        // The scratch store lives (and its directory with it) until the check is done.
         let scratch = try ScratchStore()
-        return try scratch.store.db.transaction(.immediate) {
-            try scratch.store.mergeArchive(path: path, limits: limits, checkState: true, comparingWith: nil).verification
+        return try withExtendedLifetime(scratch) {
+            try scratch.store.db.transaction(.immediate) {
+                try scratch.store.mergeArchive(path: path, limits: limits, checkState: true, comparingWith: nil)
+                    .verification
+            }
         }
     }
 }

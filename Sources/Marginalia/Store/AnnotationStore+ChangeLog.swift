@@ -44,6 +44,29 @@ extension AnnotationStore {
                         change.entityID, change.operation.rawValue, try fieldsText ?? change.fields.jsonText()])
     }
 
+    /// Appends many changes to the log in one statement, in order; each with its canonical fields JSON.
+    ///
+    /// The rows are first put in a temporary staging table, one bound insert each, then copied in one statement.
+    func insert(_ changes: [(change: Change, fieldsText: String)]) throws {
+        guard !changes.isEmpty else { return }
+        try db.executeScript(sql: """
+            CREATE TEMP TABLE IF NOT EXISTS change_rows (
+                change_id TEXT, hlc TEXT, device TEXT, entity TEXT, entity_id TEXT, op TEXT, fields TEXT
+            );
+            DELETE FROM temp.change_rows;
+            """)
+        for (change, fields) in changes {
+            try db.execute(
+                sql: "INSERT INTO temp.change_rows VALUES (?, ?, ?, ?, ?, ?, ?)",
+                arguments: [change.changeID, change.hlc.description, change.device, change.entity.rawValue,
+                            change.entityID, change.operation.rawValue, fields])
+        }
+        try db.execute(sql: """
+            INSERT INTO main.changes (change_id, hlc, device, entity, entity_id, op, fields)
+            SELECT change_id, hlc, device, entity, entity_id, op, fields FROM temp.change_rows ORDER BY rowid
+            """)
+    }
+
     /// Applies a change that is already in the log to the current tables.
     func project(_ change: Change) throws -> ProjectionEffect {
         switch change.entity {
@@ -53,33 +76,14 @@ extension AnnotationStore {
     }
 
     private func projectAnnotation(_ change: Change) throws -> ProjectionEffect {
-        var effect = ProjectionEffect()
-        if var registers = try loadRegisters(id: change.entityID) {
-            let wasDeleted = registers.deleted
-            let before = registers
-            let outcome = registers.apply(change)
-            effect.conflicts = outcome.lost
-            if registers != before {
-                try saveRegisters(registers, isNew: false)
-                effect.updated = outcome.won > 0
-                effect.deleted = registers.deleted && !wasDeleted
-            }
-            return effect
-        }
-        guard change.operation == .create else {
-            effect.pending = true
-            return effect
-        }
-        // The first create seen for this id: fold every change the log holds for it, including any that
-        // arrived before their create.
-        let registers = AnnotationRegisters.fold(id: change.entityID, try changes(of: .annotation, id: change.entityID))
-        try saveRegisters(registers, isNew: true)
-        effect.created = true
-        effect.deleted = registers.deleted
+        var cache = ProjectionCache()
+        try cache.prepare([change.entityID], in: self)
+        let effect = try cache.apply(change, in: self)
+        try cache.flush(to: self)
         return effect
     }
 
-    private func projectPosition(_ change: Change) throws -> ProjectionEffect {
+    func projectPosition(_ change: Change) throws -> ProjectionEffect {
         var effect = ProjectionEffect()
         guard let position = change.fields.position else { return effect }
         if var register = try loadPosition(document: change.entityID) {

@@ -20,37 +20,75 @@ extension AnnotationStore {
             AnnotationRegisters.init(row:))
     }
 
-    func saveRegisters(_ registers: AnnotationRegisters, isNew: Bool) throws {
-        guard let annotation = registers.annotation else { return }
-        let anchor = annotation.anchor
-        let arguments: StatementArguments = [
-            annotation.kind.rawValue, anchor.document, anchor.start.passage, anchor.start.offset,
-            anchor.end.passage, anchor.end.offset, anchor.quote, anchor.prefix, anchor.suffix,
-            annotation.createdEdition, anchor.edition, annotation.note, annotation.color,
-            try JSONWriter.encodeString(.array(annotation.tags.map { .string($0) })), annotation.deleted,
-            annotation.createdAt.description, annotation.updatedAt.description, try registers.clocksText(),
-            annotation.id,
-        ]
-        if isNew {
+    /// Writes annotations' registers: a new row for each whose `previous` is nil, else an update of the row that
+    /// held `previous`. The notes index is touched only for rows whose quote or note changed.
+    ///
+    /// The rows go first into a temporary staging table (one bound insert each), and from there into
+    /// `annotations` in one statement per kind of write: FTS5 writes its pending index data out at every statement
+    /// that changes it, so one statement per row would leave one tiny index segment per annotation to be merged
+    /// again and again.
+    func saveRegisters(_ rows: [(current: AnnotationRegisters, previous: AnnotationRegisters?)]) throws {
+        guard !rows.isEmpty else { return }
+        try db.executeScript(sql: """
+            CREATE TEMP TABLE IF NOT EXISTS annotation_rows (
+                id TEXT, kind TEXT, document TEXT, start_passage TEXT, start_offset INTEGER, end_passage TEXT,
+                end_offset INTEGER, quote TEXT, prefix TEXT, suffix TEXT, created_edition TEXT, anchor_edition TEXT,
+                note TEXT, color TEXT, tags TEXT, deleted INTEGER, created_hlc TEXT, updated_hlc TEXT, clocks TEXT,
+                write INTEGER
+            );
+            DELETE FROM temp.annotation_rows;
+            """)
+        for (current, previous) in rows {
+            guard let annotation = current.annotation else { continue }
+            let anchor = annotation.anchor
+            // 0: a new row; 1: an update of quote or note (the index follows); 2: any other update.
+            let write = previous.map { Self.textChanged(annotation, from: $0) ? 1 : 2 } ?? 0
             try db.execute(
                 sql: """
-                    INSERT INTO annotations (kind, document, start_passage, start_offset, end_passage, end_offset,
-                        quote, prefix, suffix, created_edition, anchor_edition, note, color, tags, deleted,
-                        created_hlc, updated_hlc, clocks, id)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO temp.annotation_rows
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: arguments)
-        } else {
-            try db.execute(
-                sql: """
-                    UPDATE annotations SET kind = ?, document = ?, start_passage = ?, start_offset = ?,
-                        end_passage = ?, end_offset = ?, quote = ?, prefix = ?, suffix = ?, created_edition = ?,
-                        anchor_edition = ?, note = ?, color = ?, tags = ?, deleted = ?, created_hlc = ?,
-                        updated_hlc = ?, clocks = ?
-                    WHERE id = ?
-                    """,
-                arguments: arguments)
+                arguments: [annotation.id, annotation.kind.rawValue, anchor.document, anchor.start.passage,
+                            anchor.start.offset, anchor.end.passage, anchor.end.offset, anchor.quote, anchor.prefix,
+                            anchor.suffix, annotation.createdEdition, anchor.edition, annotation.note,
+                            annotation.color, try JSONWriter.encodeString(.array(annotation.tags.map { .string($0) })),
+                            annotation.deleted, annotation.createdAt.description, annotation.updatedAt.description,
+                            try current.clocksText(), write])
         }
+        try db.execute(sql: """
+            INSERT INTO main.annotations (id, kind, document, start_passage, start_offset, end_passage, end_offset,
+                quote, prefix, suffix, created_edition, anchor_edition, note, color, tags, deleted, created_hlc,
+                updated_hlc, clocks)
+            SELECT id, kind, document, start_passage, start_offset, end_passage, end_offset, quote, prefix, suffix,
+                created_edition, anchor_edition, note, color, tags, deleted, created_hlc, updated_hlc, clocks
+            FROM temp.annotation_rows WHERE write = 0
+            """)
+        // Setting quote and note fires the trigger that keeps notes_fts in step.
+        try db.execute(sql: """
+            UPDATE main.annotations SET kind = r.kind, document = r.document, start_passage = r.start_passage,
+                start_offset = r.start_offset, end_passage = r.end_passage, end_offset = r.end_offset,
+                quote = r.quote, prefix = r.prefix, suffix = r.suffix, created_edition = r.created_edition,
+                anchor_edition = r.anchor_edition, note = r.note, color = r.color, tags = r.tags,
+                deleted = r.deleted, created_hlc = r.created_hlc, updated_hlc = r.updated_hlc, clocks = r.clocks
+            FROM temp.annotation_rows AS r WHERE r.write = 1 AND annotations.id = r.id
+            """)
+        // Without quote and note in SET, "AFTER UPDATE OF quote, note" does not fire: the index is untouched.
+        // https://www.sqlite.org/lang_createtrigger.html
+        try db.execute(sql: """
+            UPDATE main.annotations SET kind = r.kind, document = r.document, start_passage = r.start_passage,
+                start_offset = r.start_offset, end_passage = r.end_passage, end_offset = r.end_offset,
+                prefix = r.prefix, suffix = r.suffix, created_edition = r.created_edition,
+                anchor_edition = r.anchor_edition, color = r.color, tags = r.tags, deleted = r.deleted,
+                created_hlc = r.created_hlc, updated_hlc = r.updated_hlc, clocks = r.clocks
+            FROM temp.annotation_rows AS r WHERE r.write = 2 AND annotations.id = r.id
+            """)
+    }
+
+    /// Whether the quote or the note differ, byte for byte (the index must see exactly the text stored).
+    private static func textChanged(_ annotation: Annotation, from previous: AnnotationRegisters) -> Bool {
+        !annotation.anchor.quote.utf8.elementsEqual((previous.anchor?.quote ?? "").utf8)
+            || (annotation.note == nil) != (previous.note == nil)
+            || !(annotation.note ?? "").utf8.elementsEqual((previous.note ?? "").utf8)
     }
 
     // MARK: - Position rows

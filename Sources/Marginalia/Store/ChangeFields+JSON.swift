@@ -155,11 +155,26 @@ enum FieldReader {
         guard id.utf8.count <= FieldLimits.maxIDBytes else {
             throw FieldError(field: field, reason: "is longer than \(FieldLimits.maxIDBytes) bytes")
         }
-        guard !id.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw FieldError(field: field, reason: "contains a control character")
-        }
-        guard id.trimmingSpaces == id else { throw FieldError(field: field, reason: "has surrounding spaces") }
+        guard !containsControl(id) else { throw FieldError(field: field, reason: "contains a control character") }
+        guard !hasSurroundingSpace(id) else { throw FieldError(field: field, reason: "has surrounding spaces") }
         return id
+    }
+
+    /// Whether `text` holds a control character (general category Cc: U+0000–U+001F and U+007F–U+009F), read
+    /// from its UTF-8 bytes: 0x00–0x1F, 0x7F, and 0xC2 followed by 0x80–0x9F.
+    static func containsControl(_ text: String) -> Bool {
+        var previous: UInt8 = 0
+        for byte in text.utf8 {
+            if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte >= 0x80 && byte <= 0x9F) { return true }
+            previous = byte
+        }
+        return false
+    }
+
+    /// Whether `text` starts or ends with white space (Unicode White_Space).
+    static func hasSurroundingSpace(_ text: String) -> Bool {
+        guard let first = text.unicodeScalars.first, let last = text.unicodeScalars.last else { return false }
+        return first.properties.isWhitespace || last.properties.isWhitespace
     }
 
     /// A tag or a color: 1 to `FieldLimits.maxLabelLength` code points in NFC, no control characters, no
@@ -171,11 +186,12 @@ enum FieldReader {
         guard !label.isEmpty, label.unicodeScalars.count <= FieldLimits.maxLabelLength else {
             throw FieldError(field: field, reason: "\"\(label)\" must be 1 to \(FieldLimits.maxLabelLength) characters")
         }
-        guard label.utf8.elementsEqual(label.precomposedStringWithCanonicalMapping.utf8) else {
+        // ASCII is always NFC; only other text needs the (costly) normalization to compare with.
+        guard label.utf8.allSatisfy({ $0 < 0x80 })
+                || label.utf8.elementsEqual(label.precomposedStringWithCanonicalMapping.utf8) else {
             throw FieldError(field: field, reason: "\"\(label)\" is not in Unicode normalization form C (NFC)")
         }
-        guard !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
-              label.trimmingSpaces == label else {
+        guard !containsControl(label), !hasSurroundingSpace(label) else {
             throw FieldError(field: field, reason: "\"\(label)\" has control characters or surrounding spaces")
         }
     }

@@ -73,7 +73,9 @@ enum UserDatabase {
                     path: path, reason: "cannot switch to WAL journal mode (got \(journal ?? "nothing"))")
             }
         }
-        try db.executeScript(sql: "PRAGMA synchronous = FULL")
+        // Temporary tables (the staging tables of batched writes) and statement journals stay in memory: they
+        // hold at most one batch and are never needed after a crash.
+        try db.executeScript(sql: "PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY")
         try migrate(db, newDeviceID: newDeviceID)
         return db
     }

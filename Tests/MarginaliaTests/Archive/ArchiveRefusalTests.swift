@@ -292,8 +292,8 @@ final class RefusalTarget {
                              limits: ArchiveLimits(maxDecompressedBytes: 4 << 20, maxLineBytes: 64 << 20))
         #expect(ContinuousClock.now - started < .seconds(2))
         // With the default limits (8 GiB), the 16 MiB line cap stops it.
-        target.expectRefused(path,
-                             ArchiveError(file: path, line: 2, kind: .tooLarge, reason: "the line is longer than 16777216 bytes"))
+        target.expectRefused(path, ArchiveError(file: path, line: 2, kind: .tooLarge,
+                                                reason: "the line is longer than 16777216 bytes"))
         // Read to the end, it reports the bad CRC-32: so the caps above stopped it early.
         let reader = try GzipReader(source: try FileSource(path: path), maxDecompressedBytes: 300 << 20)
         #expect(throws: GzipError.checksumMismatch) { try reader.forEachChunk { _ in } }
@@ -330,7 +330,8 @@ final class RefusalTarget {
         try writer.finish()
         try sink.close()
         target.expectRefused(path,
-                             ArchiveError(file: path, line: 2, kind: .tooLarge, reason: "the line is longer than 1048576 bytes"),
+                             ArchiveError(file: path, line: 2, kind: .tooLarge,
+                                          reason: "the line is longer than 1048576 bytes"),
                              limits: ArchiveLimits(maxLineBytes: 1 << 20))
         // 2 MiB fits in a line under the default cap, but not in a note.
         let note = String(repeating: "ş", count: 1 << 20)
