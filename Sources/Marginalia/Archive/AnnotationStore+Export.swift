@@ -28,14 +28,19 @@ extension AnnotationStore {
     public func exportArchive(to sink: any ByteSink, filter: ExportFilter = ExportFilter(),
                               createdAt: String = Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds()),
                               level: Int = GzipWriter.defaultLevel) throws -> ArchiveCounts {
-        let gzip = try GzipWriter(sink: sink, level: level)
+        let gzip = PipelinedGzipWriter(gzip: try GzipWriter(sink: sink, level: level))
         var lines = ArchiveLineWriter(gzip: gzip)
-        let counts = try db.transaction(.deferred) {
-            try writeArchive(into: &lines, filter: filter, createdAt: createdAt)
+        do {
+            let counts = try db.transaction(.deferred) {
+                try writeArchive(into: &lines, filter: filter, createdAt: createdAt)
+            }
+            try lines.flush()
+            try gzip.finish()
+            return counts
+        } catch {
+            try? gzip.stop()
+            throw error
         }
-        try lines.flush()
-        try gzip.finish()
-        return counts
     }
 
     /// Writes the archive to the file at `path`, through a temporary file beside it that is flushed to disk
@@ -128,11 +133,11 @@ extension AnnotationStore {
 
 /// Gathers archive lines in a buffer and hands them to the gzip writer in large blocks.
 struct ArchiveLineWriter {
-    private let gzip: GzipWriter
+    private let gzip: PipelinedGzipWriter
     private var writer = JSONWriter(capacity: 1 << 18)
     private static let flushThreshold = 1 << 18
 
-    init(gzip: GzipWriter) {
+    init(gzip: PipelinedGzipWriter) {
         self.gzip = gzip
     }
 
@@ -166,7 +171,7 @@ struct ArchiveLineWriter {
     /// Hands the buffered lines to the gzip writer.
     mutating func flush() throws {
         guard !writer.bytes.isEmpty else { return }
-        try writer.bytes.withUnsafeBytes { try gzip.write($0) }
+        try gzip.write(writer.bytes)
         writer.reset()
     }
 }

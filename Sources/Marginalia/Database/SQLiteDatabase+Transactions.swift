@@ -32,12 +32,13 @@ extension SQLiteDatabase {
     /// Runs `body` in a savepoint: releases it when `body` returns, rolls back to it when `body` throws.
     public func savepoint<T>(_ body: () throws -> T) throws -> T {
         let name = "marginalia_\(savepointDepth)"
-        try executeScript(sql: "SAVEPOINT \(name)")
+        // Prepared once per depth and cached: a batch of writes opens one savepoint per write.
+        try execute(sql: "SAVEPOINT \(name)")
         savepointDepth += 1
         defer { savepointDepth -= 1 }
         do {
             let result = try body()
-            try executeScript(sql: "RELEASE \(name)")
+            try execute(sql: "RELEASE \(name)")
             return result
         } catch {
             try? executeScript(sql: "ROLLBACK TO \(name)")

@@ -55,7 +55,7 @@ extension AnnotationStore {
                 throw StoreError.invalidAnchor(
                     reason: "\(endID) comes before \(first.id); give the earlier passage first")
             }
-            span = try passages(document: first.document).filter { $0.order >= first.order && $0.order <= last.order }
+            span = try passages(document: first.document, from: first.order, through: last.order)
         }
         let joined = PassageSpan(span)
         let range = try request.quote.map { try joined.find(quote: $0, within: request) } ?? joined.range(for: request)

@@ -100,7 +100,15 @@ struct PositionRegister: Equatable {
 
 extension ClockStamp {
     /// `"<hlc> <device> <change id>"`; device and change ids never hold spaces (see `Identifiers`).
-    var text: String { "\(hlc) \(device) \(changeID)" }
+    var text: String {
+        var text = hlc.description
+        text.reserveCapacity(23 + device.utf8.count + changeID.utf8.count)
+        text += " "
+        text += device
+        text += " "
+        text += changeID
+        return text
+    }
 
     init?(text: String) {
         let parts = text.split(separator: " ", omittingEmptySubsequences: false)

@@ -18,7 +18,7 @@ extension AnnotationStore {
         if let color, !color.isEmpty { fields.color = color.precomposedStringWithCanonicalMapping }
         for tag in tags { fields.tags[tag.precomposedStringWithCanonicalMapping] = true }
         let id = Identifiers.make()
-        return try write(.create, annotation: id, fields)
+        return try write(.create, annotation: id, fields, freshID: true)
     }
 
     /// Sets the note or color (an empty string clears it), adds and removes tags.
@@ -66,16 +66,21 @@ extension AnnotationStore {
 
     /// Checks `fields`, records the change and returns the annotation as it now stands.
     private func write(_ operation: ChangeOperation, annotation id: String,
-                       _ fields: ChangeFields) throws -> Annotation {
+                       _ fields: ChangeFields, freshID: Bool = false) throws -> Annotation {
+        let json = fields.json
         do {
             try fields.validate(for: operation, on: .annotation)
-            // Values are checked as an imported change's would be, through their JSON form.
-            _ = try ChangeFields(json: fields.json)
+            // Values are checked as an imported change's would be, by the same rules.
+            try fields.checkValues()
         } catch {
             throw StoreError.invalidChange(reason: error.description)
         }
+        let text = try JSONWriter.encodeString(json)
         return try db.transaction(.immediate) {
-            _ = try record(.annotation, id, operation, fields)
+            // The registers just saved are the annotation as it now stands: no need to read it back.
+            let registers = try recordState(.annotation, id, operation, fields, fieldsText: text,
+                                            freshID: freshID).registers
+            if let annotation = registers?.annotation { return annotation }
             return try annotation(id: id)
         }
     }

@@ -20,17 +20,35 @@ extension AnnotationStore {
     /// applied to the current tables. Call it inside a write transaction.
     func record(_ entity: EntityKind, _ entityID: String, _ operation: ChangeOperation,
                 _ fields: ChangeFields) throws -> Change {
+        try recordState(entity, entityID, operation, fields).change
+    }
+
+    /// Records a change like `record`, with its canonical fields JSON when already made, and returns the
+    /// annotation's registers as they now stand (nil for a reading position).
+    func recordState(_ entity: EntityKind, _ entityID: String, _ operation: ChangeOperation,
+                     _ fields: ChangeFields, fieldsText: String? = nil, freshID: Bool = false) throws
+        -> (change: Change, registers: AnnotationRegisters?)
+    {
         // Another process may have written since this one read the clock; the write lock is held, so the
         // log's latest timestamp is final until commit.
-        if let stored = try db.text(sql: "SELECT max(hlc) FROM changes").flatMap(HLC.init) {
+        if !clockIsCurrent, let stored = try db.text(sql: "SELECT max(hlc) FROM changes").flatMap(HLC.init) {
             clock.observe(stored)
         }
         let change = Change(
             changeID: Identifiers.make(), hlc: clock.tick(), device: deviceID, entity: entity, entityID: entityID,
             operation: operation, fields: fields)
-        try insert(change)
-        _ = try project(change)
-        return change
+        try insert(change, fieldsText: fieldsText)
+        guard entity == .annotation else {
+            _ = try projectPosition(change)
+            return (change, nil)
+        }
+        var cache = ProjectionCache()
+        // A fresh id has no row and no earlier changes: nothing to load.
+        if !(freshID && operation == .create) { try cache.prepare([entityID], in: self) }
+        _ = try cache.apply(change, in: self)
+        let registers = cache.registers(of: entityID)
+        try cache.flush(to: self)
+        return (change, registers)
     }
 
     /// Appends a change to the log, as it is; `fieldsText` is its canonical fields JSON when already made.
@@ -42,6 +60,7 @@ extension AnnotationStore {
                 """,
             arguments: [change.changeID, change.hlc.description, change.device, change.entity.rawValue,
                         change.entityID, change.operation.rawValue, try fieldsText ?? change.fields.jsonText()])
+        clock.observe(change.hlc)
     }
 
     /// Appends many changes to the log in one statement, in order; each with its canonical fields JSON.
@@ -65,6 +84,7 @@ extension AnnotationStore {
             INSERT INTO main.changes (change_id, hlc, device, entity, entity_id, op, fields)
             SELECT change_id, hlc, device, entity, entity_id, op, fields FROM temp.change_rows ORDER BY rowid
             """)
+        for (change, _) in changes { clock.observe(change.hlc) }
     }
 
     /// Applies a change that is already in the log to the current tables.

@@ -103,6 +103,17 @@ extension AnnotationStore {
             arguments: [document], Passage.init(row:))
     }
 
+    /// The passages of `document` from order `first` through `last`, in order.
+    func passages(document: String, from first: Int, through last: Int) throws -> [Passage] {
+        _ = try requireContent()
+        return try db.fetchAll(
+            sql: """
+                SELECT id, document_id, ord, text FROM content.passages
+                WHERE document_id = ? AND ord BETWEEN ? AND ? ORDER BY ord
+                """,
+            arguments: [document, first, last], Passage.init(row:))
+    }
+
     /// The document with this id, or nil.
     public func document(id: String) throws -> ContentDocument? {
         _ = try requireContent()

@@ -4,9 +4,7 @@ extension AnnotationStore {
     /// The columns an annotation is read with, in the order `Annotation(row:)` expects, qualified by a table
     /// alias when one is given (`a.id, a.kind, …`).
     static func annotationColumns(of alias: String? = nil) -> String {
-        let names = ["id", "kind", "document", "start_passage", "start_offset", "end_passage", "end_offset", "quote",
-                     "prefix", "suffix", "created_edition", "anchor_edition", "note", "color", "tags", "deleted",
-                     "created_hlc", "updated_hlc"]
+        let names = RegisterRow.columns.filter { $0 != "clocks" }
         let qualifier = alias.map { "\($0)." } ?? ""
         return names.map { qualifier + $0 }.joined(separator: ", ")
     }
@@ -23,69 +21,36 @@ extension AnnotationStore {
     /// Writes annotations' registers: a new row for each whose `previous` is nil, else an update of the row that
     /// held `previous`. The notes index is touched only for rows whose quote or note changed.
     ///
-    /// The rows go first into a temporary staging table (one bound insert each), and from there into
-    /// `annotations` in one statement per kind of write: FTS5 writes its pending index data out at every statement
-    /// that changes it, so one statement per row would leave one tiny index segment per annotation to be merged
-    /// again and again.
+    /// One row is written directly. Many rows go first into a temporary staging table (one bound insert each),
+    /// and from there into `annotations` in one statement per kind of write: FTS5 writes its pending index data
+    /// out at every statement that changes it, so one statement per row would leave one tiny index segment per
+    /// annotation to be merged again and again.
     func saveRegisters(_ rows: [(current: AnnotationRegisters, previous: AnnotationRegisters?)]) throws {
+        let rows = try rows.compactMap { row in try RegisterRow(row.current, previous: row.previous) }
+        if rows.count == 1, let row = rows.first {
+            let sql = row.write == .insert ? RegisterRow.insertSQL(from: nil) : RegisterRow.updateSQL(row.write)
+            try db.execute(sql: sql, arguments: StatementArguments(row.values))
+            return
+        }
         guard !rows.isEmpty else { return }
         try db.executeScript(sql: """
             CREATE TEMP TABLE IF NOT EXISTS annotation_rows (
-                id TEXT, kind TEXT, document TEXT, start_passage TEXT, start_offset INTEGER, end_passage TEXT,
-                end_offset INTEGER, quote TEXT, prefix TEXT, suffix TEXT, created_edition TEXT, anchor_edition TEXT,
-                note TEXT, color TEXT, tags TEXT, deleted INTEGER, created_hlc TEXT, updated_hlc TEXT, clocks TEXT,
-                write INTEGER
+                \(RegisterRow.columns.joined(separator: ", ")), write INTEGER
             );
             DELETE FROM temp.annotation_rows;
             """)
-        for (current, previous) in rows {
-            guard let annotation = current.annotation else { continue }
-            let anchor = annotation.anchor
-            // 0: a new row; 1: an update of quote or note (the index follows); 2: any other update.
-            let write = previous.map { Self.textChanged(annotation, from: $0) ? 1 : 2 } ?? 0
-            try db.execute(
-                sql: """
-                    INSERT INTO temp.annotation_rows
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [annotation.id, annotation.kind.rawValue, anchor.document, anchor.start.passage,
-                            anchor.start.offset, anchor.end.passage, anchor.end.offset, anchor.quote, anchor.prefix,
-                            anchor.suffix, annotation.createdEdition, anchor.edition, annotation.note,
-                            annotation.color, try JSONWriter.encodeString(.array(annotation.tags.map { .string($0) })),
-                            annotation.deleted, annotation.createdAt.description, annotation.updatedAt.description,
-                            try current.clocksText(), write])
+        let placeholders = Array(repeating: "?", count: RegisterRow.columns.count + 1).joined(separator: ", ")
+        for row in rows {
+            try db.execute(sql: "INSERT INTO temp.annotation_rows VALUES (\(placeholders))",
+                           arguments: StatementArguments(row.values + [.integer(Int64(row.write.rawValue))]))
         }
-        try db.execute(sql: """
-            INSERT INTO main.annotations (id, kind, document, start_passage, start_offset, end_passage, end_offset,
-                quote, prefix, suffix, created_edition, anchor_edition, note, color, tags, deleted, created_hlc,
-                updated_hlc, clocks)
-            SELECT id, kind, document, start_passage, start_offset, end_passage, end_offset, quote, prefix, suffix,
-                created_edition, anchor_edition, note, color, tags, deleted, created_hlc, updated_hlc, clocks
-            FROM temp.annotation_rows WHERE write = 0
-            """)
-        // Setting quote and note fires the trigger that keeps notes_fts in step.
-        try db.execute(sql: """
-            UPDATE main.annotations SET kind = r.kind, document = r.document, start_passage = r.start_passage,
-                start_offset = r.start_offset, end_passage = r.end_passage, end_offset = r.end_offset,
-                quote = r.quote, prefix = r.prefix, suffix = r.suffix, created_edition = r.created_edition,
-                anchor_edition = r.anchor_edition, note = r.note, color = r.color, tags = r.tags,
-                deleted = r.deleted, created_hlc = r.created_hlc, updated_hlc = r.updated_hlc, clocks = r.clocks
-            FROM temp.annotation_rows AS r WHERE r.write = 1 AND annotations.id = r.id
-            """)
-        // Without quote and note in SET, "AFTER UPDATE OF quote, note" does not fire: the index is untouched.
-        // https://www.sqlite.org/lang_createtrigger.html
-        try db.execute(sql: """
-            UPDATE main.annotations SET kind = r.kind, document = r.document, start_passage = r.start_passage,
-                start_offset = r.start_offset, end_passage = r.end_passage, end_offset = r.end_offset,
-                prefix = r.prefix, suffix = r.suffix, created_edition = r.created_edition,
-                anchor_edition = r.anchor_edition, color = r.color, tags = r.tags, deleted = r.deleted,
-                created_hlc = r.created_hlc, updated_hlc = r.updated_hlc, clocks = r.clocks
-            FROM temp.annotation_rows AS r WHERE r.write = 2 AND annotations.id = r.id
-            """)
+        try db.execute(sql: RegisterRow.insertSQL(from: "temp.annotation_rows"))
+        try db.execute(sql: RegisterRow.updateSQL(.updateText, from: "temp.annotation_rows"))
+        try db.execute(sql: RegisterRow.updateSQL(.updateOther, from: "temp.annotation_rows"))
     }
 
     /// Whether the quote or the note differ, byte for byte (the index must see exactly the text stored).
-    private static func textChanged(_ annotation: Annotation, from previous: AnnotationRegisters) -> Bool {
+    static func textChanged(_ annotation: Annotation, from previous: AnnotationRegisters) -> Bool {
         !annotation.anchor.quote.utf8.elementsEqual((previous.anchor?.quote ?? "").utf8)
             || (annotation.note == nil) != (previous.note == nil)
             || !(annotation.note ?? "").utf8.elementsEqual((previous.note ?? "").utf8)
@@ -168,8 +133,14 @@ extension AnnotationRegisters {
 
     /// The clocks as a JSON object with sorted keys.
     func clocksText() throws -> String {
-        try JSONWriter.encodeString(
-            .object(JSONObject(clocks.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value.text)) })))
+        var writer = JSONWriter(capacity: 128 * clocks.count)
+        try writer.beginObject()
+        for (name, stamp) in clocks.sorted(by: { $0.key < $1.key }) {
+            try writer.key(name)
+            try writer.string(stamp.text)
+        }
+        try writer.endObject()
+        return writer.text
     }
 }
 
@@ -181,5 +152,71 @@ extension PositionRegister {
         }
         self.init(document: document, position: TextPosition(passage: try row.string(1), offset: try row.int(2)),
                   clock: clock)
+    }
+}
+
+/// One annotation's registers as the values of an `annotations` row, and how the row is written.
+struct RegisterRow {
+    enum Write: Int {
+        /// A new row.
+        case insert = 0
+        /// An update that changes the quote or the note: the notes index follows.
+        case updateText = 1
+        /// Any other update: the notes index is left alone.
+        case updateOther = 2
+    }
+
+    /// The columns of `annotations`, in the order of `values`.
+    static let columns = [
+        "id", "kind", "document", "start_passage", "start_offset", "end_passage", "end_offset", "quote", "prefix",
+        "suffix", "created_edition", "anchor_edition", "note", "color", "tags", "deleted", "created_hlc",
+        "updated_hlc", "clocks",
+    ]
+    /// The columns an update without text leaves out: setting them fires the trigger that keeps `notes_fts` in
+    /// step; without them in SET, "AFTER UPDATE OF quote, note" does not fire.
+    /// https://www.sqlite.org/lang_createtrigger.html
+    private static let textColumns: Set<String> = ["quote", "note"]
+
+    let write: Write
+    let values: [DatabaseValue]
+
+    /// Nil for registers that hold no annotation yet (changes waiting for their create).
+    init?(_ current: AnnotationRegisters, previous: AnnotationRegisters?) throws {
+        guard let annotation = current.annotation else { return nil }
+        let anchor = annotation.anchor
+        write = previous.map { AnnotationStore.textChanged(annotation, from: $0) ? .updateText : .updateOther }
+            ?? .insert
+        let arguments: StatementArguments = [
+            annotation.id, annotation.kind.rawValue, anchor.document, anchor.start.passage, anchor.start.offset,
+            anchor.end.passage, anchor.end.offset, anchor.quote, anchor.prefix, anchor.suffix,
+            annotation.createdEdition, anchor.edition, annotation.note, annotation.color,
+            try JSONWriter.encodeString(.array(annotation.tags.map { .string($0) })), annotation.deleted,
+            annotation.createdAt.description, annotation.updatedAt.description, try current.clocksText(),
+        ]
+        values = arguments.values
+    }
+
+    /// Inserts one row from bound values (`table` nil), or every staged row of `table` marked `insert`.
+    static func insertSQL(from table: String?) -> String {
+        let names = columns.joined(separator: ", ")
+        guard let table else {
+            let placeholders = columns.map { _ in "?" }.joined(separator: ", ")
+            return "INSERT INTO main.annotations (\(names)) VALUES (\(placeholders))"
+        }
+        return "INSERT INTO main.annotations (\(names)) SELECT \(names) FROM \(table) "
+            + "WHERE write = \(Write.insert.rawValue)"
+    }
+
+    /// Updates one row from bound values in the order of `values` (`table` nil), or every staged row of `table`
+    /// marked `write`.
+    static func updateSQL(_ write: Write, from table: String? = nil) -> String {
+        // Every column but the id (the first), by its number in `columns`.
+        let set = columns.enumerated().dropFirst().filter { write == .updateText || !textColumns.contains($0.element) }
+        guard let table else {
+            return "UPDATE main.annotations SET "
+                + set.map { "\($0.element) = ?\($0.offset + 1)" }.joined(separator: ", ") + " WHERE id = ?1"
+        }
+        return "UPDATE main.annotations SET " + set.map { "\($0.element) = r.\($0.element)" }.joined(separator: ", ")
+            + " FROM \(table) AS r WHERE r.write = \(write.rawValue) AND annotations.id = r.id"
     }
 }

@@ -23,6 +23,8 @@ public final class AnnotationStore {
     /// This store's device id: the `device` of every change it makes.
     public internal(set) var deviceID: String
     var clock: HybridLogicalClock
+    /// Set while `batch` holds the write lock, after it has observed the log's latest clock.
+    var clockIsCurrent = false
     /// The attached content, if any.
     public internal(set) var content: ContentInfo?
     /// Called every so many items by long operations (export, import, anchor checks), to show progress.
@@ -72,7 +74,17 @@ public final class AnnotationStore {
     ///         for request in requests { try store.createAnnotation(.highlight, at: request) }
     ///     }
     public func batch<T>(_ body: () throws -> T) throws -> T {
-        try db.transaction(.immediate, body)
+        return try db.transaction(.immediate) {
+            // BEGIN IMMEDIATE holds the write lock until COMMIT: the log's latest clock, read once now, can only
+            // be moved on by this connection, whose inserts the clock observes.
+            guard !clockIsCurrent else { return try body() }
+            if let stored = try db.text(sql: "SELECT max(hlc) FROM changes").flatMap(HLC.init) {
+                clock.observe(stored)
+            }
+            clockIsCurrent = true
+            defer { clockIsCurrent = false }
+            return try body()
+        }
     }
 
     /// When the store was created (ISO 8601).

@@ -112,6 +112,38 @@ extension ChangeFields {
         }
     }
 
+    /// Checks every value as `init(json:)` checks it when it reads an archive, with the same `FieldReader`
+    /// rules, without building and reading back a JSON tree.
+    func checkValues() throws(FieldError) {
+        func position(_ position: TextPosition, _ field: String) throws(FieldError) {
+            _ = try FieldReader.identifier(.string(position.passage), field: "\(field).passage")
+            _ = try FieldReader.offset(.int(Int64(position.offset)), field: "\(field).offset")
+        }
+        if let anchor {
+            _ = try FieldReader.identifier(.string(anchor.document), field: "document")
+            try position(anchor.start, "start")
+            try position(anchor.end, "end")
+            _ = try FieldReader.text(.string(anchor.quote), field: "quote", maxBytes: FieldLimits.maxTextBytes)
+            for (key, text) in [("prefix", anchor.prefix), ("suffix", anchor.suffix)] {
+                _ = try FieldReader.text(.string(text), field: key, maxBytes: FieldLimits.maxContextLength * 4)
+            }
+            _ = try FieldReader.identifier(.string(anchor.edition), field: "edition")
+            if anchor.start.passage == anchor.end.passage && anchor.end.offset < anchor.start.offset {
+                throw FieldError(field: "end.offset", reason: "is before start.offset")
+            }
+        }
+        if let note { _ = try FieldReader.text(.string(note), field: "note", maxBytes: FieldLimits.maxTextBytes) }
+        if let color, !color.isEmpty { try FieldReader.checkLabel(color, field: "color") }
+        guard tags.count <= FieldLimits.maxTagsPerChange else {
+            throw FieldError(field: "tags", reason: "sets more than \(FieldLimits.maxTagsPerChange) tags")
+        }
+        for tag in tags.keys { try FieldReader.checkLabel(tag, field: "tags") }
+        if let position = self.position {
+            _ = try FieldReader.identifier(.string(position.passage), field: "passage")
+            _ = try FieldReader.offset(.int(Int64(position.offset)), field: "offset")
+        }
+    }
+
     private static func anchor(from object: JSONObject) throws(FieldError) -> Anchor {
         func text(_ key: String, maxBytes: Int = FieldLimits.maxTextBytes) throws(FieldError) -> String {
             try FieldReader.text(object[key] ?? .null, field: key, maxBytes: maxBytes)

@@ -33,7 +33,22 @@ public struct HLC: Comparable, Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        String(milliseconds).leftPadded(to: 15, with: "0") + "-" + String(counter).leftPadded(to: 5, with: "0")
+        // Digit by digit into the 21 bytes of the fixed-width form: made for every change and every saved
+        // annotation, so it skips the intermediate strings of padding.
+        String(unsafeUninitializedCapacity: 21) { buffer in
+            var value = UInt64(clamping: milliseconds)
+            for index in stride(from: 14, through: 0, by: -1) {
+                buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            }
+            buffer[15] = UInt8(ascii: "-")
+            var count = UInt32(clamping: counter)
+            for index in stride(from: 20, through: 16, by: -1) {
+                buffer[index] = UInt8(ascii: "0") + UInt8(count % 10)
+                count /= 10
+            }
+            return 21
+        }
     }
 
     public static func < (lhs: HLC, rhs: HLC) -> Bool {

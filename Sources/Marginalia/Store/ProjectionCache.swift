@@ -92,6 +92,11 @@ struct ProjectionCache {
         return effect
     }
 
+    /// The registers of `id` as they stand after the changes applied so far, if it has any.
+    func registers(of id: String) -> AnnotationRegisters? {
+        registers[id]
+    }
+
     /// Writes every changed annotation back, and forgets the cache.
     mutating func flush(to store: AnnotationStore) throws {
         try store.saveRegisters(dirty.compactMap { id in
