@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "Marginalia", targets: ["Marginalia"]),
         .executable(name: "marginalia", targets: ["MarginaliaCLI"]),
+        .executable(name: "marginalia-bench", targets: ["MarginaliaBench"]),
     ],
     targets: [
         .systemLibrary(
@@ -25,6 +26,13 @@ let package = Package(
         .executableTarget(
             name: "MarginaliaCLI",
             dependencies: ["Marginalia"]
+        ),
+        .executableTarget(
+            name: "MarginaliaBench",
+            // CSQLite directly, an exception to the layering rule: the benchmarks measure the library against the
+            // same SQL run through the C API. MarginaliaCLI so that building the benchmarks builds the `marginalia`
+            // binary whose peak memory they measure.
+            dependencies: ["Marginalia", "CSQLite", "MarginaliaCLI"]
         ),
         .testTarget(
             name: "MarginaliaTests",

@@ -1,0 +1,260 @@
+// The C-API floors: the same SQL the library runs, through sqlite3_prepare_v2/bind/step from this process.
+// This is the one place outside the library that imports CSQLite, an exception to the layering rule (which is
+// about the library and the CLI): a floor has to bypass the library to show what the schema itself costs.
+import CSQLite
+import Foundation
+import Marginalia
+
+/// A bare connection, with every return code checked.
+final class CConnection {
+    let handle: OpaquePointer
+
+    init(path: String, readOnly: Bool = false) throws {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX | (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
+        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        guard rc == SQLITE_OK, let handle else {
+            sqlite3_close_v2(handle)
+            throw BenchError("cannot open \(path): \(String(cString: sqlite3_errstr(rc)))")
+        }
+        self.handle = handle
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    func execute(_ sql: String) throws {
+        try check(sqlite3_exec(handle, sql, nil, nil, nil), sql)
+    }
+
+    func prepare(_ sql: String) throws -> OpaquePointer {
+        var statement: OpaquePointer?
+        try check(sqlite3_prepare_v2(handle, sql, -1, &statement, nil), sql)
+        guard let statement else { throw BenchError("empty statement: \(sql)") }
+        return statement
+    }
+
+    /// Copies the database at `source` to `destination`, page by page, with the online backup API:
+    /// "sqlite3_backup_step() … copies up to N pages between the source and destination databases"
+    /// https://www.sqlite.org/c3ref/backup_finish.html
+    static func backup(_ source: String, to destination: String) throws {
+        let from = try CConnection(path: source, readOnly: true)
+        var handle: OpaquePointer?
+        guard sqlite3_open_v2(destination, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK,
+              let handle else {
+            sqlite3_close_v2(handle)
+            throw BenchError("cannot create \(destination)")
+        }
+        let to = CConnection(handle: handle)
+        guard let backup = sqlite3_backup_init(to.handle, "main", from.handle, "main") else {
+            throw BenchError("cannot back up \(source): \(String(cString: sqlite3_errmsg(to.handle)))")
+        }
+        let rc = sqlite3_backup_step(backup, -1)
+        sqlite3_backup_finish(backup)
+        guard rc == SQLITE_DONE else { throw BenchError("backup of \(source) failed with \(rc)") }
+    }
+
+    private init(handle: OpaquePointer) {
+        self.handle = handle
+    }
+
+    func check(_ rc: Int32, _ sql: String) throws {
+        guard rc == SQLITE_OK || rc == SQLITE_DONE || rc == SQLITE_ROW else {
+            throw BenchError("SQLite error \(rc) (\(String(cString: sqlite3_errmsg(handle)))) in: \(sql)")
+        }
+    }
+}
+
+/// Rows as the library wrote them, packed into one arena so that binding copies nothing (SQLITE_STATIC).
+final class PackedRows {
+    enum Value {
+        case text(offset: Int, count: Int)
+        case integer(Int64)
+        case null
+    }
+
+    private(set) var rows: [[Value]] = []
+    private let arena: UnsafeMutableRawBufferPointer
+
+    init(_ rows: [[DatabaseValue]]) {
+        var size = 0
+        for row in rows {
+            for case .text(let text) in row { size += text.utf8.count + 1 }
+        }
+        arena = .allocate(byteCount: max(size, 1), alignment: 8)
+        var used = 0
+        self.rows = rows.map { row in
+            row.map { value in
+                switch value {
+                case .text(let text):
+                    let count = text.utf8.count
+                    let target = UnsafeMutableRawBufferPointer(rebasing: arena[used..<used + count])
+                    target.copyBytes(from: text.utf8)
+                    arena[used + count] = 0
+                    defer { used += count + 1 }
+                    return .text(offset: used, count: count)
+                case .integer(let number): return .integer(number)
+                default: return .null
+                }
+            }
+        }
+    }
+
+    deinit {
+        arena.deallocate()
+    }
+
+    func bind(_ row: Int, to statement: OpaquePointer) -> Int32 {
+        for (index, value) in rows[row].enumerated() {
+            let position = Int32(index + 1)
+            let rc: Int32
+            switch value {
+            case .text(let offset, let count):
+                // SQLITE_STATIC (a nil destructor): the arena outlives the statement's use of the bytes.
+                rc = sqlite3_bind_text(statement, position,
+                                       arena.baseAddress!.advanced(by: offset).assumingMemoryBound(to: CChar.self),
+                                       Int32(count), nil)
+            case .integer(let number): rc = sqlite3_bind_int64(statement, position, number)
+            case .null: rc = sqlite3_bind_null(statement, position)
+            }
+            if rc != SQLITE_OK { return rc }
+        }
+        return SQLITE_OK
+    }
+}
+
+/// What one create wrote: its `changes` row and its new `annotations` row, in the library's column order.
+struct CreatedRows {
+    static let changeColumns = "change_id, hlc, device, entity, entity_id, op, fields"
+    static let annotationColumns = """
+        kind, document, start_passage, start_offset, end_passage, end_offset, quote, prefix, suffix, \
+        created_edition, anchor_edition, note, color, tags, deleted, created_hlc, updated_hlc, clocks, id
+        """
+    var changes: [[DatabaseValue]] = []
+    var annotations: [[DatabaseValue]] = []
+
+    /// Where the log and the annotations end now, to read what a batch adds after it.
+    static func marks(store path: String) throws -> (seq: Int64, rowid: Int64) {
+        let db = try SQLiteDatabase(path: path, mode: .readOnly)
+        return (try db.int(sql: "SELECT coalesce(max(seq), 0) FROM changes") ?? 0,
+                try db.int(sql: "SELECT coalesce(max(rowid), 0) FROM annotations") ?? 0)
+    }
+
+    /// Appends the rows a batch of creates wrote after `marks`.
+    mutating func append(store path: String, after marks: (seq: Int64, rowid: Int64)) throws {
+        let db = try SQLiteDatabase(path: path, mode: .readOnly)
+        func values(_ row: Row) -> [DatabaseValue] { (0..<row.count).map { row.value(at: $0) } }
+        changes += try db.fetchAll(
+            sql: "SELECT \(Self.changeColumns) FROM changes WHERE seq > ? AND op = 'create' ORDER BY seq",
+            arguments: [marks.seq], values)
+        annotations += try db.fetchAll(
+            sql: "SELECT \(Self.annotationColumns) FROM annotations WHERE rowid > ? ORDER BY rowid",
+            arguments: [marks.rowid], values)
+        guard changes.count == annotations.count else {
+            throw BenchError("a create batch wrote \(changes.count) creates but \(annotations.count) annotations")
+        }
+    }
+}
+
+enum CFloor {
+    /// Inserts every create's two rows into the empty store at `path` (FTS triggers firing as they do), in one
+    /// transaction, or one transaction per annotation; returns the seconds from BEGIN to the last COMMIT.
+    static func insertCreates(_ rows: CreatedRows, into path: String, transactionPerAnnotation: Bool,
+                              cacheKiB: Int = 0) throws -> Double {
+        let changes = PackedRows(rows.changes)
+        let annotations = PackedRows(rows.annotations)
+        let db = try CConnection(path: path)
+        // The store's durability: WAL (persistent in the file) and synchronous=FULL, as UserDatabase sets them.
+        // Statement journals in memory, the fastest setting that changes nothing on disk: this is the floor.
+        try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY")
+        if cacheKiB > 0 { try db.execute("PRAGMA cache_size = -\(cacheKiB)") }
+        let insertChange = try db.prepare(
+            "INSERT INTO changes (change_id, hlc, device, entity, entity_id, op, fields) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        let insertAnnotation = try db.prepare("""
+            INSERT INTO annotations (kind, document, start_passage, start_offset, end_passage, end_offset,
+                quote, prefix, suffix, created_edition, anchor_edition, note, color, tags, deleted,
+                created_hlc, updated_hlc, clocks, id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        defer {
+            sqlite3_finalize(insertChange)
+            sqlite3_finalize(insertAnnotation)
+        }
+        func step(_ statement: OpaquePointer, _ packed: PackedRows, _ row: Int) throws {
+            try db.check(packed.bind(row, to: statement), "bind")
+            let rc = sqlite3_step(statement)
+            guard rc == SQLITE_DONE else { try db.check(rc, "step"); return }
+            sqlite3_reset(statement)
+        }
+        let start = Timing.now()
+        if !transactionPerAnnotation { try db.execute("BEGIN IMMEDIATE") }
+        for row in 0..<rows.changes.count {
+            if transactionPerAnnotation { try db.execute("BEGIN IMMEDIATE") }
+            try step(insertChange, changes, row)
+            try step(insertAnnotation, annotations, row)
+            if transactionPerAnnotation { try db.execute("COMMIT") }
+        }
+        if !transactionPerAnnotation { try db.execute("COMMIT") }
+        return Timing.now() - start
+    }
+
+    /// The library's content search statement, verbatim (AnnotationStore.searchContent).
+    static let searchSQL = """
+        SELECT p.id, p.document_id, d.title, p.text, snippet(passages_fts, 0, ?, ?, '…', 16),
+            bm25(passages_fts),
+            (SELECT count(*) FROM main.annotations a WHERE a.start_passage = p.id AND a.deleted = 0)
+        FROM content.passages_fts
+        JOIN content.passages p ON p.rowid = passages_fts.rowid
+        JOIN content.documents d ON d.id = p.document_id
+        WHERE passages_fts MATCH ?
+        ORDER BY rank
+        LIMIT ?
+        """
+
+    /// A connection on the store with the content attached read-only, and the search statement prepared once.
+    final class Search {
+        let db: CConnection
+        let statement: OpaquePointer
+
+        init(store: String, content: String) throws {
+            db = try CConnection(path: store, readOnly: true)
+            try db.execute("ATTACH DATABASE '\(Self.uri(content))' AS content")
+            statement = try db.prepare(CFloor.searchSQL)
+        }
+
+        deinit {
+            sqlite3_finalize(statement)
+        }
+
+        /// Runs one FTS5 expression and reads every column of every row, as a caller would; returns the rows.
+        func run(expression: String, limit: Int) throws -> Int {
+            sqlite3_reset(statement)
+            try db.check(sqlite3_bind_text(statement, 1, "[", -1, marginalia_sqlite_transient()), "bind")
+            try db.check(sqlite3_bind_text(statement, 2, "]", -1, marginalia_sqlite_transient()), "bind")
+            try db.check(sqlite3_bind_text(statement, 3, expression, -1, marginalia_sqlite_transient()), "bind")
+            try db.check(sqlite3_bind_int64(statement, 4, Int64(limit)), "bind")
+            var rows = 0
+            var checksum = 0
+            while true {
+                let rc = sqlite3_step(statement)
+                if rc == SQLITE_DONE { break }
+                guard rc == SQLITE_ROW else { try db.check(rc, CFloor.searchSQL); break }
+                for column in 0..<5 {
+                    checksum &+= String(cString: sqlite3_column_text(statement, Int32(column))).utf8.count
+                }
+                checksum &+= Int(sqlite3_column_double(statement, 5)) &+ Int(sqlite3_column_int64(statement, 6))
+                rows += 1
+            }
+            return rows + (checksum == Int.min ? 1 : 0)
+        }
+
+        /// A read-only `file:` URI for the content, as the library attaches it.
+        static func uri(_ path: String) -> String {
+            let allowed = CharacterSet(
+                charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-~")
+            return "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?mode=ro"
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import Marginalia
+
+/// Peak resident memory of `marginalia export` and `marginalia import`, run as their own processes under
+/// `/usr/bin/time -v`, at N and at a large store built once from a generated archive.
+struct MemoryBenchmarks {
+    let workspace: Workspace
+    let report: Report
+    let cli: String
+    /// The budget: flat as the store grows.
+    static let limitMiB = 64.0
+
+    /// Exports `store` and imports the archive into an empty store, each as a CLI process.
+    func measure(store: String, annotations: Int, label: String) throws {
+        Log.say("Peak memory at \(annotations) annotations…")
+        let archive = workspace.run("memory-\(label).jsonl.gz")
+        let imported = workspace.run("memory-\(label)-imported.db")
+        workspace.remove(archive)
+        workspace.remove(imported)
+        let export = try Subprocess.run([cli, "--store", store, "export", archive], underTime: true)
+        let importRun = try Subprocess.run([cli, "--store", imported, "import", archive], underTime: true)
+        workspace.remove(imported)
+        report.extra("memory.\(label).exportSeconds", export.seconds)
+        report.extra("memory.\(label).importSeconds", importRun.seconds)
+        report.extra("memory.\(label).archiveBytes", workspace.size(archive))
+        for (what, run) in [("export", export), ("import", importRun)] {
+            report.add(Measurement(
+                id: "memory.\(what).\(label)",
+                name: "peak memory, marginalia \(what), \(Report.grouped(Double(annotations))) annotations",
+                figure: Quantity(value: run.peakMiB, unit: "MiB"), seconds: run.seconds, target: .below(Self.limitMiB)))
+        }
+        workspace.remove(archive)
+    }
+
+    /// A store of about `annotations` annotations: the measured store's log tiled (fresh ids, earlier times)
+    /// into a generated archive and imported by the CLI. Cached in the work directory.
+    func largeStore(from store: String, annotations: Int, seed: UInt64) throws -> (path: String, annotations: Int) {
+        let directory = workspace.cache("memory-\(annotations)-seed\(seed)")
+        let path = "\(directory)/store.db"
+        let countFile = "\(directory)/annotations"
+        if workspace.exists(path), let text = try? String(contentsOfFile: countFile, encoding: .utf8),
+           let count = Int(text) {
+            Log.say("Using the cached \(count)-annotation store in \(directory)")
+            return (path, count)
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let archive = "\(directory)/tiled.jsonl.gz"
+        Log.say("Generating a \(annotations)-annotation archive…")
+        let count = try writeTiledArchive(from: store, annotations: annotations, to: archive, seed: seed)
+        Log.say("Building the \(count)-annotation store (marginalia import)…")
+        let build = try Subprocess.run([cli, "--store", path, "import", archive], underTime: true)
+        report.extra("memory.large.buildSeconds", build.seconds)
+        report.extra("memory.large.buildPeakMiB", build.peakMiB)
+        try? FileManager.default.removeItem(atPath: archive)
+        try String(count).write(toFile: countFile, atomically: true, encoding: .utf8)
+        return (path, count)
+    }
+
+    /// Writes copies of `store`'s log, each with fresh annotation and change ids and shifted into the past,
+    /// until it holds at least `annotations` annotations. Only change records: import rebuilds the state.
+    private func writeTiledArchive(from store: String, annotations: Int, to path: String, seed: UInt64) throws -> Int {
+        let source = try AnnotationStore.open(path: store, access: .readOnly)
+        let changes = try source.log()
+        let perCopy = try source.annotationCounts()
+        let annotationsPerCopy = perCopy.live + perCopy.deleted
+        let copies = max(1, (annotations + annotationsPerCopy - 1) / annotationsPerCopy)
+        guard let first = changes.first?.hlc.milliseconds, let last = changes.last?.hlc.milliseconds else {
+            throw BenchError("the store has no changes to tile")
+        }
+        let span = last - first + 1000
+        var random = SeededGenerator(seed: seed &+ 77)
+        let sink = try FileSink(path: path)
+        let gzip = try GzipWriter(sink: sink)
+        var writer = JSONWriter(capacity: 1 << 20)
+        func flush() throws {
+            try writer.newline()
+            if writer.bytes.count > 1 << 19 {
+                try gzip.write(writer.bytes)
+                writer.reset()
+            }
+        }
+        try writer.beginObject()
+        for (key, value) in [("type", "header"), ("format", ArchiveFormat.name)] {
+            try writer.key(key)
+            try writer.string(value)
+        }
+        try writer.key("formatVersion")
+        try writer.int(ArchiveFormat.version)
+        try writer.key("device")
+        try writer.string(source.deviceID)
+        try writer.key("createdAt")
+        try writer.string(Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds()))
+        try writer.key("schemaVersion")
+        try writer.int(1)
+        try writer.key("editions")
+        try writer.beginArray()
+        try writer.string("eminescu-2026.1")
+        try writer.endArray()
+        // Partial: it holds only changes, so its (absent) state records are not checked against them.
+        try writer.key("partial")
+        try writer.bool(true)
+        try writer.endObject()
+        try flush()
+        var written = 0
+        for copy in (0..<copies).reversed() {
+            var ids: [String: String] = [:]
+            let shift = Int64(copy) * span
+            for change in changes {
+                var entityID = change.entityID
+                if change.entity == .annotation {
+                    if let known = ids[entityID] {
+                        entityID = known
+                    } else {
+                        let fresh = random.uuid()
+                        ids[entityID] = fresh
+                        entityID = fresh
+                    }
+                }
+                let hlc = HLC(milliseconds: change.hlc.milliseconds - shift, counter: change.hlc.counter)
+                try writer.beginObject()
+                let members = [("type", "change"), ("changeId", random.uuid()), ("hlc", hlc.description),
+                               ("device", change.device), ("entity", change.entity.rawValue),
+                               ("entityId", entityID), ("op", change.operation.rawValue)]
+                for (key, value) in members {
+                    try writer.key(key)
+                    try writer.string(value)
+                }
+                try writer.key("fields")
+                try writer.rawValue(Array(try change.fields.jsonText().utf8))
+                try writer.endObject()
+                try flush()
+                written += 1
+            }
+        }
+        try writer.beginObject()
+        try writer.key("type")
+        try writer.string("trailer")
+        try writer.key("counts")
+        try writer.beginObject()
+        for (key, value) in [("change", written), ("annotation", 0), ("position", 0)] {
+            try writer.key(key)
+            try writer.int(value)
+        }
+        try writer.endObject()
+        try writer.endObject()
+        try writer.newline()
+        try gzip.write(writer.bytes)
+        try gzip.finish()
+        try sink.close()
+        return copies * annotationsPerCopy
+    }
+}
