@@ -20,7 +20,7 @@ public struct ArchiveSummary: Equatable, Sendable {
 ///
 /// Records reach the handler as they are read; the archive is known good only when `read` returns. A caller
 /// that writes must therefore do so in a transaction it commits only after `read` returns.
-public struct ArchiveReader {
+public struct ArchiveReader: Sendable {
     public let path: String
     public var limits: ArchiveLimits
 
