@@ -202,8 +202,11 @@ struct PassageSpan {
 extension String {
     /// A string made of these code points.
     init<S: Sequence>(scalars: S) where S.Element == Unicode.Scalar {
-        var text = ""
-        text.unicodeScalars.append(contentsOf: scalars)
-        self = text
+        // Encoded into one buffer and validated once: appending to `unicodeScalars` re-checks the string at
+        // every code point.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(scalars.underestimatedCount * 2)
+        for scalar in scalars { UTF8.encode(scalar) { bytes.append($0) } }
+        self = String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -28,8 +28,7 @@ extension AnnotationStore {
     func saveRegisters(_ rows: [(current: AnnotationRegisters, previous: AnnotationRegisters?)]) throws {
         let rows = try rows.compactMap { row in try RegisterRow(row.current, previous: row.previous) }
         if rows.count == 1, let row = rows.first {
-            let sql = row.write == .insert ? RegisterRow.insertSQL(from: nil) : RegisterRow.updateSQL(row.write)
-            try db.execute(sql: sql, arguments: StatementArguments(row.values))
+            try db.execute(sql: row.sql, arguments: StatementArguments(row.values))
             return
         }
         guard !rows.isEmpty else { return }
@@ -195,6 +194,20 @@ struct RegisterRow {
         ]
         values = arguments.values
     }
+
+    /// The statement that writes this row by itself, from `values`.
+    var sql: String {
+        switch write {
+        case .insert: Self.insertOne
+        case .updateText: Self.updateOneWithText
+        case .updateOther: Self.updateOneWithoutText
+        }
+    }
+
+    // Made once: a local write runs one of them for each change.
+    private static let insertOne = insertSQL(from: nil)
+    private static let updateOneWithText = updateSQL(.updateText)
+    private static let updateOneWithoutText = updateSQL(.updateOther)
 
     /// Inserts one row from bound values (`table` nil), or every staged row of `table` marked `insert`.
     static func insertSQL(from table: String?) -> String {
