@@ -200,18 +200,8 @@ enum CFloor {
         return Timing.now() - start
     }
 
-    /// The library's content search statement, verbatim (AnnotationStore.searchContent).
-    static let searchSQL = """
-        SELECT p.id, p.document_id, d.title, p.text, snippet(passages_fts, 0, ?, ?, '…', 16),
-            bm25(passages_fts),
-            (SELECT count(*) FROM main.annotations a WHERE a.start_passage = p.id AND a.deleted = 0)
-        FROM content.passages_fts
-        JOIN content.passages p ON p.rowid = passages_fts.rowid
-        JOIN content.documents d ON d.id = p.document_id
-        WHERE passages_fts MATCH ?
-        ORDER BY rank
-        LIMIT ?
-        """
+    /// The library's content search statement, the very one `AnnotationStore.searchContent` runs.
+    static let searchSQL = AnnotationStore.contentSearchSQL
 
     /// A connection on the store with the content attached read-only, and the search statement prepared once.
     final class Search {

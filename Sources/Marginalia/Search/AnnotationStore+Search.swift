@@ -27,6 +27,20 @@ public struct SnippetMarkers: Sendable {
 }
 
 extension AnnotationStore {
+    /// The statement `searchContent` runs; its arguments are the snippet's opening and closing markers, the FTS5
+    /// query expression and the limit. Public so that a benchmark can run the very same statement directly.
+    public static let contentSearchSQL = """
+        SELECT p.id, p.document_id, d.title, p.text, snippet(passages_fts, 0, ?, ?, '…', 16),
+            bm25(passages_fts),
+            (SELECT count(*) FROM main.annotations a WHERE a.start_passage = p.id AND a.deleted = 0)
+        FROM content.passages_fts
+        JOIN content.passages p ON p.rowid = passages_fts.rowid
+        JOIN content.documents d ON d.id = p.document_id
+        WHERE passages_fts MATCH ?
+        ORDER BY rank
+        LIMIT ?
+        """
+
     /// Searches the attached content, best matches first (FTS5's bm25 rank).
     ///
     /// - Throws: `SearchError.malformedQuery`, or `StoreError.contentUnavailable`.
@@ -36,17 +50,7 @@ extension AnnotationStore {
         let query = try SearchQuery(text)
         return try runSearch(query: text) {
             try db.fetchAll(
-                sql: """
-                    SELECT p.id, p.document_id, d.title, p.text, snippet(passages_fts, 0, ?, ?, '…', 16),
-                        bm25(passages_fts),
-                        (SELECT count(*) FROM main.annotations a WHERE a.start_passage = p.id AND a.deleted = 0)
-                    FROM content.passages_fts
-                    JOIN content.passages p ON p.rowid = passages_fts.rowid
-                    JOIN content.documents d ON d.id = p.document_id
-                    WHERE passages_fts MATCH ?
-                    ORDER BY rank
-                    LIMIT ?
-                    """,
+                sql: Self.contentSearchSQL,
                 arguments: [markers.open, markers.close, query.expression, limit]
             ) { row in
                 SearchHit(
