@@ -4,44 +4,18 @@ import Marginalia
 enum Output {
     // MARK: - JSON
 
-    static func json(_ annotation: Annotation) -> JSONValue {
-        let anchor = annotation.anchor
-        return .object(JSONObject([
-            ("id", .string(annotation.id)),
-            ("kind", .string(annotation.kind.rawValue)),
-            ("document", .string(anchor.document)),
-            ("start", json(anchor.start)),
-            ("end", json(anchor.end)),
-            ("quote", .string(anchor.quote)),
-            ("prefix", .string(anchor.prefix)),
-            ("suffix", .string(anchor.suffix)),
-            ("note", annotation.note.map(JSONValue.string) ?? .null),
-            ("color", annotation.color.map(JSONValue.string) ?? .null),
-            ("tags", .array(annotation.tags.map(JSONValue.string))),
-            ("createdAt", .string(annotation.createdAt.iso8601)),
-            ("updatedAt", .string(annotation.updatedAt.iso8601)),
-            ("deleted", .bool(annotation.deleted)),
-            ("edition", .string(annotation.createdEdition)),
-            ("anchorEdition", .string(anchor.edition)),
-        ]))
-    }
-
     /// An annotation with its status against the attached content (and, when moved, where it is now).
     static func json(_ check: AnchorCheck) -> JSONValue {
-        guard case .object(var object) = json(check.annotation) else { return .null }
+        guard case .object(var object) = check.annotation.json else { return .null }
         object["status"] = .string(check.status.rawValue)
         if let anchor = check.newAnchor {
             object["movedTo"] = .object(JSONObject([
-                ("start", json(anchor.start)), ("end", json(anchor.end)), ("quote", .string(anchor.quote)),
+                ("start", anchor.start.json), ("end", anchor.end.json), ("quote", .string(anchor.quote)),
                 ("edition", .string(anchor.edition)), ("match", .string(check.match ?? "")),
             ]))
         }
         if let reason = check.reason { object["reason"] = .string(reason) }
         return .object(object)
-    }
-
-    static func json(_ position: TextPosition) -> JSONValue {
-        .object(JSONObject([("passage", .string(position.passage)), ("offset", .int(Int64(position.offset)))]))
     }
 
     static func json(_ change: Change) -> JSONValue {
@@ -54,15 +28,6 @@ enum Output {
             ("entityId", .string(change.entityID)),
             ("op", .string(change.operation.rawValue)),
             ("fields", change.fields.json),
-        ]))
-    }
-
-    static func json(_ position: ReadingPosition) -> JSONValue {
-        .object(JSONObject([
-            ("document", .string(position.document)),
-            ("passage", .string(position.position.passage)),
-            ("offset", .int(Int64(position.position.offset))),
-            ("updatedAt", .string(position.updatedAt.iso8601)),
         ]))
     }
 

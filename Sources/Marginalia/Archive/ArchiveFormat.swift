@@ -93,38 +93,55 @@ public struct ArchiveCounts: Equatable, Sendable {
 // MARK: - State records
 
 extension ArchiveFormat {
-    /// The state record of an annotation: the same fields `list --json` shows, with `type`.
+    /// The state record of an annotation: its `type`, then its JSON form.
     static func record(_ annotation: Annotation) -> JSONValue {
-        let anchor = annotation.anchor
-        return .object(JSONObject([
-            ("type", .string(RecordType.annotation.rawValue)),
-            ("id", .string(annotation.id)),
-            ("kind", .string(annotation.kind.rawValue)),
+        .object(JSONObject([("type", .string(RecordType.annotation.rawValue))] + annotation.jsonMembers))
+    }
+
+    /// The state record of a reading position: its `type`, then its JSON form.
+    static func record(_ position: ReadingPosition) -> JSONValue {
+        .object(JSONObject([("type", .string(RecordType.position.rawValue))] + position.jsonMembers))
+    }
+}
+
+extension Annotation {
+    /// The annotation as JSON: what `marginalia list --json` prints, and what an archive's state record holds
+    /// after its `type`.
+    public var json: JSONValue { .object(JSONObject(jsonMembers)) }
+
+    var jsonMembers: [(String, JSONValue)] {
+        [
+            ("id", .string(id)),
+            ("kind", .string(kind.rawValue)),
             ("document", .string(anchor.document)),
             ("start", anchor.start.json),
             ("end", anchor.end.json),
             ("quote", .string(anchor.quote)),
             ("prefix", .string(anchor.prefix)),
             ("suffix", .string(anchor.suffix)),
-            ("note", annotation.note.map(JSONValue.string) ?? .null),
-            ("color", annotation.color.map(JSONValue.string) ?? .null),
-            ("tags", .array(annotation.tags.map(JSONValue.string))),
-            ("createdAt", .string(annotation.createdAt.iso8601)),
-            ("updatedAt", .string(annotation.updatedAt.iso8601)),
-            ("deleted", .bool(annotation.deleted)),
-            ("edition", .string(annotation.createdEdition)),
+            ("note", note.map(JSONValue.string) ?? .null),
+            ("color", color.map(JSONValue.string) ?? .null),
+            ("tags", .array(tags.map(JSONValue.string))),
+            ("createdAt", .string(createdAt.iso8601)),
+            ("updatedAt", .string(updatedAt.iso8601)),
+            ("deleted", .bool(deleted)),
+            ("edition", .string(createdEdition)),
             ("anchorEdition", .string(anchor.edition)),
-        ]))
+        ]
     }
+}
 
-    /// The state record of a reading position.
-    static func record(_ position: ReadingPosition) -> JSONValue {
-        .object(JSONObject([
-            ("type", .string(RecordType.position.rawValue)),
-            ("document", .string(position.document)),
-            ("passage", .string(position.position.passage)),
-            ("offset", .int(Int64(position.position.offset))),
-            ("updatedAt", .string(position.updatedAt.iso8601)),
-        ]))
+extension ReadingPosition {
+    /// The reading position as JSON: what `marginalia position --json` prints, and what an archive's state
+    /// record holds after its `type`.
+    public var json: JSONValue { .object(JSONObject(jsonMembers)) }
+
+    var jsonMembers: [(String, JSONValue)] {
+        [
+            ("document", .string(document)),
+            ("passage", .string(position.passage)),
+            ("offset", .int(Int64(position.offset))),
+            ("updatedAt", .string(updatedAt.iso8601)),
+        ]
     }
 }

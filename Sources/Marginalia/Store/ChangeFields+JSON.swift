@@ -35,7 +35,8 @@ extension ChangeFields {
 }
 
 extension TextPosition {
-    var json: JSONValue {
+    /// `{"passage": …, "offset": …}`.
+    public var json: JSONValue {
         .object(JSONObject([("passage", .string(passage)), ("offset", .int(Int64(offset)))]))
     }
 }

@@ -68,7 +68,7 @@ enum AnchorCommands {
             let store = try context.openStore(.readWrite, content: .required, remind: false)
             let annotation = try store.reattachAnnotation(id: context.arguments.positionals[0], at: request)
             if context.json {
-                try Output.print(Output.json(annotation), to: context.console)
+                try Output.print(annotation.json, to: context.console)
             } else {
                 context.console.err("Reattached \(annotation.id) to \(Output.range(annotation.anchor)): "
                     + "“\(Output.excerpt(annotation.anchor.quote))”")

@@ -74,7 +74,7 @@ enum AnnotateCommands {
     /// Prints the new id (or the annotation as JSON) on stdout, and what was made on stderr.
     private static func report(_ annotation: Annotation, context: Context) throws {
         if context.json {
-            try Output.print(Output.json(annotation), to: context.console)
+            try Output.print(annotation.json, to: context.console)
         } else {
             context.console.out(annotation.id)
             let what = annotation.kind == .bookmark

@@ -57,7 +57,7 @@ enum EditCommands {
 
     private static func report(_ annotation: Annotation, verb: String, context: Context) throws {
         if context.json {
-            try Output.print(Output.json(annotation), to: context.console)
+            try Output.print(annotation.json, to: context.console)
         } else {
             context.console.err("\(verb) \(annotation.id)")
         }

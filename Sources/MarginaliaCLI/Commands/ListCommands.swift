@@ -42,7 +42,7 @@ enum ListCommands {
                 annotations = try store.checkAnchors(annotations).filter { $0.status == status }.map(\.annotation)
             }
             if context.json {
-                try Output.print(.array(annotations.map(Output.json)), to: context.console)
+                try Output.print(.array(annotations.map(\.json)), to: context.console)
             } else {
                 for annotation in annotations {
                     Output.summary(annotation).forEach { context.console.out($0) }

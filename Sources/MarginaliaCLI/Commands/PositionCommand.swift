@@ -24,7 +24,7 @@ enum PositionCommand {
                 position = try store.position(document: document)
             }
             if context.json {
-                try Output.print(position.map(Output.json) ?? .null, to: context.console)
+                try Output.print(position.map(\.json) ?? .null, to: context.console)
             } else if let position {
                 context.console.out("\(position.position)")
             } else {

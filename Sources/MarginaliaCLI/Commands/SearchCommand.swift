@@ -38,7 +38,7 @@ enum SearchCommand {
             let store = try context.openStore(.readOnly, content: .none)
             let annotations = try store.searchNotes(query, limit: limit)
             if context.json {
-                try Output.print(.array(annotations.map(Output.json)), to: context.console)
+                try Output.print(.array(annotations.map(\.json)), to: context.console)
             } else {
                 annotations.forEach { Output.summary($0).forEach { context.console.out($0) } }
                 if annotations.isEmpty { context.console.err("No notes match") }
