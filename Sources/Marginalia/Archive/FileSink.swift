@@ -20,9 +20,8 @@ import Darwin
 /// ```
 public final class FileSink: ByteSink {
     /// The path given when opening, used in error messages.
-    public let path: String
-    private var descriptor: Int32
-    private let ownsDescriptor: Bool
+    public var path: String { descriptor.path }
+    private let descriptor: OpenDescriptor
 
     /// Opens `path` for writing, creating it or truncating it.
     ///
@@ -33,9 +32,8 @@ public final class FileSink: ByteSink {
     /// - Throws: `GzipError.io` when the file cannot be opened.
     public init(path: String, exclusive: Bool = false, permissions: Int = 0o644) throws {
         let flags = O_WRONLY | O_CREAT | (exclusive ? O_EXCL : O_TRUNC)
-        self.descriptor = try SystemIO.open(path, flags: flags, permissions: permissions)
-        self.path = path
-        self.ownsDescriptor = true
+        descriptor = OpenDescriptor(try SystemIO.open(path, flags: flags, permissions: permissions), path: path,
+                                    owned: true)
     }
 
     /// Wraps an already open descriptor, such as standard output.
@@ -45,41 +43,28 @@ public final class FileSink: ByteSink {
     ///   - name: How to name the file in error messages, e.g. `"standard output"`.
     ///   - closesOnDeinit: Whether this sink owns the descriptor and closes it when released.
     public init(fileDescriptor: Int32, name: String, closesOnDeinit: Bool = false) {
-        self.descriptor = fileDescriptor
-        self.path = name
-        self.ownsDescriptor = closesOnDeinit
-    }
-
-    deinit {
-        if ownsDescriptor && descriptor >= 0 {
-            try? SystemIO.close(descriptor, path: path)
-        }
+        descriptor = OpenDescriptor(fileDescriptor, path: name, owned: closesOnDeinit)
     }
 
     /// Writes all of `bytes`, looping over partial writes and `EINTR`.
     ///
     /// - Throws: `GzipError.io` with the errno text, e.g. "No space left on device" for `ENOSPC`.
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        guard descriptor >= 0 else { throw GzipError.alreadyFinished }
-        try SystemIO.writeAll(descriptor, bytes, path: path)
+        try SystemIO.writeAll(try descriptor.open(), bytes, path: path)
     }
 
     /// Flushes the file to stable storage with `fsync(2)`.
     ///
     /// - Throws: `GzipError.io` when `fsync` fails; the file's contents must then be treated as lost.
     public func sync() throws {
-        guard descriptor >= 0 else { throw GzipError.alreadyFinished }
-        try SystemIO.sync(descriptor, path: path)
+        try SystemIO.sync(try descriptor.open(), path: path)
     }
 
     /// Closes the descriptor; later writes throw `GzipError.alreadyFinished`. Closing twice does nothing.
     ///
     /// - Throws: `GzipError.io` when `close(2)` reports an error (for instance a delayed write error).
     public func close() throws {
-        guard descriptor >= 0 else { return }
-        let closing = descriptor
-        descriptor = -1
-        try SystemIO.close(closing, path: path)
+        try descriptor.close()
     }
 }
 

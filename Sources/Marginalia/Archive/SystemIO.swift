@@ -87,3 +87,40 @@ enum SystemIO {
     private static func systemClose(_ fd: Int32) -> Int32 { Darwin.close(fd) }
     #endif
 }
+
+/// An open file descriptor and the name its errors give, closed exactly once: by `close()`, or when released if
+/// it is owned. The one place `FileSource` and `FileSink` keep their descriptor.
+final class OpenDescriptor {
+    /// The path given when opening, or a name such as `"standard output"`, used in error messages.
+    let path: String
+    private var descriptor: Int32
+    private let owned: Bool
+
+    init(_ descriptor: Int32, path: String, owned: Bool) {
+        self.descriptor = descriptor
+        self.path = path
+        self.owned = owned
+    }
+
+    deinit {
+        if owned && descriptor >= 0 {
+            try? SystemIO.close(descriptor, path: path)
+        }
+    }
+
+    /// The descriptor while open.
+    /// - Throws: `GzipError.alreadyFinished` once closed.
+    func open() throws -> Int32 {
+        guard descriptor >= 0 else { throw GzipError.alreadyFinished }
+        return descriptor
+    }
+
+    /// Closes the descriptor; closing twice does nothing.
+    /// - Throws: `GzipError.io` when `close(2)` reports an error.
+    func close() throws {
+        guard descriptor >= 0 else { return }
+        let closing = descriptor
+        descriptor = -1
+        try SystemIO.close(closing, path: path)
+    }
+}
