@@ -57,27 +57,13 @@ final class CLIWorkspace {
     /// Runs `marginalia ARGS` with this workspace's store and content.
     @discardableResult
     func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> CLIResult {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["MARGINALIA_STORE"] = store
         environment["MARGINALIA_CONTENT"] = content
         environment["XDG_CACHE_HOME"] = path("cache")
         environment["XDG_DATA_HOME"] = path("data")
         for (key, value) in extra { environment[key] = value }
-        process.environment = environment
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // Read both pipes fully before waiting, so a large output cannot block the child.
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CLIResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self))
+        return try Self.launch(Self.binary, arguments, environment: environment)
     }
 
     /// Runs a command that must succeed, and returns its stdout without the final line feed.
@@ -90,14 +76,22 @@ final class CLIWorkspace {
 
     /// Runs the stock `sqlite3` shell on `database`.
     func sqlite(_ database: String, _ sql: String) throws -> CLIResult {
+        try Self.launch(URL(fileURLWithPath: "/usr/bin/sqlite3"), [database, sql])
+    }
+
+    /// Runs a program to its end and collects its exit status and output.
+    private static func launch(_ executable: URL, _ arguments: [String],
+                               environment: [String: String]? = nil) throws -> CLIResult {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [database, sql]
+        process.executableURL = executable
+        process.arguments = arguments
+        if let environment { process.environment = environment }
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
         try process.run()
+        // Read both pipes fully before waiting, so a large output cannot block the child.
         let outData = output.fileHandleForReading.readDataToEndOfFile()
         let errData = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
