@@ -67,7 +67,6 @@ extension AnnotationStore {
     /// Checks `fields`, records the change and returns the annotation as it now stands.
     private func write(_ operation: ChangeOperation, annotation id: String,
                        _ fields: ChangeFields, freshID: Bool = false) throws -> Annotation {
-        let json = fields.json
         do {
             try fields.validate(for: operation, on: .annotation)
             // Values are checked as an imported change's would be, by the same rules.
@@ -75,11 +74,9 @@ extension AnnotationStore {
         } catch {
             throw StoreError.invalidChange(reason: error.description)
         }
-        let text = try JSONWriter.encodeString(json)
         return try db.transaction(.immediate) {
             // The registers just saved are the annotation as it now stands: no need to read it back.
-            let registers = try recordState(.annotation, id, operation, fields, fieldsText: text,
-                                            freshID: freshID).registers
+            let registers = try recordState(.annotation, id, operation, fields, freshID: freshID).registers
             if let annotation = registers?.annotation { return annotation }
             return try annotation(id: id)
         }

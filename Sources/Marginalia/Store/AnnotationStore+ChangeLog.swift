@@ -23,10 +23,10 @@ extension AnnotationStore {
         try recordState(entity, entityID, operation, fields).change
     }
 
-    /// Records a change like `record`, with its canonical fields JSON when already made, and returns the
-    /// annotation's registers as they now stand (nil for a reading position).
+    /// Records a change like `record`, and returns the annotation's registers as they now stand (nil for a
+    /// reading position). `freshID` says the id was made for this create: it has no row and no earlier changes.
     func recordState(_ entity: EntityKind, _ entityID: String, _ operation: ChangeOperation,
-                     _ fields: ChangeFields, fieldsText: String? = nil, freshID: Bool = false) throws
+                     _ fields: ChangeFields, freshID: Bool = false) throws
         -> (change: Change, registers: AnnotationRegisters?)
     {
         // Another process may have written since this one read the clock; the write lock is held, so the
@@ -37,7 +37,7 @@ extension AnnotationStore {
         let change = Change(
             changeID: Identifiers.make(), hlc: clock.tick(), device: deviceID, entity: entity, entityID: entityID,
             operation: operation, fields: fields)
-        try insert(change, fieldsText: fieldsText)
+        try insert(change)
         guard entity == .annotation else {
             _ = try projectPosition(change)
             return (change, nil)
@@ -51,15 +51,15 @@ extension AnnotationStore {
         return (change, registers)
     }
 
-    /// Appends a change to the log, as it is; `fieldsText` is its canonical fields JSON when already made.
-    func insert(_ change: Change, fieldsText: String? = nil) throws {
+    /// Appends a change to the log, as it is, with its canonical fields JSON.
+    func insert(_ change: Change) throws {
         try db.execute(
             sql: """
                 INSERT INTO changes (change_id, hlc, device, entity, entity_id, op, fields)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [change.changeID, change.hlc.description, change.device, change.entity.rawValue,
-                        change.entityID, change.operation.rawValue, try fieldsText ?? change.fields.jsonText()])
+                        change.entityID, change.operation.rawValue, try change.fields.jsonText()])
         clock.observe(change.hlc)
     }
 
