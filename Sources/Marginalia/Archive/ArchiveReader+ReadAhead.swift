@@ -10,97 +10,35 @@ extension ArchiveReader {
     /// reading thread is stopped and waited for before this returns, so the file is closed.
     @discardableResult
     public func readAhead(_ handle: (ArchiveRecord, Int) throws -> Void) throws -> ArchiveSummary {
-        let channel = RecordChannel()
+        typealias Block = [(record: ArchiveRecord, line: Int)]
+        let blocks = BoundedQueue<Block>(capacity: 4)
         let reader = self
-        Thread.detachNewThread {
-            channel.finish(Result { try reader.read { record, line in try channel.send(record, line: line) } })
+        let reading = BackgroundWork {
+            defer { blocks.close() }
+            var block: Block = []
+            do {
+                let summary = try reader.read { record, line in
+                    block.append((record, line))
+                    if block.count >= 256 {
+                        try blocks.put(block)
+                        block = []
+                    }
+                }
+                if !block.isEmpty { try blocks.put(block) }
+                return summary
+            } catch {
+                // The records read before the error come first, as reading in line hands them over.
+                if !block.isEmpty { try? blocks.put(block) }
+                throw error
+            }
         }
         defer {
-            channel.cancel()
-            channel.waitUntilFinished()
+            blocks.cancel()
+            _ = reading.wait()
         }
-        while let block = channel.receive() {
+        while let block = blocks.take() {
             for (record, line) in block { try handle(record, line) }
         }
-        return try channel.summary()
-    }
-}
-
-/// Hands blocks of records from the thread that reads an archive to the one that handles them.
-///
-/// At most `depth` blocks of `blockSize` records wait, so memory stays bounded whatever the archive's size.
-final class RecordChannel: @unchecked Sendable {
-    typealias Block = [(record: ArchiveRecord, line: Int)]
-
-    private let condition = NSCondition()
-    /// Filled by the reading thread only.
-    private var filling: Block = []
-    private var blocks: [Block] = []
-    private var outcome: Result<ArchiveSummary, any Error>?
-    private var cancelled = false
-    private static let blockSize = 256
-    private static let depth = 4
-
-    /// Thrown on the reading thread when the handler has stopped.
-    private struct Cancelled: Error {}
-
-    // MARK: - The reading thread
-
-    /// Adds a record, waiting while `depth` blocks are full.
-    func send(_ record: ArchiveRecord, line: Int) throws {
-        filling.append((record, line))
-        guard filling.count >= Self.blockSize else { return }
-        condition.lock()
-        defer { condition.unlock() }
-        while blocks.count >= Self.depth && !cancelled { condition.wait() }
-        if cancelled { throw Cancelled() }
-        blocks.append(filling)
-        filling = []
-        condition.broadcast()
-    }
-
-    /// Hands over the last records and how reading ended.
-    func finish(_ result: Result<ArchiveSummary, any Error>) {
-        condition.lock()
-        defer { condition.unlock() }
-        if !filling.isEmpty { blocks.append(filling) }
-        filling = []
-        outcome = result
-        condition.broadcast()
-    }
-
-    // MARK: - The handling thread
-
-    /// The next block of records, in file order; nil once every record has been received.
-    func receive() -> Block? {
-        condition.lock()
-        defer { condition.unlock() }
-        while blocks.isEmpty && outcome == nil { condition.wait() }
-        guard !blocks.isEmpty else { return nil }
-        condition.broadcast()
-        return blocks.removeFirst()
-    }
-
-    /// How reading ended, once `receive` has returned nil: the summary, or the reader's error.
-    func summary() throws -> ArchiveSummary {
-        condition.lock()
-        defer { condition.unlock() }
-        guard let outcome else { throw ArchiveError(file: "", kind: .io, reason: "the archive was not read") }
-        return try outcome.get()
-    }
-
-    /// Stops the reading thread at its next block.
-    func cancel() {
-        condition.lock()
-        cancelled = true
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// Waits until the reading thread has ended.
-    func waitUntilFinished() {
-        condition.lock()
-        while outcome == nil { condition.wait() }
-        condition.unlock()
+        return try reading.wait().get()
     }
 }

@@ -1,34 +1,37 @@
-import Foundation
-
 /// Hands blocks of archive lines to a `GzipWriter` on a second thread, so that deflate runs while the caller
 /// reads the store and writes the next block: an export then takes about as long as deflate alone, not deflate
 /// plus SQLite plus JSON.
 ///
 /// At most `depth` blocks wait, so memory stays bounded. The gzip writer and its sink are used by the worker
-/// thread only, until `finish()` returns.
-final class PipelinedGzipWriter: @unchecked Sendable {
+/// thread only, until `finish()` or `stop()` returns.
+final class PipelinedGzipWriter {
     private let gzip: GzipWriter
-    private let condition = NSCondition()
-    private var queue: [[UInt8]] = []
-    private var closing = false
-    private var running = true
-    private var failure: (any Error)?
-    private static let depth = 2
+    private let blocks = BoundedQueue<[UInt8]>(capacity: 2)
+    private let worker: BackgroundWork<Void>
 
     init(gzip: GzipWriter) {
         self.gzip = gzip
-        Thread.detachNewThread { [self] in run() }
+        let blocks = self.blocks
+        let unchecked = UncheckedSendable(gzip)
+        worker = BackgroundWork {
+            do {
+                while let block = blocks.take() { try block.withUnsafeBytes { try unchecked.value.write($0) } }
+            } catch {
+                blocks.cancel()
+                throw error
+            }
+        }
     }
 
     /// Queues a block for compression, waiting while `depth` blocks are already queued.
     /// - Throws: the error that stopped the worker (zlib's or the sink's), if any.
     func write(_ block: [UInt8]) throws {
-        condition.lock()
-        defer { condition.unlock() }
-        while queue.count >= Self.depth && failure == nil { condition.wait() }
-        if let failure { throw failure }
-        queue.append(block)
-        condition.broadcast()
+        do {
+            try blocks.put(block)
+        } catch is BoundedQueue<[UInt8]>.Cancelled {
+            try worker.wait().get()
+            throw GzipError.alreadyFinished
+        }
     }
 
     /// Waits until every queued block is compressed and stops the worker; then ends the gzip member.
@@ -39,39 +42,16 @@ final class PipelinedGzipWriter: @unchecked Sendable {
 
     /// Stops the worker once the queue is empty (after an error elsewhere, too); throws the worker's error.
     func stop() throws {
-        condition.lock()
-        closing = true
-        condition.broadcast()
-        while running { condition.wait() }
-        let failure = self.failure
-        condition.unlock()
-        if let failure { throw failure }
+        blocks.close()
+        try worker.wait().get()
     }
+}
 
-    private func run() {
-        while true {
-            condition.lock()
-            while queue.isEmpty && !closing { condition.wait() }
-            guard !queue.isEmpty else {
-                running = false
-                condition.broadcast()
-                condition.unlock()
-                return
-            }
-            let block = queue.removeFirst()
-            condition.broadcast()
-            condition.unlock()
-            do {
-                try block.withUnsafeBytes { try gzip.write($0) }
-            } catch {
-                condition.lock()
-                failure = error
-                queue.removeAll()
-                running = false
-                condition.broadcast()
-                condition.unlock()
-                return
-            }
-        }
+/// A value handed to one other thread that alone uses it until the handing thread waits for it to finish.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+
+    init(_ value: Value) {
+        self.value = value
     }
 }
