@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+@testable import Marginalia
+
+/// Stores and archives made by earlier releases open, migrate, verify and import, forever.
+@Suite struct SchemaFixtureTests {
+    static let directory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/schema-1")
+
+    static func lines(_ name: String) throws -> [String] {
+        try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+    }
+
+    @Test func schemaOneStoreOpensMigratesAndVerifiesWithEveryIDIntact() throws {
+        let temporary = try TemporaryDirectory()
+        let path = temporary.path("user.db")
+        try FileManager.default.copyItem(atPath: Self.directory.appendingPathComponent("user-schema1.db").path,
+                                         toPath: path)
+        let store = try AnnotationStore.open(path: path, access: .readWrite)
+        let report = try store.verify()
+        #expect(report.problems == [])
+        let changeIDs = try store.db.fetchAll(sql: "SELECT change_id FROM changes ORDER BY seq") { try $0.string(0) }
+        #expect(changeIDs == (try Self.lines("change-ids.txt")))
+        let annotationIDs = try store.db.fetchAll(sql: "SELECT id FROM annotations ORDER BY id") { try $0.string(0) }
+        #expect(annotationIDs == (try Self.lines("annotation-ids.txt")))
+        #expect(try store.db.int(sql: "PRAGMA user_version") == Int64(UserSchema.currentVersion))
+    }
+
+    @Test func formatOneArchiveImportsIntoAnEmptyStore() throws {
+        let temporary = try TemporaryDirectory()
+        let store = try AnnotationStore.open(path: temporary.path("user.db"), access: .create)
+        let report = try store.importArchive(
+            path: Self.directory.appendingPathComponent("archive-format1.jsonl.gz").path)
+        #expect(report.newChanges == (try Self.lines("change-ids.txt")).count)
+        let annotationIDs = try store.db.fetchAll(sql: "SELECT id FROM annotations ORDER BY id") { try $0.string(0) }
+        #expect(annotationIDs == (try Self.lines("annotation-ids.txt")))
+        #expect(try store.verify().problems == [])
+    }
+}
