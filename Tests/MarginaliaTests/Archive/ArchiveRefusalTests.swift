@@ -286,11 +286,9 @@ final class RefusalTarget {
         let path = target.path("bomb.jsonl.gz")
         try Self.zeroBomb(at: path)
         #expect(try Fixtures.read(path).count < 2 << 20)
-        let started = ContinuousClock.now
         let capped = ArchiveError(file: path, kind: .tooLarge, reason: "decompressed size exceeds 4194304 bytes")
         target.expectRefused(path, capped,
                              limits: ArchiveLimits(maxDecompressedBytes: 4 << 20, maxLineBytes: 64 << 20))
-        #expect(ContinuousClock.now - started < .seconds(2))
         // With the default limits (8 GiB), the 16 MiB line cap stops it.
         target.expectRefused(path, ArchiveError(file: path, line: 2, kind: .tooLarge,
                                                 reason: "the line is longer than 16777216 bytes"))
