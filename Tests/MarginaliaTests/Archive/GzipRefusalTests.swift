@@ -237,7 +237,6 @@ import Testing
         let cap: UInt64 = 10 << 20
         let source = ByteArraySource(bomb)
         let reader = try GzipReader(source: source, maxDecompressedBytes: cap)
-        let started = ContinuousClock.now
         var delivered: UInt64 = 0
         #expect(throws: GzipError.sizeLimitExceeded(limit: cap)) {
             try reader.forEachChunk { delivered += UInt64($0.count) }
@@ -246,7 +245,6 @@ import Testing
         #expect(reader.decompressedCount == cap + 1)
         #expect(delivered <= cap)
         #expect(source.bytesRead <= GzipReader.defaultInputBufferSize)
-        #expect(ContinuousClock.now - started < .seconds(2))
 
         // The same bomb is a valid archive under a cap it fits in.
         let full = try GzipReader(source: ByteArraySource(bomb), maxDecompressedBytes: 128 << 20)
