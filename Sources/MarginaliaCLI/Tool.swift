@@ -152,7 +152,8 @@ enum Tool {
             return error.kind == .io ? 1 : 65
         case let error as StoreError:
             switch error {
-            case .notAStore, .newerSchema, .invalidAnchor, .invalidChange, .passageNotFound, .documentNotFound:
+            case .notAStore, .newerSchema, .invalidAnchor, .invalidChange, .corruptRow, .passageNotFound,
+                 .documentNotFound:
                 return 65
             case .storeMissing, .annotationNotFound, .ambiguousID, .contentUnavailable, .wouldOverwrite:
                 return 1

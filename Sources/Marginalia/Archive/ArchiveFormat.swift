@@ -98,6 +98,16 @@ extension ArchiveFormat {
         .object(JSONObject([("type", .string(RecordType.annotation.rawValue))] + annotation.jsonMembers))
     }
 
+    /// The change record of a change, as an archive line holds it.
+    static func record(_ change: Change) -> JSONObject {
+        JSONObject([
+            ("type", .string(RecordType.change.rawValue)), ("changeId", .string(change.changeID)),
+            ("hlc", .string(change.hlc.description)), ("device", .string(change.device)),
+            ("entity", .string(change.entity.rawValue)), ("entityId", .string(change.entityID)),
+            ("op", .string(change.operation.rawValue)), ("fields", change.fields.json),
+        ])
+    }
+
     /// The state record of a reading position: its `type`, then its JSON form.
     static func record(_ position: ReadingPosition) -> JSONValue {
         .object(JSONObject([("type", .string(RecordType.position.rawValue))] + position.jsonMembers))

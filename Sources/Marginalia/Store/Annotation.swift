@@ -23,7 +23,7 @@ public struct TextPosition: Hashable, Sendable, CustomStringConvertible {
 ///
 /// The quote, prefix and suffix let the store tell, after the content is replaced, whether the text is still
 /// at the same place, has moved, or is gone.
-public struct Anchor: Equatable, Sendable {
+public struct Anchor: Hashable, Sendable {
     /// The document the passages belong to.
     public var document: String
     public var start: TextPosition
@@ -53,7 +53,7 @@ public struct Anchor: Equatable, Sendable {
 }
 
 /// A highlight, note or bookmark, as it stands now (the projection of its changes).
-public struct Annotation: Equatable, Sendable {
+public struct Annotation: Hashable, Sendable, Identifiable {
     public var id: String
     public var kind: AnnotationKind
     public var anchor: Anchor
@@ -85,10 +85,13 @@ public struct Annotation: Equatable, Sendable {
 }
 
 /// Where the reader was in a document.
-public struct ReadingPosition: Equatable, Sendable {
+public struct ReadingPosition: Hashable, Sendable, Identifiable {
     public var document: String
     public var position: TextPosition
     public var updatedAt: HLC
+
+    /// The document: a store holds one reading position per document.
+    public var id: String { document }
 
     public init(document: String, position: TextPosition, updatedAt: HLC) {
         self.document = document

@@ -138,14 +138,14 @@ extension Change {
         let opText = try row.string(5)
         guard let hlc = HLC(hlcText), let entity = EntityKind(rawValue: entityText),
               let operation = ChangeOperation(rawValue: opText) else {
-            throw StoreError.invalidChange(
+            throw StoreError.corruptRow(
                 reason: "the log holds an unreadable change (\(hlcText) \(entityText) \(opText))")
         }
         let fields: ChangeFields
         do {
             fields = try ChangeFields(json: try JSONParser.parse(try row.string(6)))
         } catch {
-            throw StoreError.invalidChange(reason: "the log holds a change with unreadable fields: \(error)")
+            throw StoreError.corruptRow(reason: "the log holds a change with unreadable fields: \(error)")
         }
         self.init(changeID: try row.string(0), hlc: hlc, device: try row.string(2), entity: entity,
                   entityID: try row.string(4), operation: operation, fields: fields)

@@ -81,7 +81,7 @@ extension Annotation {
     init(row: Row) throws {
         let id = try row.string(0)
         func corrupt(_ what: String) -> StoreError {
-            StoreError.invalidChange(reason: "annotation \(id) has an unreadable \(what)")
+            StoreError.corruptRow(reason: "annotation \(id) has an unreadable \(what)")
         }
         guard let kind = AnnotationKind(rawValue: try row.string(1)) else { throw corrupt("kind") }
         guard case .array(let tagValues)? = try? JSONParser.parse(try row.string(14)) else { throw corrupt("tags") }
@@ -118,11 +118,11 @@ extension AnnotationRegisters {
         deleted = annotation.deleted
         updatedHLC = annotation.updatedAt
         guard case .object(let clockObject)? = try? JSONParser.parse(try row.string(18)) else {
-            throw StoreError.invalidChange(reason: "annotation \(annotation.id) has unreadable clocks")
+            throw StoreError.corruptRow(reason: "annotation \(annotation.id) has unreadable clocks")
         }
         for (name, value) in clockObject {
             guard case .string(let text) = value, let stamp = ClockStamp(text: text) else {
-                throw StoreError.invalidChange(reason: "annotation \(annotation.id) has an unreadable clock \(name)")
+                throw StoreError.corruptRow(reason: "annotation \(annotation.id) has an unreadable clock \(name)")
             }
             clocks[name] = stamp
             if name.hasPrefix("tag:") { tags[String(name.dropFirst(4))] = false }
@@ -147,7 +147,7 @@ extension PositionRegister {
     init(row: Row) throws {
         let document = try row.string(0)
         guard let clock = ClockStamp(text: try row.string(3)) else {
-            throw StoreError.invalidChange(reason: "reading position of \(document) has an unreadable clock")
+            throw StoreError.corruptRow(reason: "reading position of \(document) has an unreadable clock")
         }
         self.init(document: document, position: TextPosition(passage: try row.string(1), offset: try row.int(2)),
                   clock: clock)

@@ -27,7 +27,7 @@ public enum ChangeOperation: String, Sendable, CaseIterable {
 }
 
 /// One row of the change log: the unit of history, of backup and of merging.
-public struct Change: Equatable, Sendable {
+public struct Change: Hashable, Sendable, Identifiable {
     /// Globally unique (a UUID); the same change reaching a store twice is recognised by it.
     public var changeID: String
     public var hlc: HLC
@@ -48,6 +48,9 @@ public struct Change: Equatable, Sendable {
         self.operation = operation
         self.fields = fields
     }
+
+    /// The change id.
+    public var id: String { changeID }
 
     /// The clock that orders this change against others touching the same field.
     public var stamp: ClockStamp { ClockStamp(hlc: hlc, device: device, changeID: changeID) }

@@ -8,7 +8,7 @@
 /// - `reanchor`, `confirm`, `reattach`: the anchor keys
 /// - `set` (reading position): `passage`, `offset`
 /// Unknown keys are refused: a field this version does not understand could not be merged faithfully.
-public struct ChangeFields: Equatable, Sendable {
+public struct ChangeFields: Hashable, Sendable {
     public var kind: AnnotationKind?
     public var anchor: Anchor?
     /// A new note; the empty string clears it.

@@ -20,6 +20,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidAnchor(reason: String)
     /// A requested change is not valid for the annotation (e.g. a color on a bookmark).
     case invalidChange(reason: String)
+    /// A row the store holds cannot be read: the store is damaged (never the caller's mistake).
+    case corruptRow(reason: String)
     /// Writing to this path would overwrite the store itself, its write-ahead log, or the attached content.
     case wouldOverwrite(path: String, what: String)
 
@@ -46,6 +48,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             return reason
         case .invalidChange(let reason):
             return reason
+        case .corruptRow(let reason):
+            return "the store is damaged: \(reason)"
         case .wouldOverwrite(let path, let what):
             return "\(path) is \(what); write the archive to another file"
         }

@@ -1,0 +1,141 @@
+/// A place in one store's change log: "every change up to here". Opaque; `Codable`, so that a transport can keep
+/// what it has sent or applied.
+///
+/// A cursor belongs to the log it was taken from. Handed to a store whose log was replaced since (a restore), it
+/// counts as no cursor at all: reading from the start again is harmless, since merging is idempotent.
+public struct ChangeCursor: Hashable, Sendable, Codable {
+    /// The log's position: the sequence number of the last change covered.
+    let sequence: Int64
+    /// Which log: the store's creation time, which a restore renews.
+    let log: String
+
+    init(sequence: Int64, log: String) {
+        self.sequence = sequence
+        self.log = log
+    }
+}
+
+/// A run of changes read from a log, and the cursor just after them.
+public struct ChangePage: Sendable {
+    /// The changes, in the store's own order (the order it recorded or received them).
+    public var changes: [Change]
+    /// The cursor after the last change of the page (the cursor asked for when the page is empty).
+    public var cursor: ChangeCursor
+}
+
+extension AnnotationStore {
+    /// The cursor after the newest change the store holds.
+    public func cursor() throws -> ChangeCursor {
+        ChangeCursor(sequence: try db.int(sql: "SELECT coalesce(max(seq), 0) FROM changes") ?? 0, log: try logName())
+    }
+
+    /// Every change the store holds after `cursor`, in the store's own order; `nil` means from the start.
+    ///
+    ///     let incoming = try laptop.changes(after: nil)
+    ///     let report = try phone.merge(incoming)
+    public func changes(after cursor: ChangeCursor?) throws -> [Change] {
+        var all: [Change] = []
+        _ = try forEachChange(after: cursor) { change, _ in all.append(change) }
+        return all
+    }
+
+    /// At most `limit` changes after `cursor`, and the cursor after them: for reading a large log in pages.
+    public func changePage(after cursor: ChangeCursor?, limit: Int) throws -> ChangePage {
+        let log = try logName()
+        let start = try startSequence(of: cursor, log: log)
+        let changes = try db.fetchAll(
+            sql: """
+                SELECT change_id, hlc, device, entity, entity_id, op, fields, seq FROM changes
+                WHERE seq > ? ORDER BY seq LIMIT ?
+                """,
+            arguments: [start, Int64(max(0, limit))]
+        ) { row in (try Change(row: row), try row.int64(7)) }
+        let last = changes.last?.1 ?? start
+        return ChangePage(changes: changes.map(\.0), cursor: ChangeCursor(sequence: last, log: log))
+    }
+
+    /// Streams every change after `cursor` to `body`, each with the cursor just after it, without holding them in
+    /// memory; one snapshot of the log. Returns the cursor after the last one.
+    @discardableResult
+    public func forEachChange(after cursor: ChangeCursor?, _ body: (Change, ChangeCursor) throws -> Void) throws
+        -> ChangeCursor
+    {
+        try db.transaction(.deferred) {
+            let log = try logName()
+            var last = try startSequence(of: cursor, log: log)
+            try db.forEachRow(
+                sql: "SELECT change_id, hlc, device, entity, entity_id, op, fields, seq FROM changes WHERE seq > ? "
+                    + "ORDER BY seq",
+                arguments: [last]
+            ) { row in
+                last = try row.int64(7)
+                try body(try Change(row: row), ChangeCursor(sequence: last, log: log))
+            }
+            return ChangeCursor(sequence: last, log: log)
+        }
+    }
+
+    /// Where reading after `cursor` starts: its sequence when it belongs to this log, else the start.
+    private func startSequence(of cursor: ChangeCursor?, log: String) throws -> Int64 {
+        guard let cursor, cursor.log == log else { return 0 }
+        return cursor.sequence
+    }
+
+    /// The name of this store's log (its creation time: a restore makes a new log).
+    private func logName() throws -> String {
+        try db.text(sql: "SELECT value FROM meta WHERE key = 'created_at'") ?? ""
+    }
+}
+
+/// What merging changes into a store did.
+public typealias MergeReport = ImportReport
+
+extension AnnotationStore {
+    /// Merges changes from another store, by any transport, in one transaction: all of them or none.
+    ///
+    /// Each change is checked as an archive's would be (ids, clock, fields for its operation). Changes already
+    /// here (by change id) are counted as duplicates, so merging the same changes again adds nothing; each field
+    /// takes the value of its latest change (by clock, then device id).
+    ///
+    ///     let report = try phone.merge(try laptop.changes(after: sentSoFar))
+    /// - Throws: `ArchiveError`-free errors naming the change: a change that is malformed, differs from the
+    ///   change already stored under its id, or is dated implausibly far in the future.
+    @discardableResult
+    public func merge(_ changes: some Sequence<Change>) throws -> MergeReport {
+        var report = ImportReport()
+        var sawOwnDevice = false
+        let latest = clock.wallMilliseconds + ArchiveLimits().maxClockDrift
+        try db.transaction(.immediate) {
+            var batch: [(change: Change, line: Int)] = []
+            func mergeBatch() throws {
+                guard !batch.isEmpty else { return }
+                do {
+                    try merge(batch, file: Self.mergeSource, into: &report, latestAllowed: latest,
+                              sawOwnDevice: &sawOwnDevice)
+                } catch let error as ArchiveError where error.file == Self.mergeSource {
+                    throw StoreError.invalidChange(reason: "change \(error.line ?? 0): \(error.reason)")
+                }
+                batch.removeAll(keepingCapacity: true)
+            }
+            for (index, change) in changes.enumerated() {
+                do {
+                    batch.append((try ArchiveRecords.change(ArchiveFormat.record(change)), index + 1))
+                } catch {
+                    throw StoreError.invalidChange(reason: "change \(index + 1) (\(change.changeID)): \(error)")
+                }
+                if batch.count >= Self.mergeBatchSize { try mergeBatch() }
+            }
+            try mergeBatch()
+            if sawOwnDevice {
+                let renewed = Identifiers.make()
+                try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'device_id'", arguments: [renewed])
+                report.renewedDeviceID = renewed
+            }
+        }
+        if let renewed = report.renewedDeviceID { deviceID = renewed }
+        return report
+    }
+
+    /// The name merge errors carry in place of a file, to tell them from an archive's.
+    private static let mergeSource = "\u{0}changes"
+}

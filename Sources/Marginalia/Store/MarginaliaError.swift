@@ -1,0 +1,166 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Every error the store's public API throws: a category an app can act on, and the specific case.
+///
+///     do {
+///         try store.createAnnotation(.highlight, at: AnchorRequest(passage: "NO.SUCH"))
+///     } catch let error as MarginaliaError where error.category == .invalidArgument {
+///         showAlert(error.localizedDescription)    // "no passage NO.SUCH in the attached content"
+///     }
+public struct MarginaliaError: Error, Sendable, CustomStringConvertible, LocalizedError {
+    /// What kind of failure this is, and so what a caller can do about it.
+    public enum Category: String, Sendable, CaseIterable {
+        /// The caller asked for something that cannot be done as asked (a bad id, range, option or value).
+        case invalidArgument
+        /// A file handed to the store (an archive, a content source) is malformed, damaged or inconsistent.
+        case invalidData
+        /// The store, an annotation or another named thing does not exist.
+        case notFound
+        /// A store, archive or content file was written by a newer version; it was left untouched.
+        case newerVersion
+        /// The store's own data is damaged: never the caller's mistake.
+        case corruptStore
+        /// The content database is missing, unreadable or not content.
+        case contentUnavailable
+        /// The disk (or a quota) is full; nothing was written.
+        case diskFull
+        /// Reading or writing a file failed; `errno` says why when known.
+        case io
+        /// Another connection or process held the store for longer than the store waits.
+        case busy
+        /// The store was closed before this call.
+        case closed
+        /// The work was cancelled (by its progress handler or its task); nothing was written.
+        case cancelled
+    }
+
+    /// The specific failure.
+    public enum Reason: Sendable {
+        case store(StoreError)
+        case archive(ArchiveError)
+        case content(ContentError)
+        case field(FieldError)
+        case database(DatabaseError)
+        case file(GzipError)
+        /// The store was closed.
+        case closed
+        /// The work was cancelled.
+        case cancelled
+        /// Any other failure, in words.
+        case other(String)
+    }
+
+    /// What kind of failure this is.
+    public let category: Category
+    /// The specific failure.
+    public let reason: Reason
+
+    public init(category: Category, reason: Reason) {
+        self.category = category
+        self.reason = reason
+    }
+
+    /// The POSIX error number of an I/O failure, when one caused it.
+    public var errno: Int32? {
+        switch reason {
+        case .file(.io(_, _, let code, _)): return code
+        default: return nil
+        }
+    }
+
+    public var description: String {
+        switch reason {
+        case .store(let error): return error.description
+        case .archive(let error): return error.description
+        case .content(let error): return error.description
+        case .field(let error): return error.description
+        case .database(let error): return error.description
+        case .file(let error): return error.description
+        case .closed: return "the store is closed"
+        case .cancelled: return "cancelled; nothing was written"
+        case .other(let text): return text
+        }
+    }
+
+    public var errorDescription: String? { description }
+
+    /// The store was closed before the call.
+    public static let closed = MarginaliaError(category: .closed, reason: .closed)
+    /// The work was cancelled.
+    public static let cancelled = MarginaliaError(category: .cancelled, reason: .cancelled)
+}
+
+extension MarginaliaError {
+    /// Classifies any error the library raises; a `MarginaliaError` stays as it is.
+    public init(_ error: any Error) {
+        switch error {
+        case let error as MarginaliaError:
+            self = error
+        case let error as StoreError:
+            self.init(category: Self.category(of: error), reason: .store(error))
+        case let error as ArchiveError:
+            self.init(category: Self.category(of: error), reason: .archive(error))
+        case let error as ContentError:
+            self.init(category: Self.category(of: error), reason: .content(error))
+        case let error as FieldError:
+            self.init(category: .invalidArgument, reason: .field(error))
+        case let error as DatabaseError:
+            self.init(category: Self.category(of: error), reason: .database(error))
+        case let error as GzipError:
+            self.init(category: Self.category(of: error), reason: .file(error))
+        case is CancellationError:
+            self = .cancelled
+        default:
+            self.init(category: .io, reason: .other(String(describing: error)))
+        }
+    }
+
+    private static func category(of error: StoreError) -> Category {
+        switch error {
+        case .storeMissing, .annotationNotFound: return .notFound
+        case .notAStore: return .invalidData
+        case .newerSchema: return .newerVersion
+        case .corruptRow: return .corruptStore
+        case .contentUnavailable: return .contentUnavailable
+        case .ambiguousID, .passageNotFound, .documentNotFound, .invalidAnchor, .invalidChange, .wouldOverwrite:
+            return .invalidArgument
+        }
+    }
+
+    private static func category(of error: ArchiveError) -> Category {
+        switch error.kind {
+        case .io: return error.reason.contains(String(cString: strerror(ENOSPC))) ? .diskFull : .io
+        case .newerVersion: return .newerVersion
+        case .corrupt, .truncated, .invalidRecord, .conflict, .tooLarge, .mismatch: return .invalidData
+        }
+    }
+
+    private static func category(of error: ContentError) -> Category {
+        switch error {
+        case .missing, .notContent, .unreadable: return .contentUnavailable
+        case .newerSchema: return .newerVersion
+        case .invalidJSON, .invalidSource: return .invalidData
+        }
+    }
+
+    private static func category(of error: DatabaseError) -> Category {
+        if error.isBusy { return .busy }
+        if error.isFull { return .diskFull }
+        if error.isCorrupt { return .corruptStore }
+        return .io
+    }
+
+    private static func category(of error: GzipError) -> Category {
+        switch error {
+        case .io(_, _, let code, _): return code == ENOSPC || code == EDQUOT ? .diskFull : .io
+        case .alreadyFinished: return .io
+        default: return .invalidData
+        }
+    }
+}
