@@ -2,19 +2,77 @@ import Foundation
 import Marginalia
 
 /// Where output goes: data to stdout, everything else to stderr.
+///
+/// Both are written with write(2), whose errors are checked: a full disk or a closed pipe on stdout is recorded
+/// (see `outputFailure`) and turned into exit status 74 by `Tool.run`, never a trap. SIGPIPE is ignored (see
+/// `Tool.main`), so that a reader that went away is the error EPIPE rather than a signal that kills the process.
 struct Console {
-    /// Writes a line of data to stdout.
+    /// Writes a line of data to stdout. After a failed write, later ones are skipped: the output is already
+    /// incomplete, and the failure is reported once, when the command ends.
     func out(_ text: String = "") {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        guard Self.outputFailure.value == nil else { return }
+        let error = Self.writeAll(Array((text + "\n").utf8), to: STDOUT_FILENO)
+        if error != 0 { Self.outputFailure.set(error) }
     }
 
     /// Writes a line of messages (progress, warnings, errors) to stderr.
     func err(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        // Nothing can be reported about a failure to report; the exit status still tells.
+        _ = Self.writeAll(Array((text + "\n").utf8), to: STDERR_FILENO)
+    }
+
+    /// Writes text to stderr as it is, without a line feed (a progress line redrawn in place).
+    func errRaw(_ text: String) {
+        _ = Self.writeAll(Array(text.utf8), to: STDERR_FILENO)
     }
 
     /// Whether stderr is a terminal, so that progress is worth showing.
     var stderrIsTerminal: Bool { isatty(2) == 1 }
+
+    /// The `errno` of the first failed write to stdout in this process, if any.
+    static let outputFailure = FailureRecord()
+
+    /// The message for a failed write to stdout with `errno` `code`.
+    static func outputFailureMessage(_ code: Int32) -> String {
+        "cannot write to standard output: \(String(cString: strerror(code))); the output is incomplete, but the "
+            + "command ran to its end (any change it reported is saved)"
+    }
+
+    /// Writes every byte of `bytes` to `descriptor`, going on after partial writes and EINTR; returns 0, or the
+    /// `errno` of the write that failed.
+    ///
+    /// "The write() function shall attempt to write nbyte bytes … [it] may write fewer bytes than requested"
+    /// and "[EPIPE] An attempt is made to write to a pipe or FIFO that is not open for reading by any process"
+    /// https://pubs.opengroup.org/onlinepubs/9699919799/functions/write.html
+    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Int32 {
+        bytes.withUnsafeBytes { buffer -> Int32 in
+            guard let base = buffer.baseAddress else { return 0 }
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, base + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += written
+            }
+            return 0
+        }
+    }
+}
+
+/// The first error recorded, safe to read and set from any thread.
+final class FailureRecord: @unchecked Sendable {
+    private let lock = NSLock()
+    private var code: Int32?
+
+    /// The recorded `errno`, if any.
+    var value: Int32? { lock.withLock { code } }
+
+    /// Records `error` unless one was recorded before.
+    func set(_ error: Int32) {
+        lock.withLock { if code == nil { code = error } }
+    }
 }
 
 /// A progress line on stderr, redrawn in place at most ten times a second; only when stderr is a terminal.
@@ -39,13 +97,13 @@ final class ProgressLine {
         lastDraw = now
         var text = "\(progress.task): \(progress.done)"
         if let total = progress.total, total > 0 { text += " of \(total) (\(progress.done * 100 / total)%)" }
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
+        console.errRaw("\r\u{1B}[K" + text)
         drawn = true
     }
 
     /// Clears the line, if anything was drawn.
     func finish() {
-        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if drawn { console.errRaw("\r\u{1B}[K") }
         drawn = false
     }
 }

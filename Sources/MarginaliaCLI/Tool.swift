@@ -42,12 +42,24 @@ enum Tool {
         subcommands: commands.map { ($0.spec.name, $0.spec.summary) })
 
     static func main() {
+        // Ignored, so that writing to a pipe whose reader is gone fails with EPIPE (reported, exit 74) instead of
+        // killing the process after a committed write: "[EPIPE] … A SIGPIPE signal shall also be sent to the
+        // thread" https://pubs.opengroup.org/onlinepubs/9699919799/functions/write.html
+        signal(SIGPIPE, SIG_IGN)
         let status = run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
         exit(status)
     }
 
-    /// Runs one command line; returns the exit status.
+    /// Runs one command line; returns the exit status: 74 when the command succeeded but its output could not be
+    /// written to stdout (a full disk, a closed pipe).
     static func run(_ words: [String], environment: [String: String]) -> Int32 {
+        let status = runCommand(words, environment: environment)
+        guard let failure = Console.outputFailure.value else { return status }
+        Console().err("Error: " + Console.outputFailureMessage(failure))
+        return status == 0 ? 74 : status
+    }
+
+    private static func runCommand(_ words: [String], environment: [String: String]) -> Int32 {
         let console = Console()
         var spec = topSpec
         var context: Context?
@@ -146,7 +158,7 @@ enum Tool {
         case let error as ContentError:
             if case .missing = error { return 1 }
             return 65
-        case is FieldError:
+        case is FieldError, is ReanchorError:
             return 65
         case let error as ArchiveError:
             return error.kind == .io ? 1 : 65
