@@ -7,7 +7,16 @@ extension AnnotationStore {
     /// edition it was last reconciled with (`anchor.edition`), and a second run writes nothing.
     ///
     /// Without `reanchor` nothing is written. Nothing is ever deleted: orphans stay as they are.
-    public func reconcileAnchors(reanchor: Bool = false) throws -> ReconciliationReport {
+    ///
+    /// - Parameters:
+    ///   - allowOlder: re-anchor even onto an edition older than one the annotations were reconciled with or
+    ///     anchored on (see `EditionOrder`), or onto content that shares no passage with them.
+    ///   - recordingPath: record the content's path with its edition (see `reconciledContent()`); false for
+    ///     content found again by its edition alone, such as a bundled sample.
+    /// - Throws: `ReanchorError` when re-anchoring onto this content is refused; nothing is written then.
+    public func reconcileAnchors(reanchor: Bool = false, allowOlder: Bool = false, recordingPath: Bool = true) throws
+        -> ReconciliationReport
+    {
         var report = ReconciliationReport(edition: content?.edition)
         let body = {
             var documents = DocumentCache()
@@ -31,16 +40,16 @@ extension AnnotationStore {
                     report.reanchored += 1
                 }
             }
-            if reanchor, let edition = report.edition {
-                try self.db.execute(
-                    sql: "INSERT INTO meta (key, value) VALUES ('reconciled_edition', ?) "
-                        + "ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE value != excluded.value",
-                    arguments: [edition])
+            if reanchor, let content = self.content {
+                try self.recordReconciled(content, recordingPath: recordingPath)
             }
         }
         if reanchor {
-            _ = try requireContent()
-            try db.transaction(.immediate, body)
+            let content = try requireContent()
+            try db.transaction(.immediate) {
+                if !allowOlder { try self.checkReanchorTarget(content) }
+                try body()
+            }
         } else {
             try body()
         }
@@ -138,8 +147,22 @@ struct DocumentCache {
         if document != self.document {
             self.document = document
             loaded = try store.passages(document: document)
-            index = Dictionary(uniqueKeysWithValues: loaded.enumerated().map { ($1.id, $0) })
+            index = try Self.index(of: loaded, path: store.content?.path ?? "the content")
         }
         return loaded
+    }
+
+    /// Passage id → position. A valid content database cannot hold a passage id twice (it is the primary key),
+    /// but a file overwritten while it is read, or damaged, can: that is an error, never a trap.
+    static func index(of passages: [Passage], path: String) throws -> [String: Int] {
+        var index: [String: Int] = [:]
+        index.reserveCapacity(passages.count)
+        for (position, passage) in passages.enumerated() {
+            guard index.updateValue(position, forKey: passage.id) == nil else {
+                throw ContentError.inconsistent(
+                    path: path, reason: "passage \(passage.id) appears twice in document \(passage.document)")
+            }
+        }
+        return index
     }
 }

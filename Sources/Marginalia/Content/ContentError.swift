@@ -6,6 +6,9 @@ public enum ContentError: Error, Equatable, Sendable, CustomStringConvertible {
     case notContent(path: String, reason: String)
     /// The content database was built by a newer version of marginalia.
     case newerSchema(path: String, found: Int32, supported: Int32)
+    /// What was read from the content database contradicts itself: the file changed while it was being read, or
+    /// it is damaged. Nothing was written.
+    case inconsistent(path: String, reason: String)
     /// A content source file could not be read.
     case unreadable(path: String, reason: String)
     /// A content source file is not valid JSON.
@@ -22,6 +25,8 @@ public enum ContentError: Error, Equatable, Sendable, CustomStringConvertible {
         case .newerSchema(let path, let found, let supported):
             return "\(path) was built by a newer version of marginalia (content schema \(found); this version "
                 + "reads up to \(supported))"
+        case .inconsistent(let path, let reason):
+            return "\(path) changed while it was being read, or is damaged (\(reason)); nothing was written"
         case .unreadable(let path, let reason):
             return "cannot read \(path): \(reason)"
         case .invalidJSON(let path, let line, let column, let reason):

@@ -56,6 +56,11 @@ extension AnnotationStore {
                     reason: "\(endID) comes before \(first.id); give the earlier passage first")
             }
             span = try passages(document: first.document, from: first.order, through: last.order)
+            // Read in three queries: a content file overwritten meanwhile can make them disagree.
+            guard span.first?.id == first.id, span.last?.id == last.id else {
+                throw ContentError.inconsistent(
+                    path: content.path, reason: "the passages from \(first.id) to \(endID) no longer match")
+            }
         }
         let joined = PassageSpan(span)
         let range = try request.quote.map { try joined.find(quote: $0, within: request) } ?? joined.range(for: request)
