@@ -6,6 +6,13 @@ import Marginalia
 enum BundledContent {
     /// The source file of each bundled edition.
     static let sourceFiles = [1: "eminescu-2026.1.json", 2: "eminescu-2026.2.json"]
+    /// The edition name inside each bundled source (a test checks that they agree).
+    static let editionNames = [1: "eminescu-2026.1", 2: "eminescu-2026.2"]
+
+    /// The number (1 or 2) of the bundled edition named `name`, or nil when it is not a bundled edition.
+    static func number(ofEdition name: String) -> Int? {
+        editionNames.first { $0.value == name }?.key
+    }
 
     /// The samples directory: `$MARGINALIA_SAMPLES`, else `share/marginalia/samples` beside an installed
     /// binary, else the `samples` directory of the source tree the binary was built from.

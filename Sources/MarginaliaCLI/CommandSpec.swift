@@ -39,8 +39,8 @@ struct CommandSpec: Sendable {
                help: "The user store (default $MARGINALIA_STORE, else $XDG_DATA_HOME/marginalia/user.db, "
                    + "else ~/.local/share/marginalia/user.db)."),
         Option(name: "content", value: "PATH",
-               help: "The content database (default $MARGINALIA_CONTENT, else the bundled sample, "
-                   + "built on first use)."),
+               help: "The content database (default $MARGINALIA_CONTENT, else the content the store was last "
+                   + "re-anchored with, else the bundled sample, built on first use)."),
         Option(name: "json", help: "Print machine-readable JSON."),
         Option(name: "help", short: "h", help: "Show help for this command."),
     ]

@@ -38,13 +38,42 @@ final class Context {
     /// Whether the store file exists.
     var storeExists: Bool { FileManager.default.fileExists(atPath: storePath) }
 
-    /// The content path: `--content`, else `$MARGINALIA_CONTENT`, else the bundled sample (built into the cache
-    /// directory on first use).
-    func contentPath() throws -> String {
-        if let path = arguments.value("content") { return path }
-        if let path = environment["MARGINALIA_CONTENT"], !path.isEmpty { return path }
-        return try BundledContent.databasePath(edition: 1, cacheDirectory: cacheDirectory() + "/marginalia")
+    /// The content path: `--content`, else `$MARGINALIA_CONTENT`, else the content the store was last reconciled
+    /// with (its recorded path, or the bundled edition of that name), else, for a store whose annotations were all
+    /// made on the bundled sample (or that has none), the bundled sample (built into the cache directory on first
+    /// use). `bundled` tells whether the path is the bundled sample's.
+    ///
+    /// A recorded path that is gone is an error, never a fall back to another edition.
+    func contentPath(for store: AnnotationStore) throws -> (path: String, bundled: Bool) {
+        if let path = arguments.value("content") { return (path, false) }
+        if let path = environment["MARGINALIA_CONTENT"], !path.isEmpty { return (path, false) }
+        let cache = cacheDirectory() + "/marginalia"
+        if let recorded = try store.reconciledContent() {
+            if let path = recorded.path {
+                guard FileManager.default.fileExists(atPath: path) else {
+                    throw ToolError("the content this store was last reconciled with (edition \(recorded.edition), "
+                        + "\(path)) is gone; give that edition or a newer one with --content")
+                }
+                return (path, false)
+            }
+            guard let edition = BundledContent.number(ofEdition: recorded.edition) else {
+                throw ToolError("this store was last reconciled with edition \(recorded.edition), whose path was not "
+                    + "recorded; give it with --content")
+            }
+            return (try BundledContent.databasePath(edition: edition, cacheDirectory: cache), true)
+        }
+        let anchored = try store.anchoredEditions()
+        if let foreign = anchored.first(where: { BundledContent.number(ofEdition: $0) == nil }) {
+            throw ToolError("the store's annotations are anchored on edition \(foreign), not on the bundled sample; "
+                + "give that content with --content (or $MARGINALIA_CONTENT)")
+        }
+        let edition = anchored.compactMap(BundledContent.number(ofEdition:)).max() ?? 1
+        return (try BundledContent.databasePath(edition: edition, cacheDirectory: cache), true)
     }
+
+    /// Whether the attached content is the bundled sample (found again by its edition, so its path is not
+    /// recorded).
+    private(set) var contentIsBundled = false
 
     /// Opens the store and attaches content as `content` asks; says so when the content is a newer edition than
     /// the annotations were checked against (unless `remind` is false).
@@ -89,7 +118,9 @@ final class Context {
     private func attach(_ use: ContentUse, to store: AnnotationStore, remind: Bool = true) throws {
         guard use != .none else { return }
         do {
-            try store.attachContent(path: try contentPath())
+            let content = try contentPath(for: store)
+            try store.attachContent(path: content.path)
+            contentIsBundled = content.bundled
         } catch {
             if use == .required { throw error }
             console.err("warning: \(error); showing what the store holds")

@@ -14,10 +14,17 @@ enum AnchorCommands {
                 is given; then each move is recorded in the log as a 'reanchor' change, and each intact annotation \
                 made on an earlier edition as a 'confirm' change (see 'history'), all in one transaction; a second \
                 run writes nothing. Nothing is ever deleted: orphans keep their quote and note, and 'reattach' \
-                anchors them again by hand.
+                anchors them again by hand. The store remembers the content it was re-anchored with (its edition, \
+                and its path unless it was the bundled sample): it is the default content of later commands. \
+                Re-anchoring onto an older edition (editions WORK-N.N… are ordered by their numbers: \
+                eminescu-2026.1 < eminescu-2026.2) or onto content sharing no passage with the annotations is \
+                refused (exit 65) unless --allow-older is given.
                 """,
             options: [
                 .init(name: "reanchor", help: "Move each moved annotation to where its text is now (a logged change)."),
+                .init(name: "allow-older",
+                      help: "With --reanchor: re-anchor even onto an older edition than the last one reconciled with, "
+                          + "or onto content that shares no passage with the annotations."),
             ],
             examples: [
                 "marginalia --content poezii-2.db anchors",
@@ -26,7 +33,11 @@ enum AnchorCommands {
         run: { context in
             let reanchor = context.arguments.flag("reanchor")
             let store = try context.openStore(reanchor ? .readWrite : .readOnly, content: .required, remind: false)
-            let report = try context.withProgress(on: store) { try store.reconcileAnchors(reanchor: reanchor) }
+            let report = try context.withProgress(on: store) {
+                try store.reconcileAnchors(
+                    reanchor: reanchor, allowOlder: context.arguments.flag("allow-older"),
+                    recordingPath: !context.contentIsBundled)
+            }
             if context.json {
                 try Output.print(.object(JSONObject([
                     ("edition", report.edition.map(JSONValue.string) ?? .null),

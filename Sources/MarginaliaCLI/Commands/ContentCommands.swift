@@ -38,10 +38,11 @@ enum ContentCommands {
         run: { context in
             let store = try context.openStoreIfPresent(content: .required)
             guard let info = store.content else { throw ToolError("no content attached") }
-            let reconciled = try store.reconciledEdition()
+            let reconciled = try store.reconciledContent()
             if context.json {
                 guard case .object(var object) = infoJSON(info) else { return }
-                object["reconciledEdition"] = reconciled.map(JSONValue.string) ?? .null
+                object["reconciledEdition"] = reconciled.map { JSONValue.string($0.edition) } ?? .null
+                object["reconciledPath"] = reconciled?.path.map(JSONValue.string) ?? .null
                 try Output.print(.object(object), to: context.console)
             } else {
                 context.console.out("""
@@ -53,7 +54,8 @@ enum ContentCommands {
                     passages:  \(info.passageCount)
                     """)
                 if let reconciled {
-                    context.console.out("annotations last reconciled with edition \(reconciled)")
+                    context.console.out("annotations last reconciled with edition \(reconciled.edition)"
+                        + (reconciled.path.map { " (\($0))" } ?? " (bundled sample)"))
                 }
             }
         })
