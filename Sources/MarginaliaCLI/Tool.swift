@@ -167,7 +167,7 @@ enum Tool {
             case .notAStore, .newerSchema, .invalidAnchor, .invalidChange, .corruptRow, .passageNotFound,
                  .documentNotFound:
                 return 65
-            case .storeMissing, .annotationNotFound, .ambiguousID, .contentUnavailable, .wouldOverwrite:
+            case .storeMissing, .unreadable, .annotationNotFound, .ambiguousID, .contentUnavailable, .wouldOverwrite:
                 return 1
             }
         case let error as DatabaseError:

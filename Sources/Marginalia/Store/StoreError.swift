@@ -2,6 +2,8 @@
 public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// There is no store at the path, and the command does not create one.
     case storeMissing(path: String)
+    /// The store exists but cannot be read (permission, an I/O error), or SQLite cannot open it read-only here.
+    case unreadable(path: String, reason: String)
     /// The file is not a Marginalia user database.
     case notAStore(path: String, reason: String)
     /// The store was written by a newer version of Marginalia; it is left untouched.
@@ -29,6 +31,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .storeMissing(let path):
             return "no store at \(path) (it is created by 'marginalia init' or by the first annotation)"
+        case .unreadable(let path, let reason):
+            return "cannot read the store \(path): \(reason)"
         case .notAStore(let path, let reason):
             return "\(path) is not a Marginalia store: \(reason)"
         case .newerSchema(let path, let found, let supported):

@@ -32,8 +32,9 @@ enum UserDatabase {
         case .create: mode = .readWriteCreate
         }
         // A store's name is a file name, never a URI: encode it as one.
-        let db = try SQLiteDatabase(
-            path: inMemory ? path : SQLiteDatabase.fileURI(path: path, readOnly: false), mode: mode)
+        var location = inMemory ? path : SQLiteDatabase.fileURI(path: path, readOnly: access == .readOnly)
+        if !inMemory, access == .readOnly, try mustOpenImmutable(path: path) { location += "&immutable=1" }
+        let db = try SQLiteDatabase(path: location, mode: mode)
         let applicationID: Int32
         let version: Int32
         let objectCount: Int64
@@ -102,8 +103,39 @@ enum UserDatabase {
         }
     }
 
+    /// Whether a store to be read only must be opened `immutable`: when its directory is not writable and it has
+    /// no `-wal`, so that SQLite, which cannot create the `-shm` (WAL index) there, can still read it.
+    ///
+    /// "If the WAL and WAL-index files are missing, then a process that lacks permission to create and initialize
+    /// those files will not be able to open the database, unless the database is designated as immutable using
+    /// the immutable query parameter." https://www.sqlite.org/walformat.html
+    /// "immutable: … SQLite assumes that the database file cannot be changed, even by a process with higher
+    /// privilege, and so the database is opened read-only and all locking and change detection is disabled.
+    /// Caution: Setting the immutable property on a database file that does in fact change can result in
+    /// incorrect query results and/or SQLITE_CORRUPT errors." https://www.sqlite.org/uri.html
+    /// Without a `-wal` no connection has the store open in WAL mode (the last one to close removes it), and no
+    /// writer can start where the directory is read-only to it: a writer that can write the directory starting
+    /// during the read is the documented caution, and at worst gives this read an error, never a changed store.
+    /// With a `-wal` but no `-shm`, the `-wal` may hold committed changes that only a WAL index can make
+    /// readable: the store is refused with a message saying so, rather than read without them.
+    /// - Throws: `StoreError.unreadable` for a `-wal` without `-shm` in a directory that is not writable.
+    private static func mustOpenImmutable(path: String) throws -> Bool {
+        // SQLite names the -wal and -shm after the database file with symbolic links resolved.
+        let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        let directory = (real as NSString).deletingLastPathComponent
+        guard access(directory.isEmpty ? "." : directory, W_OK) != 0 else { return false }
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: real + "-wal") else { return true }
+        if manager.fileExists(atPath: real + "-shm") { return false }
+        throw StoreError.unreadable(
+            path: path, reason: "its directory is not writable, and SQLite needs the WAL index \(real)-shm to "
+                + "read the changes in \(real)-wal, but it does not exist and cannot be created there; open the "
+                + "store once where its directory is writable, or copy it with its -wal file to such a place")
+    }
+
     /// Refuses a path that is missing (unless it may be created), a directory, or a file that is not an
-    /// SQLite database, before SQLite touches it.
+    /// SQLite database, before SQLite touches it. A file that cannot be read (permission, an I/O error) is
+    /// reported as such, with the system's reason.
     private static func checkFile(path: String, mayCreate: Bool) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -117,11 +149,7 @@ enum UserDatabase {
             throw StoreError.storeMissing(path: path)
         }
         guard !isDirectory.boolValue else { throw StoreError.notAStore(path: path, reason: "it is a directory") }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw StoreError.notAStore(path: path, reason: "it cannot be read")
-        }
-        defer { try? handle.close() }
-        let header = Array((try? handle.read(upToCount: 16)) ?? Data())
+        let header = try readHeader(path: path)
         if header.isEmpty { return }
         if header.starts(with: [0x1F, 0x8B]) {
             throw StoreError.notAStore(
@@ -129,6 +157,28 @@ enum UserDatabase {
         }
         guard header == Array("SQLite format 3\0".utf8) else {
             throw StoreError.notAStore(path: path, reason: "it is not an SQLite database")
+        }
+    }
+
+    /// The first 16 bytes of the file (fewer when it is shorter), read with open(2) and read(2) so that a failure
+    /// keeps the system's reason.
+    private static func readHeader(path: String) throws -> [UInt8] {
+        do {
+            let descriptor = try SystemIO.open(path, flags: O_RDONLY)
+            defer { _ = close(descriptor) }
+            var header = [UInt8](repeating: 0, count: 16)
+            var count = 0
+            while count < header.count {
+                let got = try header.withUnsafeMutableBytes { buffer in
+                    try SystemIO.read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]),
+                                      path: path)
+                }
+                if got == 0 { break }
+                count += got
+            }
+            return Array(header.prefix(count))
+        } catch GzipError.io(let operation, _, _, let message) {
+            throw StoreError.unreadable(path: path, reason: "\(operation): \(message)")
         }
     }
 }
