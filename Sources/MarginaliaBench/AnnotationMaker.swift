@@ -18,7 +18,8 @@ struct AnnotationMaker {
     let lines: [Line]
     let documents: [(id: String, passages: [String])]
 
-    init(source: ContentSource, text: RomanianText) {
+    /// - Throws: `BenchError` when the sample has no passage, or a document without passages.
+    init(source: ContentSource, text: RomanianText) throws {
         self.text = text
         var lines: [Line] = []
         var documents: [(String, [String])] = []
@@ -45,6 +46,9 @@ struct AnnotationMaker {
         }
         self.lines = lines
         self.documents = documents
+        guard !lines.isEmpty, documents.allSatisfy({ !$0.1.isEmpty }) else {
+            throw BenchError("the sample \(source.edition) has no passages, or a document without passages")
+        }
     }
 
     /// One new annotation: 60 % highlights, 28 % notes, 12 % bookmarks.
@@ -57,7 +61,7 @@ struct AnnotationMaker {
     }
 
     func request(using random: inout SeededGenerator) -> Request {
-        let line = lines.randomElement(using: &random)!
+        let line = random.pick(lines)
         let roll = Double.random(in: 0..<1, using: &random)
         let kind: AnnotationKind = roll < 0.60 ? .highlight : roll < 0.88 ? .note : .bookmark
         if kind == .bookmark {
@@ -79,7 +83,7 @@ struct AnnotationMaker {
             anchor.endOffset = nextLine.words[Int.random(in: 0..<nextLine.words.count, using: &random)].upperBound
         }
         let tagCount = random.chance(kind == .note ? 0.35 : 0.2) ? Int.random(in: 1...2, using: &random) : 0
-        let tags = Array(Set((0..<tagCount).map { _ in RomanianText.tags.randomElement(using: &random)! })).sorted()
+        let tags = Array(Set((0..<tagCount).map { _ in random.pick(RomanianText.tags) })).sorted()
         if kind == .highlight {
             let note = random.chance(0.15) ? text.sentence(line.wordTexts, using: &random) : nil
             return Request(kind: .highlight, anchor: anchor, note: note,
@@ -114,10 +118,11 @@ struct AnnotationMaker {
     /// Returns the number of changes written.
     func editBatch(_ count: Int, ids: [String], deleted: inout Set<String>, in store: AnnotationStore,
                    using random: inout SeededGenerator) throws -> Int {
+        guard !ids.isEmpty else { return 0 }
         var written = 0
         try store.batch {
             for _ in 0..<count {
-                let id = ids.randomElement(using: &random)!
+                let id = random.pick(ids)
                 let roll = Double.random(in: 0..<1, using: &random)
                 do {
                     if deleted.contains(id) {
@@ -129,21 +134,21 @@ struct AnnotationMaker {
                         continue
                     }
                     if roll < 0.62 {
-                        let line = lines.randomElement(using: &random)!
+                        let line = random.pick(lines)
                         try store.editAnnotation(id: id, note: text.note(about: line.wordTexts, using: &random))
                     } else if roll < 0.80 {
                         try store.editAnnotation(id: id, color: RomanianText.colors.randomElement(using: &random))
                     } else if roll < 0.88 {
-                        try store.editAnnotation(id: id, addTags: [RomanianText.tags.randomElement(using: &random)!])
+                        try store.editAnnotation(id: id, addTags: [random.pick(RomanianText.tags)])
                     } else if roll < 0.92 {
                         try store.editAnnotation(
-                            id: id, removeTags: [RomanianText.tags.randomElement(using: &random)!])
+                            id: id, removeTags: [random.pick(RomanianText.tags)])
                     } else if roll < 0.97 {
                         try store.deleteAnnotation(id: id)
                         deleted.insert(id)
                     } else {
-                        let document = documents.randomElement(using: &random)!
-                        let passage = document.passages.randomElement(using: &random)!
+                        let document = random.pick(documents)
+                        let passage = random.pick(document.passages)
                         try store.setPosition(document: document.id, at: TextPosition(passage: passage, offset: 0))
                     }
                     written += 1

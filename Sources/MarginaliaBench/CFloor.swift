@@ -76,23 +76,24 @@ final class PackedRows {
     }
 
     private(set) var rows: [[Value]] = []
-    private let arena: UnsafeMutableRawBufferPointer
+    private let arena: UnsafeMutableRawPointer
 
     init(_ rows: [[DatabaseValue]]) {
         var size = 0
         for row in rows {
             for case .text(let text) in row { size += text.utf8.count + 1 }
         }
-        arena = .allocate(byteCount: max(size, 1), alignment: 8)
+        let arena = UnsafeMutableRawPointer.allocate(byteCount: max(size, 1), alignment: 8)
+        self.arena = arena
         var used = 0
         self.rows = rows.map { row in
             row.map { value in
                 switch value {
                 case .text(let text):
                     let count = text.utf8.count
-                    let target = UnsafeMutableRawBufferPointer(rebasing: arena[used..<used + count])
+                    let target = UnsafeMutableRawBufferPointer(start: arena + used, count: count + 1)
                     target.copyBytes(from: text.utf8)
-                    arena[used + count] = 0
+                    target[count] = 0
                     defer { used += count + 1 }
                     return .text(offset: used, count: count)
                 case .integer(let number): return .integer(number)
@@ -114,7 +115,7 @@ final class PackedRows {
             case .text(let offset, let count):
                 // SQLITE_STATIC (a nil destructor): the arena outlives the statement's use of the bytes.
                 rc = sqlite3_bind_text(statement, position,
-                                       arena.baseAddress!.advanced(by: offset).assumingMemoryBound(to: CChar.self),
+                                       arena.advanced(by: offset).assumingMemoryBound(to: CChar.self),
                                        Int32(count), nil)
             case .integer(let number): rc = sqlite3_bind_int64(statement, position, number)
             case .null: rc = sqlite3_bind_null(statement, position)

@@ -45,8 +45,8 @@ enum MarginaliaBench {
         Log.say("Contents…")
         let cached = options.workdir != nil
         let source = try ContentSource(path: workspace.sampleEdition1)
-        let text = RomanianText(source: source)
-        let maker = AnnotationMaker(source: source, text: text)
+        let text = try RomanianText(source: source)
+        let maker = try AnnotationMaker(source: source, text: text)
         let edition1 = try workspace.content(source, name: "eminescu-2026.1.db", cached: cached)
         let edition2 = try workspace.content(try ContentSource(path: workspace.sampleEdition2),
                                              name: "eminescu-2026.2.db", cached: cached)

@@ -17,6 +17,12 @@ struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 
+    /// An element of `array`, which must not be empty: the arrays picked from are literals, or made from the
+    /// sample by `RomanianText` and `AnnotationMaker`, which refuse a sample that would leave one empty.
+    mutating func pick<T>(_ array: [T]) -> T {
+        array[Int.random(in: 0..<array.count, using: &self)]
+    }
+
     /// True with probability `p`.
     mutating func chance(_ p: Double) -> Bool {
         Double.random(in: 0..<1, using: &self) < p
@@ -43,7 +49,8 @@ struct RomanianText {
     let searchableWords: [String]
     let titles: [String]
 
-    init(source: ContentSource) {
+    /// - Throws: `BenchError` when the sample has no passage, no title or no word worth searching for.
+    init(source: ContentSource) throws {
         var lines: [String] = []
         var titles: [String] = []
         for document in source.documents {
@@ -65,6 +72,9 @@ struct RomanianText {
         }
         self.words = words
         searchableWords = searchable.sorted()
+        guard !lines.isEmpty, !titles.isEmpty, !searchableWords.isEmpty else {
+            throw BenchError("the sample \(source.edition) has no passages, titles or searchable words")
+        }
     }
 
     /// The words of a line: runs of letters, hyphens and apostrophes inside a word kept (`ca-n`, `dulce-ntre`).
@@ -112,8 +122,8 @@ struct RomanianText {
             return (pool.randomElement(using: &random) ?? words.randomElement(using: &random) ?? "dor").lowercased()
         }
         let title = titles.randomElement(using: &random) ?? "Luceafărul"
-        var text = "\(Self.openings.randomElement(using: &random)!) \(Self.middles.randomElement(using: &random)!)."
-        if random.chance(0.4) { text += " " + Self.endings.randomElement(using: &random)! }
+        var text = "\(random.pick(Self.openings)) \(random.pick(Self.middles))."
+        if random.chance(0.4) { text += " " + random.pick(Self.endings) }
         return text.replacingOccurrences(of: "{w}", with: word()).replacingOccurrences(of: "{v}", with: word())
             .replacingOccurrences(of: "{t}", with: title)
     }
@@ -138,7 +148,7 @@ struct RomanianText {
     func bookmarkTitle(using random: inout SeededGenerator) -> String {
         let titles = ["unde am rămas", "de recitit", "pentru seminar", "strofa preferată", "aici mă opresc",
                       "început de capitol", "citit în tren"]
-        return titles.randomElement(using: &random)!
+        return random.pick(titles)
     }
 
     // MARK: - Synthetic content
@@ -157,7 +167,7 @@ struct RomanianText {
                 items.append(ContentSource.Passage(id: "\(id).\(index + 1)", text: syntheticLine(using: &random)))
             }
             made += items.count
-            let title = Self.words(in: lines.randomElement(using: &random)!).prefix(3).joined(separator: " ")
+            let title = Self.words(in: random.pick(lines)).prefix(3).joined(separator: " ")
             documents.append(ContentSource.Document(id: id, title: title.isEmpty ? id : title, passages: items))
         }
         return ContentSource(edition: "sintetic-\(passages)", language: "ro", title: "Poezii (sintetic)",
@@ -165,10 +175,10 @@ struct RomanianText {
     }
 
     private func syntheticLine(using random: inout SeededGenerator) -> String {
-        let first = lines.randomElement(using: &random)!
+        let first = random.pick(lines)
         if random.chance(0.2) { return first }
         let a = first.split(separator: " ")
-        let b = lines.randomElement(using: &random)!.split(separator: " ")
+        let b = random.pick(lines).split(separator: " ")
         var line = Array(a.prefix(max(1, a.count / 2))) + Array(b.suffix(max(1, b.count - b.count / 2)))
         if random.chance(0.3), let word = words.randomElement(using: &random) {
             line.insert(Substring(word), at: Int.random(in: 0...line.count, using: &random))
@@ -184,22 +194,22 @@ struct RomanianText {
         while queries.count < count {
             let roll = queries.count % 10
             if roll < 6 {
-                queries.append(Self.fold(searchableWords.randomElement(using: &random)!))
+                queries.append(Self.fold(random.pick(searchableWords)))
                 continue
             }
             // Words as typed: folded, lowercased; a phrase is two neighbours, the others skip short words.
-            let typed = Self.words(in: lines.randomElement(using: &random)!).map { Self.fold($0.lowercased()) }
+            let typed = Self.words(in: random.pick(lines)).map { Self.fold($0.lowercased()) }
             let longer = typed.filter { $0.count >= 3 && !$0.contains("-") }
             guard typed.count >= 2, longer.count >= 2 else { continue }
             switch roll {
             case 6, 7:
-                let first = longer.randomElement(using: &random)!
+                let first = random.pick(longer)
                 queries.append("\(first) \(longer.filter { $0 != first }.randomElement(using: &random) ?? first)")
             case 8:
                 let start = Int.random(in: 0..<(typed.count - 1), using: &random)
                 queries.append("\"\(typed[start]) \(typed[start + 1])\"")
             default:
-                queries.append(String(longer.randomElement(using: &random)!.prefix(4)) + "*")
+                queries.append(String(random.pick(longer).prefix(4)) + "*")
             }
         }
         return queries
