@@ -152,7 +152,8 @@ enum Tool {
         return 0
     }
 
-    /// 65 for invalid or corrupt input data (files, and values that do not fit the data), 1 for the rest.
+    /// 65 for invalid or corrupt input data (files, and values that do not fit the data), 74 for a failure to
+    /// write stdout, 1 for the rest.
     static func exitStatus(for error: Error) -> Int32 {
         switch error {
         case let error as ContentError:
@@ -172,6 +173,9 @@ enum Tool {
             }
         case let error as DatabaseError:
             return error.isCorrupt ? 65 : 1
+        case GzipError.io(_, path: "stdout", _, _):
+            // `export -` streams through a FileSink named stdout: its output failed, like Console's (74).
+            return 74
         default:
             return 1
         }
