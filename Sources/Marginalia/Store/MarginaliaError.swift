@@ -114,6 +114,9 @@ extension MarginaliaError {
             self.init(category: Self.category(of: error), reason: .database(error))
         case let error as GzipError:
             self.init(category: Self.category(of: error), reason: .file(error))
+        case let error as ReanchorError:
+            // The content given does not fit the store's annotations: the caller's choice of content.
+            self.init(category: .invalidArgument, reason: .other(error.description))
         case is CancellationError:
             self = .cancelled
         default:
@@ -125,6 +128,7 @@ extension MarginaliaError {
         switch error {
         case .storeMissing, .annotationNotFound: return .notFound
         case .notAStore: return .invalidData
+        case .unreadable: return .io
         case .newerSchema: return .newerVersion
         case .corruptRow: return .corruptStore
         case .contentUnavailable: return .contentUnavailable
@@ -145,7 +149,7 @@ extension MarginaliaError {
         switch error {
         case .missing, .notContent, .unreadable: return .contentUnavailable
         case .newerSchema: return .newerVersion
-        case .invalidJSON, .invalidSource: return .invalidData
+        case .invalidJSON, .invalidSource, .inconsistent: return .invalidData
         }
     }
 
