@@ -101,6 +101,16 @@ import Testing
         #expect(info.hasSuffix("annotations last reconciled with edition eminescu-2026.1 (bundled sample)"))
     }
 
+    @Test func annotationsMadeOnTheBundledEdition2DefaultToIt() throws {
+        // Also checks that the tool's names of the bundled editions are the ones in the sample sources.
+        let workspace = try CLIWorkspace(sample: "eminescu-2026.2.json")
+        try workspace.ok(["bookmark", "luceafarul.1"])
+        let noContent = ["MARGINALIA_CONTENT": ""]
+        let info = try workspace.ok(["content", "info"], environment: noContent)
+        #expect(info.contains("edition:   eminescu-2026.2"))
+        #expect(info.contains("/cache/marginalia/eminescu-2026.2-"))
+    }
+
     @Test(.enabled(if: hasSQLiteShell)) func contentThatContradictsItselfIsAnErrorNotACrash() throws {
         // A passage id twice in one document: what a content file overwritten during 'anchors --reanchor' can read
         // as. A valid content database cannot hold it (the id is its primary key), so it is made by hand.
