@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// What a restore did (or, with a dry run, would do).
 public struct RestoreReport: Equatable, Sendable {
     public var verification: ArchiveVerification
@@ -15,24 +9,84 @@ public struct RestoreReport: Equatable, Sendable {
     public var deviceID: String
 }
 
+/// A restore that failed after it began to replace the store; says where the store and the copy of the
+/// previous one are.
+public struct RestoreError: Error, Sendable, CustomStringConvertible {
+    /// The store that was being replaced.
+    public let storePath: String
+    /// What went wrong.
+    public let reason: String
+    /// The copy of the store as it was before the restore, if one was made.
+    public let previousStore: String?
+    /// Whether the store under its own name is known to hold its previous content, untouched.
+    public let storeUnchanged: Bool
+
+    public var description: String {
+        var text = "restore failed: \(reason); "
+        text += storeUnchanged
+            ? "\(storePath) was left as it was"
+            : "\(storePath) did not verify after the restore"
+        if let previousStore { text += "; the store as it was before is kept at \(previousStore)" }
+        return text
+    }
+}
+
 extension AnnotationStore {
+    /// Test hook: runs after each step of the page copy into the live store (and may throw to fail it).
+    nonisolated(unsafe) static var restoreCopyStepHook: ((Int) throws -> Void)?
+
     /// Replaces the store at `storePath` with the one an archive holds.
     ///
-    /// The archive is verified completely while the new store is built in a temporary file beside the store;
-    /// the previous store is kept beside it under a dated name (`user.db.20261129T121441Z.bak`, with `-2`
-    /// and so on should two restores fall in the same second), and the new one
-    /// is renamed into place in one atomic step. The restored store takes a fresh device id for its future
-    /// changes. A partial archive cannot be restored (import it instead).
+    /// The archive is merged and verified completely into a new store built in a temporary file beside the
+    /// store; nothing is touched when that fails. A healthy live store then receives the new state through
+    /// SQLite's online backup API, in one write transaction that other connections wait for: they go on
+    /// reading the old state until it commits and see the new one afterwards, and no file is renamed or
+    /// removed under them. While that transaction holds the write lock, and before any new page goes in, the
+    /// store as it is (every write acknowledged so far) is copied to a dated `.bak` beside it
+    /// (`user.db.20261129T121441Z.bak`, `-2` and so on within one second). A missing store is created by
+    /// renaming the new file into place; a damaged one is kept as the `.bak` by rename, only while no other
+    /// process has it open. The store is then opened afresh under its own name and verified before the
+    /// restore counts as done. A symbolic link is followed (it stays a link) and the store's mode is kept.
+    /// The restored store takes a fresh device id for its future changes. A partial archive cannot be
+    /// restored (import it instead).
+    /// - Throws: the archive's or the store's error before anything was replaced; `RestoreError` naming the
+    ///   `.bak` after.
     public static func restore(archive: String, to storePath: String, dryRun: Bool = false,
                                limits: ArchiveLimits = ArchiveLimits()) throws -> RestoreReport {
-        let temporary = FileSync.temporaryPath(beside: storePath, purpose: "restore")
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary + suffix) }
+        let live = try RestoreFiles.resolveLiveStore(storePath)
+        let temporary = FileSync.temporaryPath(beside: live.path, purpose: "restore")
+        defer { RestoreFiles.removeDatabase(at: temporary) }
+        var report = try buildVerifiedStore(archive: archive, at: temporary, limits: limits)
+        guard !dryRun else { return report }
+        if live.exists {
+            if let reason = try RestoreFiles.damage(of: live.path) {
+                report.previousStore = try replaceDamagedStore(live, with: temporary, damage: reason)
+            } else {
+                report.previousStore = try copyIntoLiveStore(live, from: temporary)
+            }
+        } else {
+            try RestoreFiles.refuseOrphanedLog(of: live.path)
+            do {
+                try FileSync.moveIntoPlace(temporary, at: live.path)
+            } catch {
+                throw RestoreError(storePath: storePath, reason: "\(error)", previousStore: nil, storeUnchanged: true)
+            }
         }
-        var report: RestoreReport
+        try verifyUnderLiveName(storePath, deviceID: report.deviceID, previousStore: report.previousStore)
+        return report
+    }
+
+    /// Merges the archive into a new store at `temporary` (mode 0600), closes it and verifies it as reopened.
+    private static func buildVerifiedStore(archive: String, at temporary: String,
+                                           limits: ArchiveLimits) throws -> RestoreReport {
+        try RestoreFiles.createPrivateFile(at: temporary, mode: 0o600)
+        let report: RestoreReport
         do {
             let store = try AnnotationStore.open(path: temporary, access: .create)
-            try store.db.executeScript(sql: "PRAGMA synchronous = OFF")
+            // A scratch file deleted on any failure needs neither a log file beside it nor syncs while it is
+            // built; it is synced once, whole, below. "MEMORY … stores the rollback journal in volatile RAM"
+            // https://www.sqlite.org/pragma.html#pragma_journal_mode
+            try store.db.executeScript(sql: "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF")
             let verification = try store.db.transaction(.immediate) {
                 try store.mergeArchive(path: archive, limits: limits, checkState: true, comparingWith: nil).verification
             }
@@ -43,51 +97,82 @@ extension AnnotationStore {
             }
             report = RestoreReport(verification: verification, previousStore: nil, deviceID: store.deviceID)
         }
-        // The new store's connection is closed: its log is checkpointed into the file. Make that durable.
+        // The connection is closed and the file holds every page; make them durable, then check the file as a
+        // fresh connection sees it.
         try FileSync.syncFile(at: temporary)
-        guard !dryRun else { return report }
-        if FileManager.default.fileExists(atPath: storePath) {
-            report.previousStore = try keepPreviousStore(storePath)
+        let check = try AnnotationStore.open(path: temporary, access: .readOnly).verify()
+        guard check.isHealthy else {
+            throw StoreError.notAStore(path: temporary, reason: "the store built from the archive does not verify: "
+                + check.problems.prefix(3).joined(separator: "; "))
         }
-        try FileSync.moveIntoPlace(temporary, at: storePath)
         return report
     }
 
-    /// Checkpoints the store being replaced and links it under a dated name; refuses when another process
-    /// still has it open (its write-ahead log would otherwise be applied to the new file).
-    ///
-    /// The old store may be damaged (that may be why it is being restored): a failed checkpoint is then not
-    /// an obstacle, and its write-ahead log, if any, moves along with it.
-    private static func keepPreviousStore(_ storePath: String) throws -> String {
-        // "TRUNCATE … blocks until all readers are reading from the database file only, then … truncates
-        // the log file to zero bytes"; its first result column is 1 when it could not complete because
-        // other connections were in the way. https://www.sqlite.org/pragma.html#pragma_wal_checkpoint
-        let busy = try? SQLiteDatabase(path: SQLiteDatabase.fileURI(path: storePath, readOnly: false), mode: .readWrite)
-            .int(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
-        if busy == 1 {
-            throw StoreError.notAStore(path: storePath, reason: "it is in use by another process; close it and retry")
+    /// Copies the verified new store into the healthy live one through the online backup API, after copying
+    /// the live one to a `.bak` while holding its write lock.
+    private static func copyIntoLiveStore(_ live: RestoreFiles.LiveStore, from temporary: String) throws -> String {
+        let source = try SQLiteDatabase(path: SQLiteDatabase.fileURI(path: temporary, readOnly: true), mode: .readOnly)
+        // Writers of this store wait for up to 30 s; the restore waits as long for a writer to finish.
+        let destination = try SQLiteDatabase(
+            path: SQLiteDatabase.fileURI(path: live.path, readOnly: false), mode: .readWrite,
+            busyTimeoutMilliseconds: 30_000)
+        let pageSizes = (try source.int(sql: "PRAGMA page_size"), try destination.int(sql: "PRAGMA page_size"))
+        // "sqlite3_backup_step() might return SQLITE_READONLY if … the destination database is using
+        // write-ahead-log journaling and the destination and source page sizes differ"
+        // https://www.sqlite.org/c3ref/backup_finish.html
+        guard pageSizes.0 == pageSizes.1 else {
+            throw StoreError.notAStore(path: live.path, reason: "its page size (\(pageSizes.1 ?? 0) bytes) differs "
+                + "from a new store's (\(pageSizes.0 ?? 0)); restore into a new path and move it into place")
         }
-        // 2026-11-29T12:14:41.123Z → 20261129T121441Z
-        let stamp = Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds()).prefix(19)
-            .replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "") + "Z"
-        var previous = "\(storePath).\(stamp).bak"
-        var attempt = 1
-        while FileManager.default.fileExists(atPath: previous) {
-            attempt += 1
-            previous = "\(storePath).\(stamp)-\(attempt).bak"
+        var previous: String?
+        do {
+            try destination.replaceContents(
+                with: source,
+                onceLocked: {
+                    // No connection can commit to the store now, and none of the new pages is in it yet: a reader
+                    // on another connection sees every write acknowledged before the swap.
+                    previous = try RestoreFiles.copyToBak(live)
+                },
+                afterStep: { step in try restoreCopyStepHook?(step) })
+        } catch {
+            // The copy's transaction was rolled back: the store holds what it held.
+            throw RestoreError(storePath: live.path, reason: "\(error)", previousStore: previous, storeUnchanged: true)
         }
-        // A hard link keeps the old file under the new name while the live name is swapped in one rename. Where
-        // links are not supported, the old file is renamed instead (the name is then empty until the swap); a
-        // database is never copied byte by byte, which could catch it half-written.
-        if link(storePath, previous) != 0 {
-            guard rename(storePath, previous) == 0 else { throw GzipError.posix("rename", path: storePath) }
+        return previous ?? live.path
+    }
+
+    /// Keeps a damaged store that no other process has open as the `.bak` (by link or rename) and renames the
+    /// new store into its place.
+    private static func replaceDamagedStore(_ live: RestoreFiles.LiveStore, with temporary: String,
+                                            damage: String) throws -> String {
+        let lock = try RestoreFiles.ExclusiveUse(store: live.path, damage: damage)
+        defer { lock.release() }
+        try RestoreFiles.setMode(of: temporary, to: live.mode & 0o600)
+        let previous = try RestoreFiles.keepDamagedStore(live.path)
+        do {
+            try FileSync.moveIntoPlace(temporary, at: live.path)
+        } catch {
+            throw RestoreError(storePath: live.path, reason: "\(error)", previousStore: previous, storeUnchanged: false)
         }
-        let wal = storePath + "-wal"
-        if let size = try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? NSNumber, size.intValue > 0 {
-            try FileManager.default.moveItem(atPath: wal, toPath: previous + "-wal")
-        }
-        for leftover in [wal, storePath + "-shm"] { try? FileManager.default.removeItem(atPath: leftover) }
-        try FileSync.syncDirectory(containing: previous)
         return previous
+    }
+
+    /// Opens the store under the name it is used by, on a fresh connection, and verifies it.
+    private static func verifyUnderLiveName(_ storePath: String, deviceID: String, previousStore: String?) throws {
+        let problems: [String]
+        do {
+            let store = try AnnotationStore.open(path: storePath, access: .readOnly)
+            var found = try store.verify().problems
+            if store.deviceID != deviceID {
+                found.append("meta: device id \(store.deviceID), expected the new \(deviceID)")
+            }
+            problems = found
+        } catch {
+            problems = ["\(error)"]
+        }
+        guard problems.isEmpty else {
+            throw RestoreError(storePath: storePath, reason: problems.prefix(3).joined(separator: "; "),
+                               previousStore: previousStore, storeUnchanged: false)
+        }
     }
 }
