@@ -32,8 +32,9 @@ public struct RestoreError: Error, Sendable, CustomStringConvertible {
 }
 
 extension AnnotationStore {
-    /// Test hook: runs after each step of the page copy into the live store (and may throw to fail it).
-    nonisolated(unsafe) static var restoreCopyStepHook: ((Int) throws -> Void)?
+    /// Test hook: runs after each step of the page copy into the live store (given its real path and the steps
+    /// so far), and may throw to fail the copy there.
+    nonisolated(unsafe) static var restoreCopyStepHook: ((String, Int) throws -> Void)?
 
     /// Replaces the store at `storePath` with the one an archive holds.
     ///
@@ -126,14 +127,15 @@ extension AnnotationStore {
         }
         var previous: String?
         do {
+            // Small steps: the write lock is held throughout anyway, and a failure can be injected between them.
             try destination.replaceContents(
-                with: source,
+                with: source, pagesPerStep: 64,
                 onceLocked: {
                     // No connection can commit to the store now, and none of the new pages is in it yet: a reader
                     // on another connection sees every write acknowledged before the swap.
                     previous = try RestoreFiles.copyToBak(live)
                 },
-                afterStep: { step in try restoreCopyStepHook?(step) })
+                afterStep: { step in try restoreCopyStepHook?(live.path, step) })
         } catch {
             // The copy's transaction was rolled back: the store holds what it held.
             throw RestoreError(storePath: live.path, reason: "\(error)", previousStore: previous, storeUnchanged: true)
