@@ -57,7 +57,14 @@ extension AnnotationStore {
         let live = try RestoreFiles.resolveLiveStore(storePath)
         let temporary = FileSync.temporaryPath(beside: live.path, purpose: "restore")
         defer { RestoreFiles.removeDatabase(at: temporary) }
-        var report = try buildVerifiedStore(archive: archive, at: temporary, limits: limits)
+        var report: RestoreReport
+        do {
+            report = try buildVerifiedStore(archive: archive, at: temporary, limits: limits)
+        } catch let error as DatabaseError {
+            // Disk full, I/O errors: the store was not touched.
+            throw RestoreError(storePath: storePath, reason: "building the new store: \(error)", previousStore: nil,
+                               storeUnchanged: true)
+        }
         guard !dryRun else { return report }
         if live.exists {
             if let reason = try RestoreFiles.damage(of: live.path) {

@@ -109,9 +109,13 @@ enum ArchiveCommands {
         spec: CommandSpec(
             name: "restore", summary: "Replace the store with the one a backup holds.",
             discussion: """
-                Verifies the archive completely while building the new store beside the old one, keeps the old store \
-                beside it under a dated name (user.db.<time>.bak), and swaps the new one in atomically. The restored \
-                store takes a fresh device id for its future changes. Close any app using the store first.
+                Verifies the archive completely while building the new store beside the old one, then copies it into \
+                the store in one transaction: an app or command using the store waits for it and then sees the \
+                restored store. Before the copy, the store as it is (every write made so far) is kept beside it under \
+                a dated name (user.db.<time>.bak). The store is verified under its own name before 'Restored' is \
+                printed; if anything fails, the old store stays under its name and the message names the .bak. A \
+                symbolic link is followed and the store's file mode is kept. The restored store takes a fresh device \
+                id for its future changes.
                 """,
             arguments: [.init(name: "FILE", help: "The backup archive (.jsonl.gz).")],
             options: [.init(name: "dry-run", help: "Verify and say what would be restored; change nothing.")],
