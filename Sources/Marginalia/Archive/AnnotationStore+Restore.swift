@@ -21,6 +21,7 @@ public struct RestoreError: Error, Sendable, CustomStringConvertible {
     /// Whether the store under its own name is known to hold its previous content, untouched.
     public let storeUnchanged: Bool
 
+    /// The failure in words, naming the store and the `.bak`.
     public var description: String {
         var text = "restore failed: \(reason); "
         text += storeUnchanged
@@ -145,7 +146,9 @@ extension AnnotationStore {
                 afterStep: { step in try restoreCopyStepHook?(live.path, step) })
         } catch {
             // The copy's transaction was rolled back: the store holds what it held.
-            throw RestoreError(storePath: live.path, reason: "\(error)", previousStore: previous, storeUnchanged: true)
+            let reason = (error as? DatabaseError)?.isBusy == true
+                ? "another process kept the store's write lock for 30 s; close it or retry (\(error))" : "\(error)"
+            throw RestoreError(storePath: live.path, reason: reason, previousStore: previous, storeUnchanged: true)
         }
         return previous ?? live.path
     }

@@ -145,12 +145,15 @@ extension RestoreFiles {
     /// Proof that no other process has a store open: write locks over the whole of the database file and of its
     /// `-shm`, where SQLite keeps its own locks, held until `release()`.
     ///
-    /// SQLite's unix VFS locks byte ranges of the database file with POSIX advisory locks during transactions,
-    /// and a connection to a WAL database holds a shared lock on its `-shm` for as long as it is open ("the
-    /// wal-index … is accessed through shared memory … every connection holds a read lock on the DMS slot",
-    /// https://www.sqlite.org/walformat.html). Open-file-description locks (Linux) conflict with those locks,
-    /// including this process's own, and closing them does not drop SQLite's locks (which closing any
-    /// descriptor of a file with plain POSIX locks would). https://man7.org/linux/man-pages/man2/fcntl.2.html
+    /// SQLite's unix VFS takes POSIX advisory locks on byte ranges of the database file during transactions,
+    /// and on the `-shm` (the wal-index) while a connection to a WAL database is open; see "Locking" in
+    /// https://www.sqlite.org/walformat.html. A process holding the store open in WAL mode is therefore seen
+    /// here; one with a rollback-journal store open outside a transaction is not (it holds no lock). Linux's
+    /// open file description locks: "Conflicting lock combinations … where one lock is an open file description
+    /// lock and the other is a traditional record lock conflict even when they are acquired by the same process",
+    /// and they "are only automatically released on the last close of the open file description, instead of
+    /// being released on any close of the file": this check neither misses this process's own SQLite locks nor
+    /// drops them. https://man7.org/linux/man-pages/man2/fcntl.2.html
     struct ExclusiveUse {
         private var descriptors: [Int32] = []
 

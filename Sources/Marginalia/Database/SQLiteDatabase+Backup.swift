@@ -22,6 +22,9 @@ extension SQLiteDatabase {
     public func replaceContents(with source: SQLiteDatabase, pagesPerStep: Int32 = 256,
                                 onceLocked: () throws -> Void = {},
                                 afterStep: (Int) throws -> Void = { _ in }) throws {
+        guard try source.int(sql: "PRAGMA main.page_count") ?? 0 > 0 else {
+            throw DatabaseError(extendedCode: SQLITE_EMPTY, message: "the source database is empty")
+        }
         guard let backup = sqlite3_backup_init(handle, "main", source.handle, "main") else {
             throw SQLiteDatabase.error(database: handle, code: sqlite3_errcode(handle), sql: nil)
         }
@@ -41,10 +44,8 @@ extension SQLiteDatabase {
             }
             return false
         }
-        // A step of zero pages takes the locks and copies nothing.
-        if try step(0) {
-            throw DatabaseError(extendedCode: SQLITE_EMPTY, message: "the source database is empty")
-        }
+        // A step of zero pages takes the locks and copies nothing (the source has pages, so it is not done).
+        _ = try step(0)
         try onceLocked()
         var steps = 0
         while try !step(pagesPerStep) {
