@@ -91,6 +91,25 @@ import Glibc
         #expect(try workspace.run(["verify"]).status == 0)
     }
 
+    @Test func aSymlinkedPrivateStoreStaysASymlinkAndPrivate() throws {
+        let workspace = try CLIWorkspace()
+        let (backup, _) = try Self.storeWithBackup(workspace)
+        #expect(chmod(workspace.store, 0o600) == 0)
+        let link = workspace.path("link.db")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: workspace.store)
+        let result = try workspace.run(["--store", link, "restore", backup])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 2 && lines[1].hasPrefix("The previous store is kept at \(workspace.store)."))
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == workspace.store)
+        let previous = String(lines[1].split(separator: " ").last ?? "")
+        for path in [workspace.store, previous] {
+            var info = stat()
+            #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600, "\(path)")
+        }
+        #expect(try workspace.run(["--store", link, "verify"]).status == 0)
+    }
+
     @Test func aDryRunChangesNothing() throws {
         let workspace = try CLIWorkspace()
         let (backup, _) = try Self.storeWithBackup(workspace)
