@@ -20,6 +20,17 @@ public struct RestoreError: Error, Sendable, CustomStringConvertible {
     public let previousStore: String?
     /// Whether the store under its own name is known to hold its previous content, untouched.
     public let storeUnchanged: Bool
+    /// The kind of failure (disk full, I/O, busy…) of the error that stopped the restore.
+    public let category: MarginaliaError.Category
+
+    init(storePath: String, reason: String, previousStore: String?, storeUnchanged: Bool,
+         cause: (any Error)? = nil) {
+        self.storePath = storePath
+        self.reason = reason
+        self.previousStore = previousStore
+        self.storeUnchanged = storeUnchanged
+        category = cause.map { MarginaliaError($0).category } ?? (storeUnchanged ? .io : .corruptStore)
+    }
 
     /// The failure in words, naming the store and the `.bak`.
     public var description: String {
@@ -64,7 +75,7 @@ extension AnnotationStore {
         } catch let error as DatabaseError {
             // Disk full, I/O errors: the store was not touched.
             throw RestoreError(storePath: storePath, reason: "building the new store: \(error)", previousStore: nil,
-                               storeUnchanged: true)
+                               storeUnchanged: true, cause: error)
         }
         guard !dryRun else { return report }
         if live.exists {
@@ -78,7 +89,8 @@ extension AnnotationStore {
             do {
                 try FileSync.moveIntoPlace(temporary, at: live.path)
             } catch {
-                throw RestoreError(storePath: storePath, reason: "\(error)", previousStore: nil, storeUnchanged: true)
+                throw RestoreError(storePath: storePath, reason: "\(error)", previousStore: nil, storeUnchanged: true,
+                                   cause: error)
             }
         }
         try verifyUnderLiveName(storePath, deviceID: report.deviceID, previousStore: report.previousStore)
@@ -148,7 +160,8 @@ extension AnnotationStore {
             // The copy's transaction was rolled back: the store holds what it held.
             let reason = (error as? DatabaseError)?.isBusy == true
                 ? "another process kept the store's write lock for 30 s; close it or retry (\(error))" : "\(error)"
-            throw RestoreError(storePath: live.path, reason: reason, previousStore: previous, storeUnchanged: true)
+            throw RestoreError(storePath: live.path, reason: reason, previousStore: previous, storeUnchanged: true,
+                               cause: error)
         }
         return previous ?? live.path
     }
@@ -164,7 +177,8 @@ extension AnnotationStore {
         do {
             try FileSync.moveIntoPlace(temporary, at: live.path)
         } catch {
-            throw RestoreError(storePath: live.path, reason: "\(error)", previousStore: previous, storeUnchanged: false)
+            throw RestoreError(storePath: live.path, reason: "\(error)", previousStore: previous, storeUnchanged: false,
+                               cause: error)
         }
         return previous
     }

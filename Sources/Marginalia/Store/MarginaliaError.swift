@@ -117,6 +117,8 @@ extension MarginaliaError {
         case let error as ReanchorError:
             // The content given does not fit the store's annotations: the caller's choice of content.
             self.init(category: .invalidArgument, reason: .other(error.description))
+        case let error as RestoreError:
+            self.init(category: error.category, reason: .other(error.description))
         case is CancellationError:
             self = .cancelled
         default:

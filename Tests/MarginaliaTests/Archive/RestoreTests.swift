@@ -120,6 +120,7 @@ import Glibc
             Issue.record("the restore reported success")
         } catch let error as RestoreError {
             #expect(error.storeUnchanged)
+            #expect(error.category == .diskFull && MarginaliaError(error).category == .diskFull)
             let previous = try #require(error.previousStore)
             #expect("\(error)".contains(previous) && "\(error)".contains("injected"))
             #expect(try canonicalDump(previous) == before)
