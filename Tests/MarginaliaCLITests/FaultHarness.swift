@@ -1,0 +1,122 @@
+import Foundation
+import Marginalia
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Seeds and run counts of the fault-injection tests.
+///
+/// Every run prints its seed; `MARGINALIA_FAULT_SEED=S` repeats a run, `MARGINALIA_FAULT_RUNS=N` makes each
+/// randomized test run N times instead of its default (a few dozen kills in all by default).
+enum FaultRuns {
+    /// The seed for one test: `MARGINALIA_FAULT_SEED` when set, else a fresh one; printed either way.
+    static func seed(_ test: String) -> UInt64 {
+        let seed = ProcessInfo.processInfo.environment["MARGINALIA_FAULT_SEED"].flatMap { UInt64($0) }
+            ?? UInt64.random(in: 1...UInt64.max)
+        print("\(test): seed \(seed) (repeat with MARGINALIA_FAULT_SEED=\(seed))")
+        return seed
+    }
+
+    /// `MARGINALIA_FAULT_RUNS` when set, else `fallback`.
+    static func count(default fallback: Int) -> Int {
+        ProcessInfo.processInfo.environment["MARGINALIA_FAULT_RUNS"].flatMap { Int($0) }.map { max(1, $0) }
+            ?? fallback
+    }
+}
+
+/// Deterministic pseudo-random numbers (SplitMix64), so that a printed seed repeats a run.
+struct FaultRandom: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// What a child run printed before it ended, and whether it ended by itself or by the kill.
+struct KilledRun {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+    /// The run finished (exited by itself) before the kill arrived.
+    let completed: Bool
+    /// How long the run lasted, in microseconds (to pick kill times; never asserted on).
+    let microseconds: Int
+}
+
+extension CLIWorkspace {
+    /// Runs `marginalia ARGS` and sends it SIGKILL after `killAfter` microseconds, unless it ended first.
+    ///
+    /// Without `killAfter` the run goes to its end (a calibration run: how long the work takes).
+    func runKilled(_ arguments: [String], killAfter: Int?, environment extra: [String: String] = [:]) throws
+        -> KilledRun
+    {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["MARGINALIA_STORE"] = store
+        environment["MARGINALIA_CONTENT"] = content
+        environment["XDG_CACHE_HOME"] = path("cache")
+        environment["XDG_DATA_HOME"] = path("data")
+        for (key, value) in extra { environment[key] = value }
+        process.environment = environment
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        let start = DispatchTime.now().uptimeNanoseconds
+        try process.run()
+        if let killAfter {
+            if killAfter > 0 { usleep(useconds_t(killAfter)) }
+            kill(process.processIdentifier, SIGKILL)
+        }
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        let errData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let elapsed = Int((DispatchTime.now().uptimeNanoseconds - start) / 1000)
+        let killed = process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
+        return KilledRun(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                         stderr: String(decoding: errData, as: UTF8.self), completed: !killed,
+                         microseconds: elapsed)
+    }
+}
+
+/// The checks every store must pass after a crash: it opens as the next command would, SQLite's integrity check
+/// and the replay of the log against the tables pass (no data row without its change, or the reverse), and the
+/// log's `seq` runs 1…n without a gap.
+func expectHealthyAfterCrash(_ path: String, _ comment: Comment) throws {
+    let store = try AnnotationStore.open(path: path, access: .readWrite)
+    let report = try store.verify()
+    #expect(report.problems == [], comment)
+    let db = try SQLiteDatabase(path: path, mode: .readOnly)
+    let count = try db.int(sql: "SELECT count(*) FROM changes") ?? -1
+    let first = try db.int(sql: "SELECT coalesce(min(seq), 1) FROM changes") ?? -1
+    let last = try db.int(sql: "SELECT coalesce(max(seq), 0) FROM changes") ?? -1
+    #expect(first == 1 && last == count, "changes.seq has a gap: \(count) rows, seq \(first)…\(last); \(comment)")
+}
+
+/// The number of changes in the store at `path`.
+func changeCount(_ path: String) throws -> Int {
+    try AnnotationStore.open(path: path, access: .readOnly).changeCount()
+}
+
+/// Copies a closed store (a single file once its last connection closed) to `destination`.
+func copyStore(_ source: String, to destination: String) throws {
+    for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: destination + suffix) {
+        try FileManager.default.removeItem(atPath: destination + suffix)
+    }
+    try FileManager.default.copyItem(atPath: source, toPath: destination)
+}
