@@ -34,9 +34,15 @@ let package = Package(
             // binary whose peak memory they measure.
             dependencies: ["Marginalia", "CSQLite", "MarginaliaCLI"]
         ),
+        // Test-only: an SQLite VFS that simulates power loss and injects I/O errors. No product depends on it.
+        .target(
+            name: "CrashVFS",
+            path: "Tests/CrashVFS",
+            linkerSettings: [.linkedLibrary("sqlite3")]
+        ),
         .testTarget(
             name: "MarginaliaTests",
-            dependencies: ["Marginalia"]
+            dependencies: ["Marginalia", "CrashVFS"]
         ),
         .testTarget(
             name: "MarginaliaCLITests",

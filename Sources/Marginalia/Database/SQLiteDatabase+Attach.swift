@@ -35,7 +35,9 @@ extension SQLiteDatabase {
     ///
     /// "the path component of the URI … escape sequences of the form "%HH" are converted"; `?` and `#` end the
     /// path, so they and `%` itself must be escaped. https://www.sqlite.org/uri.html
-    static func fileURI(path: String, readOnly: Bool) -> String {
+    /// - Parameter vfs: the registered VFS to open it with (tests only: "vfs=NAME … causes the database connection
+    ///   to use the VFS named NAME" https://www.sqlite.org/uri.html); nil for the default.
+    static func fileURI(path: String, readOnly: Bool, vfs: String? = nil) -> String {
         var encoded = ""
         for byte in path.utf8 {
             switch byte {
@@ -48,7 +50,9 @@ extension SQLiteDatabase {
             }
         }
         // A relative path stays relative: "file:data.db" names data.db in the working directory.
-        return readOnly ? "file:\(encoded)?mode=ro" : "file:\(encoded)"
+        var parameters: [String] = readOnly ? ["mode=ro"] : []
+        if let vfs { parameters.append("vfs=\(vfs)") }
+        return parameters.isEmpty ? "file:\(encoded)" : "file:\(encoded)?" + parameters.joined(separator: "&")
     }
 
     private static func checkSchemaName(_ schema: String) throws {

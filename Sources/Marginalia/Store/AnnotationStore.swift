@@ -45,13 +45,21 @@ public final class AnnotationStore {
                             wallClock: @escaping @Sendable () -> Int64 = Timestamp.nowMilliseconds) throws
         -> AnnotationStore
     {
+        try open(path: path, access: access, wallClock: wallClock, vfs: nil)
+    }
+
+    /// Opens the store through the registered SQLite VFS `vfs` (nil: the default): how the fault-injection tests
+    /// put a simulated disk under a store.
+    static func open(path: String, access: Access, wallClock: @escaping @Sendable () -> Int64, vfs: String?) throws
+        -> AnnotationStore
+    {
         let databaseAccess: UserDatabase.Access
         switch access {
         case .readOnly: databaseAccess = .readOnly
         case .readWrite: databaseAccess = .readWrite
         case .create: databaseAccess = .create
         }
-        let db = try UserDatabase.open(path: path, access: databaseAccess)
+        let db = try UserDatabase.open(path: path, access: databaseAccess, vfs: vfs)
         return try AnnotationStore(database: db, path: path, wallClock: wallClock)
     }
 

@@ -17,9 +17,10 @@ enum UserDatabase {
     ///
     /// A store written by a newer version is refused before anything is written to it, so its bytes stay as
     /// they were. A new store gets a device id and its creation time.
+    /// - Parameter vfs: the registered SQLite VFS to open the file with; nil (always, outside tests) for the default.
     /// - Throws: `StoreError` for a missing, foreign or newer store; `DatabaseError` from SQLite.
-    static func open(path: String, access: Access, newDeviceID: () -> String = { UUID().uuidString.lowercased() })
-        throws -> SQLiteDatabase
+    static func open(path: String, access: Access, newDeviceID: () -> String = { UUID().uuidString.lowercased() },
+                     vfs: String? = nil) throws -> SQLiteDatabase
     {
         let inMemory = path == ":memory:"
         if !inMemory {
@@ -32,7 +33,8 @@ enum UserDatabase {
         case .create: mode = .readWriteCreate
         }
         // A store's name is a file name, never a URI: encode it as one.
-        var location = inMemory ? path : SQLiteDatabase.fileURI(path: path, readOnly: access == .readOnly)
+        var location = inMemory
+            ? path : SQLiteDatabase.fileURI(path: path, readOnly: access == .readOnly, vfs: vfs)
         if !inMemory, access == .readOnly, try mustOpenImmutable(path: path) { location += "&immutable=1" }
         let db = try SQLiteDatabase(path: location, mode: mode)
         let applicationID: Int32
