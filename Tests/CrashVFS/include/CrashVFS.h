@@ -1,6 +1,8 @@
 #ifndef MARGINALIA_CRASH_VFS_H
 #define MARGINALIA_CRASH_VFS_H
 
+#include <sqlite3.h>
+
 // A test-only SQLite VFS, "marginalia-crash", that wraps the default (unix) VFS.
 //
 // Every write, truncate and sync of a database, journal or WAL file goes through to the real file, and is
@@ -30,6 +32,14 @@ int crashvfs_write_crash_image(const char *directory);
 
 /// The kinds of operation a fault can hit, and that are counted.
 enum crashvfs_kind { CRASHVFS_WRITE = 0, CRASHVFS_SYNC = 1, CRASHVFS_TRUNCATE = 2 };
+
+/// The result codes a fault can return (SQLite's, under names Swift can import).
+enum crashvfs_code {
+    CRASHVFS_IOERR_WRITE = SQLITE_IOERR_WRITE,
+    CRASHVFS_IOERR_FSYNC = SQLITE_IOERR_FSYNC,
+    CRASHVFS_IOERR_TRUNCATE = SQLITE_IOERR_TRUNCATE,
+    CRASHVFS_FULL = SQLITE_FULL,
+};
 
 /// Fails the `n`th operation of `kind` from now (1-based) with `code` (an SQLite result code such as
 /// SQLITE_IOERR_WRITE or SQLITE_FULL); with `persistent`, every later one of that kind too. 0 clears it.
