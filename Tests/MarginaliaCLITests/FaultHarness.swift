@@ -60,12 +60,12 @@ extension CLIWorkspace {
     /// Runs `marginalia ARGS` and sends it SIGKILL after `killAfter` microseconds, unless it ended first.
     ///
     /// Without `killAfter` the run goes to its end (a calibration run: how long the work takes).
-    func runKilled(_ arguments: [String], killAfter: Int?, environment extra: [String: String] = [:]) throws
-        -> KilledRun
+    func runKilled(_ arguments: [String], killAfter: Int?, environment extra: [String: String] = [:],
+                   program: URL = CLIWorkspace.binary, prefix: [String] = []) throws -> KilledRun
     {
         let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
+        process.executableURL = program
+        process.arguments = prefix + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["MARGINALIA_STORE"] = store
         environment["MARGINALIA_CONTENT"] = content
@@ -119,4 +119,16 @@ func copyStore(_ source: String, to destination: String) throws {
         try FileManager.default.removeItem(atPath: destination + suffix)
     }
     try FileManager.default.copyItem(atPath: source, toPath: destination)
+}
+
+/// Whether strace is installed (the syscall-injection tests are skipped otherwise).
+let hasStrace = FileManager.default.isExecutableFile(atPath: "/usr/bin/strace")
+
+extension CLIWorkspace {
+    /// Runs `marginalia ARGS` under `strace -f` with `straceArguments` (such as `-e inject=fsync:error=EIO:when=2`),
+    /// strace's own output sent to `trace` (or discarded).
+    func runTraced(_ straceArguments: [String], _ arguments: [String], trace: String = "/dev/null") throws -> KilledRun {
+        try runKilled(arguments, killAfter: nil, program: URL(fileURLWithPath: "/usr/bin/strace"),
+                      prefix: ["-f", "-qq", "-o", trace] + straceArguments + ["--", Self.binary.path])
+    }
 }
