@@ -80,10 +80,19 @@ final class Context {
     func openStore(_ access: AnnotationStore.Access, content use: ContentUse, remind: Bool = true) throws
         -> AnnotationStore
     {
-        if access == .create && !storeExists { createdStore = storePath }
+        removeStaleFiles()
+        if access == .create && !storeExists {
+            createdStore = storePath
+            Interruption.removeOnInterrupt(storePath)
+        }
         let store = try AnnotationStore.open(path: storePath, access: access)
         try attach(use, to: store, remind: remind)
         return store
+    }
+
+    /// Removes the temporary files that dead processes left beside the store (never a live one's).
+    func removeStaleFiles() {
+        TemporaryFile.removeStale(beside: storePath)
     }
 
     /// After a failed command: removes the store this run created (it holds nothing, since every write is one
@@ -92,11 +101,13 @@ final class Context {
         guard let path = createdStore else { return }
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         createdStore = nil
+        Interruption.removeOnInterrupt(nil)
     }
 
     /// Opens the store when it exists, else a private empty one (for commands that read content and merely
     /// consult the store, such as search).
     func openStoreIfPresent(content use: ContentUse) throws -> AnnotationStore {
+        removeStaleFiles()
         let store = storeExists
             ? try AnnotationStore.open(path: storePath, access: .readOnly)
             : try AnnotationStore.open(path: ":memory:", access: .create)

@@ -46,6 +46,7 @@ enum Tool {
         // killing the process after a committed write: "[EPIPE] … A SIGPIPE signal shall also be sent to the
         // thread" https://pubs.opengroup.org/onlinepubs/9699919799/functions/write.html
         signal(SIGPIPE, SIG_IGN)
+        Interruption.install()
         let status = run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
         exit(status)
     }
@@ -93,6 +94,7 @@ enum Tool {
             let running = Context(arguments: parsed, environment: environment)
             context = running
             try command.run(running)
+            Interruption.removeOnInterrupt(nil)
             context = nil
             return 0
         } catch let error as UsageError {
@@ -176,6 +178,8 @@ enum Tool {
         case GzipError.io(_, path: "stdout", _, _):
             // `export -` streams through a FileSink named stdout: its output failed, like Console's (74).
             return 74
+        case is OutputRefusal:
+            return 1
         default:
             return 1
         }

@@ -21,33 +21,32 @@ extension AnnotationStore {
     /// archive's state records and with the live store), and only then renamed over `path`. An existing
     /// file at `path` is replaced only by a verified backup.
     public func backup(to path: String, limits: ArchiveLimits = ArchiveLimits()) throws -> BackupReport {
-        try refuseOverwritingOwnFiles(path)
-        let temporary = FileSync.temporaryPath(beside: path, purpose: "backup")
+        let target = try OutputTarget.resolve(path, policy: outputPolicy(replaceArchive: true))
+        var written: String?
         do {
-            let report = try db.transaction(.deferred) {
-                let sink = try FileSink(path: temporary, exclusive: true)
-                defer { try? sink.close() }
-                let counts = try exportArchive(to: sink)
-                try sink.sync()
-                let scratch = try ScratchStore()
-                let verification = try scratch.store.db.transaction(.immediate) {
-                    try scratch.store.mergeArchive(
-                        path: temporary, limits: limits, checkState: true, comparingWith: self
-                    ).verification
+            return try target.write(purpose: "backup") { temporary in
+                written = temporary.path
+                return try db.transaction(.deferred) {
+                    let sink = try FileSink(fileDescriptor: try temporary.openForWriting(), name: temporary.path,
+                                            closesOnDeinit: true)
+                    defer { try? sink.close() }
+                    let counts = try exportArchive(to: sink)
+                    try sink.sync()
+                    let scratch = try ScratchStore(beside: target.path)
+                    let verification = try scratch.store.db.transaction(.immediate) {
+                        try scratch.store.mergeArchive(
+                            path: temporary.path, limits: limits, checkState: true, comparingWith: self
+                        ).verification
+                    }
+                    return BackupReport(path: path, counts: counts,
+                                        compressedBytes: verification.summary.compressedBytes)
                 }
-                return BackupReport(path: path, counts: counts, compressedBytes: verification.summary.compressedBytes)
             }
-            try FileSync.moveIntoPlace(temporary, at: path)
-            return report
-        } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
-            if let archiveError = error as? ArchiveError, archiveError.file == temporary {
-                // Name the backup, not its temporary file: the backup failed its own verification.
-                throw ArchiveError(
-                    file: path, line: archiveError.line, kind: archiveError.kind,
-                    reason: "the backup failed verification, nothing was replaced: \(archiveError.reason)")
-            }
-            throw error
+        } catch let archiveError as ArchiveError where archiveError.file == written {
+            // Name the backup, not its temporary file: the backup failed its own verification.
+            throw ArchiveError(
+                file: path, line: archiveError.line, kind: archiveError.kind,
+                reason: "the backup failed verification, nothing was replaced: \(archiveError.reason)")
         }
     }
 }

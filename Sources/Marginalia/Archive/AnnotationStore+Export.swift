@@ -45,34 +45,29 @@ extension AnnotationStore {
 
     /// Writes the archive to the file at `path`, through a temporary file beside it that is flushed to disk
     /// and renamed over `path` only when complete.
+    ///
+    /// The target is checked first (`OutputTarget`): a store, its own files, content, a directory, FIFO, device
+    /// or socket is refused, and an existing file replaced only with `force`. A symbolic link is written through.
+    /// - Throws: `OutputRefusal` for a target that must not be replaced; the target is then untouched.
     @discardableResult
-    public func exportArchive(toFile path: String, filter: ExportFilter = ExportFilter()) throws -> ArchiveCounts {
-        try refuseOverwritingOwnFiles(path)
-        let temporary = FileSync.temporaryPath(beside: path, purpose: "export")
-        do {
-            let sink = try FileSink(path: temporary, exclusive: true)
+    public func exportArchive(toFile path: String, filter: ExportFilter = ExportFilter(), force: Bool = false) throws
+        -> ArchiveCounts
+    {
+        let target = try OutputTarget.resolve(path, policy: outputPolicy(force: force))
+        return try target.write(purpose: "export") { temporary in
+            let sink = try FileSink(fileDescriptor: try temporary.openForWriting(), name: temporary.path,
+                                    closesOnDeinit: true)
             let counts = try exportArchive(to: sink, filter: filter)
-            try sink.sync()
             try sink.close()
-            try FileSync.moveIntoPlace(temporary, at: path)
             return counts
-        } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw error
         }
     }
 
-    /// Refuses a destination that is the store, one of its SQLite side files, or the attached content.
-    func refuseOverwritingOwnFiles(_ destination: String) throws {
-        var own: [(String, String)] = []
-        if path != ":memory:" {
-            own += [(path, "the store itself"), (path + "-wal", "the store's write-ahead log"),
-                    (path + "-shm", "the store's shared-memory file")]
-        }
-        if let content { own.append((content.path, "the attached content database")) }
-        for (file, what) in own where FileSync.isSameFile(destination, file) {
-            throw StoreError.wouldOverwrite(path: destination, what: what)
-        }
+    /// What an archive written by this store must never replace: the store's files and the attached content.
+    func outputPolicy(force: Bool = false, replaceArchive: Bool = false) -> OutputTarget.Policy {
+        OutputTarget.Policy(
+            force: force, replaceArchive: replaceArchive, store: path,
+            others: content.map { [(path: $0.path, what: "the attached content database")] } ?? [])
     }
 
     private func writeArchive(into lines: inout ArchiveLineWriter, filter: ExportFilter,

@@ -67,8 +67,12 @@ extension AnnotationStore {
     public static func restore(archive: String, to storePath: String, dryRun: Bool = false,
                                limits: ArchiveLimits = ArchiveLimits()) throws -> RestoreReport {
         let live = try RestoreFiles.resolveLiveStore(storePath)
-        let temporary = FileSync.temporaryPath(beside: live.path, purpose: "restore")
-        defer { RestoreFiles.removeDatabase(at: temporary) }
+        // Temporary databases that dead restores left are removed; this one is locked until it is removed, so a
+        // command running meanwhile never takes it for a dead one's.
+        TemporaryFile.removeStale(beside: live.path)
+        let temporaryFile = try TemporaryFile(beside: live.path, purpose: "restore")
+        defer { temporaryFile.remove() }
+        let temporary = temporaryFile.path
         var report: RestoreReport
         do {
             report = try buildVerifiedStore(archive: archive, at: temporary, limits: limits)
@@ -97,10 +101,10 @@ extension AnnotationStore {
         return report
     }
 
-    /// Merges the archive into a new store at `temporary` (mode 0600), closes it and verifies it as reopened.
+    /// Merges the archive into a new store at `temporary` (an empty `TemporaryFile`, mode 0600), closes it and
+    /// verifies it as reopened.
     private static func buildVerifiedStore(archive: String, at temporary: String,
                                            limits: ArchiveLimits) throws -> RestoreReport {
-        try RestoreFiles.createPrivateFile(at: temporary, mode: 0o600)
         let report: RestoreReport
         do {
             let store = try AnnotationStore.open(path: temporary, access: .create)

@@ -11,7 +11,7 @@ import Darwin
 /// Releasing an unclosed sink closes its descriptor too, but silently: call `close()` to learn of errors.
 ///
 /// ```swift
-/// let sink = try FileSink(path: temporaryPath, exclusive: true)
+/// let sink = try FileSink(path: "notes.jsonl.gz")
 /// let writer = try GzipWriter(sink: sink)
 /// // … writer.write(…) …
 /// try writer.finish()

@@ -249,29 +249,14 @@ public final class GzipReader: ByteSource {
     /// The refusal for a file starting with `head` (up to 16 bytes, fewer only for a shorter file), or nil if it
     /// could be gzip.
     static func refusal(forFirstBytes head: UnsafeRawBufferPointer) -> GzipError? {
-        guard let first = head.first else { return .emptyFile }
-        // RFC 1952: a gzip member starts with ID1 = 31 (0x1f), ID2 = 139 (0x8b). A single 0x1f is a truncated one.
-        if first == 0x1f && (head.count == 1 || head[1] == 0x8b) {
-            return nil
+        switch FileSignature.classify(head) {
+        case .gzip: return nil
+        case .empty: return .emptyFile
+        case .sqlite: return .sqliteDatabase
+        case .zip: return .zipArchive
+        case .json: return .uncompressedJSON
+        case .sqliteWAL, .other: return .notGzip
         }
-        if head.starts(with: Array("SQLite format 3\u{0}".utf8)) {
-            return .sqliteDatabase
-        }
-        // Local file header, empty archive (end of central directory), and spanned archive signatures.
-        let zipSignatures: [[UInt8]] = [[0x50, 0x4b, 3, 4], [0x50, 0x4b, 5, 6], [0x50, 0x4b, 7, 8]]
-        if zipSignatures.contains(where: { head.starts(with: $0) }) {
-            return .zipArchive
-        }
-        var text = head[...]
-        if text.starts(with: [0xef, 0xbb, 0xbf]) {
-            text = text.dropFirst(3)
-        }
-        // JSON whitespace: space, tab, line feed, carriage return.
-        if let firstSignificant = text.first(where: { ![0x20, 0x09, 0x0a, 0x0d].contains($0) }),
-           firstSignificant == UInt8(ascii: "{") || firstSignificant == UInt8(ascii: "[") {
-            return .uncompressedJSON
-        }
-        return .notGzip
     }
 
     /// Maps zlib's message for a Z_DATA_ERROR to a specific refusal.

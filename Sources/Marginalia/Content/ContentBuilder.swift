@@ -6,24 +6,22 @@ public enum ContentBuilder {
     ///
     /// The database is written to a temporary file beside `output`, flushed to disk and renamed over it, so
     /// `output` is either the old file or the complete new one. Building the same source twice gives the same
-    /// tables (nothing time-dependent is stored).
+    /// tables (nothing time-dependent is stored). The target is checked first (`OutputTarget`): a store or any
+    /// other database is refused, an existing content database or file is replaced only with `force`.
+    /// - Parameters:
+    ///   - force: replace an existing content database or plain file.
+    ///   - protecting: a store whose files must not be replaced (the one the command line names).
     /// - Returns: what the new database holds.
-    /// - Throws: `DatabaseError` or a file-system error; the temporary file is removed.
+    /// - Throws: `OutputRefusal`, `DatabaseError` or a file-system error; the temporary file is removed.
     @discardableResult
-    public static func build(_ source: ContentSource, output: String, progress: ProgressHandler? = nil) throws
-        -> ContentInfo
+    public static func build(_ source: ContentSource, output: String, force: Bool = false,
+                             protecting store: String? = nil, progress: ProgressHandler? = nil) throws -> ContentInfo
     {
-        let outputURL = URL(fileURLWithPath: output)
-        let directory = outputURL.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let temporary = directory.appendingPathComponent(".\(outputURL.lastPathComponent).\(Identifiers.make()).tmp")
-        do {
+        try PrivateFiles.createDirectories(FileSync.parentDirectory(of: output))
+        let target = try OutputTarget.resolve(
+            output, policy: OutputTarget.Policy(force: force, replaceContent: true, store: store))
+        try target.write(purpose: "content") { temporary in
             try write(source, to: temporary.path, progress: progress)
-            try FileSync.syncFile(at: temporary.path)
-            try FileSync.moveIntoPlace(temporary.path, at: output)
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
         }
         return ContentInfo(
             path: output, edition: source.edition, language: source.language, title: source.title,

@@ -14,10 +14,10 @@ extension AnnotationStore {
             throw ContentError.missing(path: path)
         }
         guard !isDirectory.boolValue else { throw ContentError.notContent(path: path, reason: "it is a directory") }
-        let header = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 16) }.map(Array.init) ?? []
-        guard header == Array("SQLite format 3\0".utf8) else {
+        let signature = FileSignature.of(fileAt: path)
+        guard signature?.isSQLite == true else {
             throw ContentError.notContent(
-                path: path, reason: header.isEmpty ? "it is empty" : "it is not an SQLite database")
+                path: path, reason: signature == .empty ? "it is empty" : "it is not an SQLite database")
         }
         do {
             try db.attachReadOnly(path: path, as: ContentSchema.schemaName)

@@ -114,6 +114,9 @@ extension MarginaliaError {
             self.init(category: Self.category(of: error), reason: .database(error))
         case let error as GzipError:
             self.init(category: Self.category(of: error), reason: .file(error))
+        case let error as OutputRefusal:
+            // The caller named a file that must not be replaced.
+            self.init(category: .invalidArgument, reason: .other(error.description))
         case let error as ReanchorError:
             // The content given does not fit the store's annotations: the caller's choice of content.
             self.init(category: .invalidArgument, reason: .other(error.description))

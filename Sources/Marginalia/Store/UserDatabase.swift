@@ -137,27 +137,24 @@ enum UserDatabase {
 
     /// Refuses a path that is missing (unless it may be created), a directory, or a file that is not an
     /// SQLite database, before SQLite touches it. A file that cannot be read (permission, an I/O error) is
-    /// reported as such, with the system's reason.
+    /// reported as such, with the system's reason. A store that may be created is created here, empty and 0600.
     private static func checkFile(path: String, mayCreate: Bool) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            if mayCreate {
-                let directory = (path as NSString).deletingLastPathComponent
-                if !directory.isEmpty {
-                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                }
-                return
-            }
-            throw StoreError.storeMissing(path: path)
+            guard mayCreate else { throw StoreError.storeMissing(path: path) }
+            try PrivateFiles.createDirectories(FileSync.parentDirectory(of: path))
+            try PrivateFiles.createEmptyFile(path)
+            return
         }
         guard !isDirectory.boolValue else { throw StoreError.notAStore(path: path, reason: "it is a directory") }
         let header = try readHeader(path: path)
-        if header.isEmpty { return }
-        if header.starts(with: [0x1F, 0x8B]) {
+        switch header.withUnsafeBytes({ FileSignature.classify($0) }) {
+        case .empty, .sqlite:
+            return
+        case .gzip:
             throw StoreError.notAStore(
                 path: path, reason: "it is gzip-compressed (an archive? use 'marginalia restore' or 'import')")
-        }
-        guard header == Array("SQLite format 3\0".utf8) else {
+        default:
             throw StoreError.notAStore(path: path, reason: "it is not an SQLite database")
         }
     }

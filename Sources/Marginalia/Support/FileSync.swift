@@ -57,8 +57,9 @@ extension FileSync {
         return canonical(first) == canonical(second)
     }
 
-    /// A fresh hidden file name in the same directory as `path` (so that a rename onto `path` is atomic).
-    static func temporaryPath(beside path: String, purpose: String) -> String {
+    /// A fresh hidden file name in the same directory as `path` (so that a rename onto `path` is atomic):
+    /// `.<name>.<purpose>-<uuid>.tmp`, the pattern `TemporaryFile.removeStale(beside:)` recognizes.
+    static func temporaryName(beside path: String, purpose: String) -> String {
         let directory = parentDirectory(of: path)
         let name = path.split(separator: "/").last.map(String.init) ?? "file"
         return "\(directory)/.\(name).\(purpose)-\(Identifiers.make()).tmp"

@@ -9,12 +9,15 @@ enum ArchiveCommands {
             discussion: """
                 The archive (.jsonl.gz) holds a header, every change of the log, the current annotations and \
                 reading positions, and a trailer with counts. With --document or --since only the matching changes \
-                are written and the archive is marked partial. Works without content.
+                are written and the archive is marked partial. Works without content. FILE is written through a \
+                temporary file beside it; an existing FILE is replaced only with --force, and a store, its own \
+                files, a directory, FIFO or device never ('-' streams to stdout instead).
                 """,
             arguments: [.init(name: "FILE", help: "Where to write the archive; '-' for stdout.")],
             options: [
                 .init(name: "document", value: "D", help: "Only document D's annotations and reading position."),
                 .init(name: "since", value: "TIME", help: "Only changes at or after TIME (ISO 8601)."),
+                .init(name: "force", help: "Replace an existing file at FILE (never a store or database)."),
             ],
             examples: ["marginalia export notes.jsonl.gz", "marginalia export - | zcat | jq -c .type | sort | uniq -c",
                        "marginalia export luceafarul.jsonl.gz --document luceafarul"]),
@@ -23,12 +26,16 @@ enum ArchiveCommands {
             let filter = ExportFilter(
                 document: context.arguments.value("document"),
                 since: try HistoryCommands.time(context.arguments.value("since"), option: "since"))
+            if path == "-" && isatty(1) == 1 {
+                throw UsageError("will not write a compressed archive to a terminal; redirect it, e.g. "
+                    + "'marginalia export - > notes.jsonl.gz', or name a FILE")
+            }
             let store = try context.openStore(.readOnly, content: .none)
             let counts: ArchiveCounts
             counts = try context.withProgress(on: store) {
                 path == "-"
                     ? try store.exportArchive(to: FileSink(fileDescriptor: 1, name: "stdout"), filter: filter)
-                    : try store.exportArchive(toFile: path, filter: filter)
+                    : try store.exportArchive(toFile: path, filter: filter, force: context.arguments.flag("force"))
             }
             context.console.err("Exported \(counts.changes) changes, \(counts.annotations) annotations and "
                 + "\(counts.positions) reading positions\(filter.isEmpty ? "" : " (partial)")"
@@ -84,7 +91,8 @@ enum ArchiveCommands {
             discussion: """
                 Writes the archive beside FILE, flushes it to disk, reads it back and checks it completely (every \
                 record, the trailer, and the state rebuilt from its changes against the live store), then renames it \
-                over FILE. An existing FILE is replaced only by a verified backup.
+                over FILE. An existing FILE is replaced only by a verified backup, and only when it is an archive \
+                (an earlier backup); a store, its own files, a directory, FIFO or device never.
                 """,
             arguments: [.init(name: "FILE", help: "The backup archive (.jsonl.gz).")],
             examples: ["marginalia backup ~/backups/marginalia-$(date +%F).jsonl.gz"]),
@@ -122,6 +130,7 @@ enum ArchiveCommands {
             examples: ["marginalia restore ~/backups/marginalia-2026-11-29.jsonl.gz --dry-run"]),
         run: { context in
             let dryRun = context.arguments.flag("dry-run")
+            context.removeStaleFiles()
             let report = try AnnotationStore.restore(
                 archive: context.arguments.positionals[0], to: context.storePath, dryRun: dryRun)
             let counts = report.verification.summary.counts

@@ -7,11 +7,13 @@ enum ContentCommands {
             discussion: """
                 The source is {"edition", "language", "title", "documents": [{"id", "title", "passages": [{"id", \
                 "text"}]}]} (schemas/content-source.schema.json). Ids must be unique and non-empty; texts are \
-                NFC-normalized. FILE is replaced only when the build succeeds.
+                NFC-normalized. An existing FILE is replaced only with --force, and only when the build succeeds; a \
+                store or any other database is never replaced. A symbolic link is written through.
                 """,
             arguments: [.init(name: "SOURCE", help: "The content source, a JSON file.")],
             options: [.init(name: "output", short: "o", value: "FILE",
-                            help: "Where to write the content database (required).")],
+                            help: "Where to write the content database (required)."),
+                      .init(name: "force", help: "Replace an existing content database or file at FILE.")],
             examples: ["marginalia content build samples/eminescu-2026.2.json --output poezii-2.db"]),
         run: { context in
             guard let output = context.arguments.value("output") else {
@@ -21,7 +23,8 @@ enum ContentCommands {
             let source = try ContentSource(path: sourcePath)
             let progress = ProgressLine(console: context.console)
             defer { progress.finish() }
-            let info = try ContentBuilder.build(source, output: output, progress: progress.handler)
+            let info = try ContentBuilder.build(source, output: output, force: context.arguments.flag("force"),
+                                                protecting: context.storePath, progress: progress.handler)
             if context.json {
                 try Output.print(infoJSON(info), to: context.console)
             } else {

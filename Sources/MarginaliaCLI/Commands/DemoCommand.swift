@@ -24,7 +24,7 @@ enum DemoCommand {
                 directory = FileManager.default.temporaryDirectory
                     .appendingPathComponent("marginalia-demo-\(UUID().uuidString.prefix(8))").path
             }
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try PrivateFiles.createDirectories(directory)
             let tour = try Tour(directory: directory, console: context.console)
             try tour.run()
         })
@@ -50,8 +50,10 @@ private final class Tour {
         edition1 = directory + "/eminescu-2026.1.db"
         edition2 = directory + "/eminescu-2026.2.db"
         content = edition1
-        guard !FileManager.default.fileExists(atPath: store) else {
-            throw ToolError("\(store) already exists; give the demo an empty directory")
+        // The tour writes these files; it replaces none that is already there.
+        for name in ["user.db", "eminescu-2026.1.db", "eminescu-2026.2.db", "backup.jsonl.gz", "laptop.db",
+                     "laptop.jsonl.gz"] where FileManager.default.fileExists(atPath: directory + "/" + name) {
+            throw ToolError("\(directory)/\(name) already exists; give the demo an empty directory")
         }
     }
 

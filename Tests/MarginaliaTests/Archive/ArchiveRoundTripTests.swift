@@ -304,13 +304,11 @@ import Testing
         let fixture = try Populated()
         let path = fixture.store.path
         let before = try canonicalDump(path)
-        #expect(throws: StoreError.wouldOverwrite(path: path, what: "the store itself")) {
-            try fixture.store.backup(to: path)
-        }
-        #expect(throws: StoreError.wouldOverwrite(path: path, what: "the store itself")) {
-            try fixture.store.exportArchive(toFile: path)
-        }
-        #expect(throws: StoreError.wouldOverwrite(path: path + "-wal", what: "the store's write-ahead log")) {
+        let refusal = OutputRefusal(path: path, what: "the store itself", advice: "choose another file")
+        #expect(throws: refusal) { try fixture.store.backup(to: path) }
+        #expect(throws: refusal) { try fixture.store.exportArchive(toFile: path, force: true) }
+        #expect(throws: OutputRefusal(path: path + "-wal", what: "the store's write-ahead log",
+                                      advice: "choose another file")) {
             try fixture.store.backup(to: path + "-wal")
         }
         #expect(Array(try Fixtures.read(path).prefix(16)) == Array("SQLite format 3\u{0}".utf8))

@@ -87,7 +87,7 @@ import Testing
         let info = try ContentBuilder.build(source, output: output)
         #expect(info.passageCount == 2 && info.documentCount == 1 && info.edition == "test-1")
         let first = try canonicalDump(output)
-        try ContentBuilder.build(source, output: output)
+        try ContentBuilder.build(source, output: output, force: true)
         #expect(try canonicalDump(output) == first)
         // Only the database is left in the directory: no temporary file.
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["c.db"])

@@ -1,0 +1,168 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A temporary file beside the file it will replace, private, locked and registered for its whole life.
+///
+/// Named `.<target>.<purpose>-<uuid>.tmp` in the target's directory (so that the final rename is atomic), created
+/// with `O_EXCL` and mode 0600 (or tighter), and held under `flock(LOCK_EX)` until it is moved into place or
+/// removed. The lock is the proof that a writer is alive: "A lock is released … when all file descriptors
+/// referring to the open file description are closed" — the kernel closes them when a process dies, even by
+/// SIGKILL (https://man7.org/linux/man-pages/man2/flock.2.html). `removeStale(beside:)` therefore deletes only the
+/// temporary files of dead writers. Every live one is in a process-wide registry, so that an interrupted command
+/// can remove them all (`removeAllRegistered()`).
+///
+/// ```swift
+/// let temporary = try TemporaryFile(beside: target, purpose: "export")
+/// // … write temporary.path …
+/// try temporary.moveIntoPlace(at: target)   // or temporary.remove() on failure; releasing it removes it too
+/// ```
+public final class TemporaryFile: @unchecked Sendable {
+    /// The temporary file's path.
+    public let path: String
+    /// SQLite's side files of a database at `path`, removed with it.
+    static let sideSuffixes = ["-wal", "-shm", "-journal"]
+
+    private let state = NSLock()
+    private var descriptor: Int32
+    private let device: dev_t
+    private let inode: ino_t
+
+    /// Creates a new empty temporary file beside `target`.
+    /// - Parameters:
+    ///   - purpose: a lowercase word naming the work, e.g. `"export"` (part of the name).
+    ///   - mode: the file's mode, at most 0600.
+    /// - Throws: `GzipError.io` when the file cannot be created.
+    public init(beside target: String, purpose: String, mode: mode_t = PrivateFiles.fileMode) throws {
+        path = FileSync.temporaryName(beside: target, purpose: purpose)
+        let descriptor = try SystemIO.open(path, flags: O_RDWR | O_CREAT | O_EXCL,
+                                           permissions: Int(mode & PrivateFiles.fileMode))
+        var info = stat()
+        do {
+            try PrivateFiles.setMode(descriptor, mode & PrivateFiles.fileMode, path: path)
+            // A fresh file nobody else can know of yet: the lock is granted at once.
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { throw GzipError.posix("flock", path: path) }
+            guard fstat(descriptor, &info) == 0 else { throw GzipError.posix("fstat", path: path) }
+        } catch {
+            unlink(path)
+            try? SystemIO.close(descriptor, path: path)
+            throw error
+        }
+        self.descriptor = descriptor
+        device = info.st_dev
+        inode = info.st_ino
+        CleanupRegistry.shared.add(self)
+    }
+
+    deinit {
+        remove()
+    }
+
+    /// A new descriptor for writing the file (the caller closes it); the lock stays with this object.
+    public func openForWriting() throws -> Int32 {
+        try SystemIO.open(path, flags: O_WRONLY)
+    }
+
+    /// Flushes the file's data to stable storage.
+    public func sync() throws {
+        state.lock()
+        defer { state.unlock() }
+        guard descriptor >= 0 else { throw GzipError.alreadyFinished }
+        try SystemIO.sync(descriptor, path: path)
+    }
+
+    /// Flushes the file, renames it over `destination` and flushes the directory; the file is then no longer
+    /// temporary.
+    public func moveIntoPlace(at destination: String) throws {
+        try sync()
+        state.lock()
+        defer { state.unlock() }
+        guard descriptor >= 0 else { throw GzipError.alreadyFinished }
+        guard rename(path, destination) == 0 else { throw GzipError.posix("rename", path: destination) }
+        release()
+        try FileSync.syncDirectory(containing: destination)
+    }
+
+    /// Removes the file and its SQLite side files, if they are still there; removing twice does nothing.
+    public func remove() {
+        state.lock()
+        defer { state.unlock() }
+        guard descriptor >= 0 else { return }
+        unlinkFiles()
+        release()
+    }
+
+    /// Removes the files without releasing anything: what an interrupted process does just before it exits.
+    func removeFilesNow() {
+        state.lock()
+        defer { state.unlock() }
+        guard descriptor >= 0 else { return }
+        unlinkFiles()
+    }
+
+    /// Unlinks the file (only while the name is still this file: it may have been renamed into place) and its
+    /// side files. The caller holds `state`.
+    private func unlinkFiles() {
+        var info = stat()
+        if stat(path, &info) == 0 && info.st_dev == device && info.st_ino == inode {
+            unlink(path)
+        }
+        for suffix in Self.sideSuffixes { unlink(path + suffix) }
+    }
+
+    /// Closes the descriptor (releasing the lock) and leaves the registry. The caller holds `state`.
+    private func release() {
+        try? SystemIO.close(descriptor, path: path)
+        descriptor = -1
+        CleanupRegistry.shared.remove(self)
+    }
+
+    /// Removes every registered temporary file and scratch directory of this process, for a command that was
+    /// interrupted and is about to exit.
+    public static func removeAllRegistered() {
+        CleanupRegistry.shared.cleanUpAll()
+    }
+}
+
+/// Something to remove when the process is interrupted.
+protocol Cleanable: AnyObject {
+    func removeFilesNow()
+}
+
+extension TemporaryFile: Cleanable {}
+
+/// The process-wide list of live temporary files and scratch directories (held weakly: releasing one removes
+/// it from the list).
+final class CleanupRegistry: @unchecked Sendable {
+    static let shared = CleanupRegistry()
+
+    private struct Entry {
+        weak var value: (any Cleanable)?
+    }
+
+    private let lock = NSLock()
+    private var entries: [ObjectIdentifier: Entry] = [:]
+
+    func add(_ item: any Cleanable) {
+        lock.lock()
+        defer { lock.unlock() }
+        entries[ObjectIdentifier(item)] = Entry(value: item)
+    }
+
+    func remove(_ item: any Cleanable) {
+        lock.lock()
+        defer { lock.unlock() }
+        entries[ObjectIdentifier(item)] = nil
+    }
+
+    func cleanUpAll() {
+        lock.lock()
+        let items = entries.values.compactMap(\.value)
+        lock.unlock()
+        for item in items { item.removeFilesNow() }
+    }
+}
