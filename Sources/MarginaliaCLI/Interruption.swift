@@ -40,6 +40,13 @@ enum Interruption {
         createdStore = store
     }
 
+    /// Waits for the exit an interruption is about to make, so that work failing because its files were just
+    /// removed does not report its own error or status first.
+    static func waitIfInterrupted() {
+        guard TemporaryFile.isInterrupting else { return }
+        while true { pause() }
+    }
+
     private static func interrupted(by signal: Int32) {
         TemporaryFile.removeAllRegistered()
         lock.lock()

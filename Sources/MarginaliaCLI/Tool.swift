@@ -48,6 +48,7 @@ enum Tool {
         signal(SIGPIPE, SIG_IGN)
         Interruption.install()
         let status = run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+        Interruption.waitIfInterrupted()
         exit(status)
     }
 
@@ -104,6 +105,7 @@ enum Tool {
             console.err("See 'marginalia \(shown.name.isEmpty ? "" : shown.name + " ")--help'.")
             return 64
         } catch {
+            Interruption.waitIfInterrupted()
             console.err("Error: \(error)")
             return exitStatus(for: error)
         }

@@ -17,10 +17,16 @@ import Darwin
         let workspace = try CLIWorkspace()
         let store = try AnnotationStore.open(path: workspace.store, access: .create)
         try store.attachContent(path: workspace.content)
-        var generator = SystemRandomNumberGenerator()
         let letters = Array("abcdefghijklmnopqrstuvwxyz ăîşţ")
-        // Random letters compress poorly, so the archive is a megabyte and takes a while to write.
-        let pool = String((0..<8_192).map { _ in letters[Int.random(in: 0..<letters.count, using: &generator)] })
+        // Scrambled letters (a fixed xorshift sequence) compress poorly, so the archive is about a megabyte and
+        // takes a while to write.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let pool = String((0..<8_192).map { _ in
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return letters[Int(state % UInt64(letters.count))]
+        })
         try store.batch {
             for index in 0..<3_000 {
                 let start = pool.index(pool.startIndex, offsetBy: index % 7_800)

@@ -35,75 +35,66 @@ public enum ArchiveVerifier {
     }
 }
 
-/// An empty store in a private scratch directory, removed when released or when the process is interrupted.
-///
-/// The directory (0700, so that the copies of notes it holds are nobody else's) is made beside `target` when that
-/// directory is writable, on the same file system, else in the system's temporary directory. It is held under
-/// `flock(LOCK_EX)` for its life and named like a temporary file, so that `TemporaryFile.removeStale(beside:)`
-/// removes it after a crash, and only then.
-final class ScratchStore: Cleanable {
-    let directory: String
+/// An empty store in a private scratch directory (`ScratchDirectory`), removed when released or when the
+/// process is interrupted.
+final class ScratchStore {
+    let directory: ScratchDirectory
     let store: AnnotationStore
+
+    /// Makes the scratch directory beside `target` when that directory is writable (on the same file system),
+    /// else in the system's temporary directory, itself a private directory there.
+    init(beside target: String) throws {
+        do {
+            directory = try ScratchDirectory(beside: target)
+        } catch is CleanupRegistry.Interrupted {
+            throw CleanupRegistry.Interrupted()
+        } catch {
+            directory = try ScratchDirectory(beside: FileManager.default.temporaryDirectory.path + "/marginalia")
+        }
+        store = try AnnotationStore.open(path: directory.path + "/scratch.db", access: .create)
+        // A scratch store is thrown away: durability would only slow the check down.
+        try store.db.executeScript(sql: "PRAGMA synchronous = OFF")
+    }
+}
+
+/// A directory of mode 0700 named like a temporary file (`.<target>.scratch-<uuid>.tmp`) and held under
+/// `flock(LOCK_EX)` for its life, so that `TemporaryFile.removeStale(beside:)` removes it after a crash, and only
+/// then; registered for removal on interruption, and removed with everything in it when released.
+final class ScratchDirectory: Cleanable {
+    let path: String
     private let state = NSLock()
-    private var lock: Int32
+    private var lock: Int32 = -1
 
     init(beside target: String) throws {
-        var made: (String, Int32)?
-        var firstError: Error?
-        // The fallback is itself a private directory: `$TMPDIR/.marginalia.scratch-<uuid>.tmp`.
-        for place in [target, FileManager.default.temporaryDirectory.path + "/marginalia"] {
-            do {
-                made = try Self.makeDirectory(beside: place)
-                break
-            } catch {
-                firstError = firstError ?? error
-            }
-        }
-        guard let (directory, lock) = made else { throw firstError ?? GzipError.alreadyFinished }
+        path = FileSync.temporaryName(beside: target, purpose: "scratch")
+        TemporaryFile.removeStale(beside: path)
+        state.lock()
+        defer { state.unlock() }
+        try CleanupRegistry.shared.add(self)
         do {
-            store = try AnnotationStore.open(path: directory + "/scratch.db", access: .create)
-            // A scratch store is thrown away: durability would only slow the check down.
-            try store.db.executeScript(sql: "PRAGMA synchronous = OFF")
+            guard mkdir(path, PrivateFiles.directoryMode) == 0 else { throw GzipError.posix("mkdir", path: path) }
+            do {
+                guard chmod(path, PrivateFiles.directoryMode) == 0 else { throw GzipError.posix("chmod", path: path) }
+                lock = try SystemIO.open(path, flags: O_RDONLY | O_DIRECTORY)
+                guard flock(lock, LOCK_EX | LOCK_NB) == 0 else { throw GzipError.posix("flock", path: path) }
+            } catch {
+                if lock >= 0 { try? SystemIO.close(lock, path: path) }
+                lock = -1
+                rmdir(path)
+                throw error
+            }
         } catch {
-            try? FileManager.default.removeItem(atPath: directory)
-            try? SystemIO.close(lock, path: directory)
+            CleanupRegistry.shared.remove(self)
             throw error
         }
-        self.directory = directory
-        self.lock = lock
-        CleanupRegistry.shared.add(self)
     }
 
     deinit {
-        remove()
-    }
-
-    /// Makes a locked private directory beside `place`, after removing the ones dead processes left there.
-    private static func makeDirectory(beside place: String) throws -> (String, Int32) {
-        let path = FileSync.temporaryName(beside: place, purpose: "scratch")
-        TemporaryFile.removeStale(beside: path)
-        guard mkdir(path, PrivateFiles.directoryMode) == 0 else { throw GzipError.posix("mkdir", path: path) }
-        do {
-            guard chmod(path, PrivateFiles.directoryMode) == 0 else { throw GzipError.posix("chmod", path: path) }
-            let descriptor = try SystemIO.open(path, flags: O_RDONLY | O_DIRECTORY)
-            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-                try? SystemIO.close(descriptor, path: path)
-                throw GzipError.posix("flock", path: path)
-            }
-            return (path, descriptor)
-        } catch {
-            rmdir(path)
-            throw error
-        }
-    }
-
-    /// Removes the directory and everything in it; removing twice does nothing.
-    func remove() {
         state.lock()
         defer { state.unlock() }
         guard lock >= 0 else { return }
-        try? FileManager.default.removeItem(atPath: directory)
-        try? SystemIO.close(lock, path: directory)
+        try? FileManager.default.removeItem(atPath: path)
+        try? SystemIO.close(lock, path: path)
         lock = -1
         CleanupRegistry.shared.remove(self)
     }
@@ -112,6 +103,6 @@ final class ScratchStore: Cleanable {
         state.lock()
         defer { state.unlock() }
         guard lock >= 0 else { return }
-        try? FileManager.default.removeItem(atPath: directory)
+        try? FileManager.default.removeItem(atPath: path)
     }
 }

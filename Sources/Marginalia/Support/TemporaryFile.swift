@@ -28,19 +28,31 @@ public final class TemporaryFile: @unchecked Sendable {
     static let sideSuffixes = ["-wal", "-shm", "-journal"]
 
     private let state = NSLock()
-    private var descriptor: Int32
-    private let device: dev_t
-    private let inode: ino_t
+    private var descriptor: Int32 = -1
+    private var device = dev_t()
+    private var inode = ino_t()
 
     /// Creates a new empty temporary file beside `target`.
     /// - Parameters:
     ///   - purpose: a lowercase word naming the work, e.g. `"export"` (part of the name).
     ///   - mode: the file's mode, at most 0600.
-    /// - Throws: `GzipError.io` when the file cannot be created.
+    /// - Throws: `GzipError.io` when the file cannot be created; `CleanupRegistry.Interrupted` once the process
+    ///   is being interrupted.
     public init(beside target: String, purpose: String, mode: mode_t = PrivateFiles.fileMode) throws {
         path = FileSync.temporaryName(beside: target, purpose: purpose)
-        let descriptor = try SystemIO.open(path, flags: O_RDWR | O_CREAT | O_EXCL,
+        // Registered before the file exists, and created under the lock that an interruption's clean-up takes:
+        // the file cannot appear unseen between its creation and its registration.
+        state.lock()
+        defer { state.unlock() }
+        try CleanupRegistry.shared.add(self)
+        let descriptor: Int32
+        do {
+            descriptor = try SystemIO.open(path, flags: O_RDWR | O_CREAT | O_EXCL,
                                            permissions: Int(mode & PrivateFiles.fileMode))
+        } catch {
+            CleanupRegistry.shared.remove(self)
+            throw error
+        }
         var info = stat()
         do {
             try PrivateFiles.setMode(descriptor, mode & PrivateFiles.fileMode, path: path)
@@ -50,12 +62,12 @@ public final class TemporaryFile: @unchecked Sendable {
         } catch {
             unlink(path)
             try? SystemIO.close(descriptor, path: path)
+            CleanupRegistry.shared.remove(self)
             throw error
         }
         self.descriptor = descriptor
         device = info.st_dev
         inode = info.st_ino
-        CleanupRegistry.shared.add(self)
     }
 
     deinit {
@@ -126,6 +138,9 @@ public final class TemporaryFile: @unchecked Sendable {
     public static func removeAllRegistered() {
         CleanupRegistry.shared.cleanUpAll()
     }
+
+    /// Whether `removeAllRegistered()` has begun: work that fails from now on fails because of it.
+    public static var isInterrupting: Bool { CleanupRegistry.shared.isInterrupting }
 }
 
 /// Something to remove when the process is interrupted.
@@ -146,10 +161,19 @@ final class CleanupRegistry: @unchecked Sendable {
 
     private let lock = NSLock()
     private var entries: [ObjectIdentifier: Entry] = [:]
+    private var interrupted = false
 
-    func add(_ item: any Cleanable) {
+    /// The process is being interrupted: nothing new may be created.
+    struct Interrupted: Error, CustomStringConvertible {
+        var description: String { "interrupted" }
+    }
+
+    /// Registers `item`, before it creates anything.
+    /// - Throws: `Interrupted` once `cleanUpAll()` has begun.
+    func add(_ item: any Cleanable) throws {
         lock.lock()
         defer { lock.unlock() }
+        guard !interrupted else { throw Interrupted() }
         entries[ObjectIdentifier(item)] = Entry(value: item)
     }
 
@@ -159,8 +183,16 @@ final class CleanupRegistry: @unchecked Sendable {
         entries[ObjectIdentifier(item)] = nil
     }
 
+    var isInterrupting: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return interrupted
+    }
+
+    /// Removes the files of every registered item; from now on nothing new can be registered.
     func cleanUpAll() {
         lock.lock()
+        interrupted = true
         let items = entries.values.compactMap(\.value)
         lock.unlock()
         for item in items { item.removeFilesNow() }
