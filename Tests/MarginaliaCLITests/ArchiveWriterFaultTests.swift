@@ -88,7 +88,8 @@ import Testing
     {
         let workspace = try Self.populatedWorkspace()
         let target = workspace.path("export.jsonl.gz")
-        try Self.sweep("syscall failures during export", workspace, ["export", target], target: target,
+        // --force: each run after the first finds the previous run's archive under the name.
+        try Self.sweep("syscall failures during export", workspace, ["export", target, "--force"], target: target,
                        before: nil, changes: 3, limit: 12)
     }
 
