@@ -70,6 +70,7 @@ import Darwin
         let export = mountPoint + "/notes.jsonl.gz"
         let failed = try workspace.run(["--store", store, "export", export])
         #expect(failed.status != 0)
+        print("full disk: export said: \(failed.stderr)")
         #expect(Self.mentionsFullDisk(failed.stderr), "\(failed.stderr)")
         #expect(!failed.stderr.contains("Exported"))
         #expect(!FileManager.default.fileExists(atPath: export), "a partial export is left")
@@ -83,6 +84,7 @@ import Darwin
             acknowledged.append(write.stdout.trimmingCharacters(in: .newlines))
         } else {
             #expect(Self.mentionsFullDisk(write.stderr), "\(write.stderr)")
+            print("full disk: a write said: \(write.stderr)")
         }
         let healthy = try workspace.run(["--store", store, "verify"])
         #expect(healthy.status == 0, "\(healthy.stdout)\(healthy.stderr)")

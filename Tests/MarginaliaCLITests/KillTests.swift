@@ -54,6 +54,7 @@ import Testing
                 #expect(throws: Never.self, "acknowledged \(id) is lost; \(comment)") { _ = try store.annotation(id: id) }
             }
         }
+        print("\(killed) runs killed before they finished, seed \(seed)")
         #expect(killed > 0, "no run was killed (seed \(seed))")
     }
 
@@ -88,6 +89,7 @@ import Testing
                 killed += 1
             }
         }
+        print("\(killed) runs killed before they finished, seed \(seed)")
         #expect(killed > 0, "no run was killed (seed \(seed))")
     }
 
@@ -124,6 +126,7 @@ import Testing
             let verification = try ArchiveVerifier.verify(path: target)
             #expect(verification.summary.counts.changes == changes, comment)
         }
+        print("\(killed) runs killed before they finished, seed \(seed)")
         #expect(killed > 0, "no run was killed (seed \(seed))")
     }
 
@@ -158,6 +161,7 @@ import Testing
                 killed += 1
             }
         }
+        print("\(killed) runs killed before they finished, seed \(seed)")
         #expect(killed > 0, "no run was killed (seed \(seed))")
     }
 }
