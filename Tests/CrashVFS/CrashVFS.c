@@ -65,6 +65,7 @@ static unsigned long long nextRandom(void) {
 // MARK: - Images
 
 static int bufferWrite(Buffer *buffer, sqlite3_int64 offset, const void *data, int amount) {
+    if (amount <= 0) return SQLITE_OK;
     sqlite3_int64 end = offset + amount;
     if (end > buffer->capacity) {
         sqlite3_int64 capacity = buffer->capacity ? buffer->capacity : 4096;

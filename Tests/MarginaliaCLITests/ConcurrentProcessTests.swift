@@ -73,7 +73,9 @@ import Testing
         for index in 0..<exports {
             let target = workspace.path("export-\(index).jsonl.gz")
             guard FileManager.default.fileExists(atPath: target) else { continue }
-            #expect(throws: Never.self, "export \(index) does not verify") { _ = try ArchiveVerifier.verify(path: target) }
+            #expect(throws: Never.self, "export \(index) does not verify") {
+                _ = try ArchiveVerifier.verify(path: target)
+            }
         }
         let store = try AnnotationStore.open(path: workspace.store, access: .readOnly)
         #expect(try store.verify().problems == [])

@@ -127,7 +127,9 @@ let hasStrace = FileManager.default.isExecutableFile(atPath: "/usr/bin/strace")
 extension CLIWorkspace {
     /// Runs `marginalia ARGS` under `strace -f` with `straceArguments` (such as `-e inject=fsync:error=EIO:when=2`),
     /// strace's own output sent to `trace` (or discarded).
-    func runTraced(_ straceArguments: [String], _ arguments: [String], trace: String = "/dev/null") throws -> KilledRun {
+    func runTraced(_ straceArguments: [String], _ arguments: [String], trace: String = "/dev/null") throws
+        -> KilledRun
+    {
         try runKilled(arguments, killAfter: nil, program: URL(fileURLWithPath: "/usr/bin/strace"),
                       prefix: ["-f", "-qq", "-o", trace] + straceArguments + ["--", Self.binary.path])
     }

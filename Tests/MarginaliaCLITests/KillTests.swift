@@ -51,7 +51,9 @@ import Testing
             try expectHealthyAfterCrash(workspace.store, comment)
             let store = try AnnotationStore.open(path: workspace.store, access: .readOnly)
             for id in acknowledged {
-                #expect(throws: Never.self, "acknowledged \(id) is lost; \(comment)") { _ = try store.annotation(id: id) }
+                #expect(throws: Never.self, "acknowledged \(id) is lost; \(comment)") {
+                    _ = try store.annotation(id: id)
+                }
             }
         }
         print("\(killed) runs killed before they finished, seed \(seed)")

@@ -51,7 +51,8 @@ extension CrashDiskTests {
             while true {
                 try CrashDisk.reset()
                 let path = try CrashDisk.copy(base, directory, "run")
-                crashvfs_fail(Int32(fault.kind.rawValue), Int32(point), fault.persistent ? 1 : 0, Int32(fault.code.rawValue))
+                crashvfs_fail(Int32(fault.kind.rawValue), Int32(point), fault.persistent ? 1 : 0,
+                              Int32(fault.code.rawValue))
                 var succeeded = false
                 do {
                     // The store closes (and checkpoints) when released, right here.
@@ -152,7 +153,8 @@ extension CrashDiskTests {
         // Schema 1 is the current schema: opening writes nothing today, and the sweep has faults to inject only
         // once a migration 2 exists.
         try Self.sweepFaults(
-            "I/O errors while opening (migrating) the schema-1 fixture", expectsFailures: false, base: pristine, directory: directory,
+            "I/O errors while opening (migrating) the schema-1 fixture", expectsFailures: false, base: pristine,
+            directory: directory,
             work: { path in try CrashDisk.open(path, content: nil) },
             check: { path, succeeded, comment in
                 let db = try SQLiteDatabase(path: path, mode: .readOnly)

@@ -17,11 +17,14 @@ extension CrashDiskTests {
         check: (AnnotationStore, [String], Comment) throws -> Void
     ) throws {
         let seed = CrashDisk.seed(test)
-        for tear in [false, true] {
+        // Torn writes are random: MARGINALIA_FAULT_RUNS=N tears them N ways (seeds derived from the printed one).
+        let tornRounds = ProcessInfo.processInfo.environment["MARGINALIA_FAULT_RUNS"].flatMap { Int($0) } ?? 1
+        for round in 0...max(1, tornRounds) {
+            let tear = round > 0
             var point = 1
             while true {
                 try CrashDisk.reset()
-                crashvfs_crash_at_sync(Int32(point), tear ? 1 : 0, seed &+ UInt64(point))
+                crashvfs_crash_at_sync(Int32(point), tear ? 1 : 0, seed &+ UInt64(round << 16) &+ UInt64(point))
                 let path = try CrashDisk.copy(base, directory, "run")
                 var acknowledged: [String] = []
                 var image: String?
@@ -35,7 +38,8 @@ extension CrashDiskTests {
                 }
                 let crashed = crashvfs_crashed() != 0
                 if crashed { image = try CrashDisk.writeCrashImage(directory, "after") }
-                let comment: Comment = "seed \(seed), \(tear ? "torn" : "dropped") writes, crash at sync \(point)"
+                let writes = tear ? "torn (round \(round))" : "dropped"
+                let comment: Comment = "seed \(seed), \(writes) writes, crash at sync \(point)"
                 let store = try CrashDisk.expectHealthy(try #require(image), comment)
                 try check(store, acknowledged, comment)
                 if !crashed {
