@@ -87,21 +87,34 @@ import Darwin
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
         let target = out + "/notes.jsonl.gz"
         try Data("an earlier file".utf8).write(to: URL(fileURLWithPath: target))
-        for (command, purpose) in [(["export", target, "--force"], "export"), (["backup", target], "backup")] {
+        // A full archive kept elsewhere, for the verification and the restore.
+        let full = workspace.path("full.jsonl.gz")
+        try workspace.ok(["export", full])
+        let restored = workspace.path("restored")
+        try FileManager.default.createDirectory(atPath: restored, withIntermediateDirectories: false)
+        let runs: [([String], String, String)] = [
+            (["export", target, "--force"], out, "export"), (["backup", target], out, "backup"),
+            (["verify", target], out, "scratch"), (["--store", restored + "/user.db", "restore", full], restored,
+                                                   "restore"),
+        ]
+        for (command, directory, purpose) in runs {
             if command[0] == "backup" { try workspace.ok(["export", target, "--document", "none", "--force"]) }
+            if command[0] == "verify" { try FileManager.default.copyItem(atPath: full, toPath: target + ".new") }
+            if command[0] == "verify" { _ = rename(target + ".new", target) }
             let before = try workspace.bytes(target)
             let running = try Running(workspace, command)
-            let stopped = Self.stopOnceWriting(running, in: out, purpose: purpose)
-            #expect(stopped, "\(command[0]) ended before it could be interrupted: \(running.stderr)")
+            let stopped = Self.stopOnceWriting(running, in: directory, purpose: purpose)
+            #expect(stopped, "\(command) ended before it could be interrupted: \(running.stderr)")
             kill(running.process.processIdentifier, signal)
             kill(running.process.processIdentifier, SIGCONT)
             running.process.waitUntilExit()
             #expect(running.process.terminationReason == .exit)
-            #expect(running.process.terminationStatus == status, "\(command[0])")
-            #expect(running.stderr == "Error: interrupted by \(name); nothing was changed\n")
-            #expect(Self.temporaries(in: out) == [], "\(command[0])")
+            #expect(running.process.terminationStatus == status, "\(command)")
+            #expect(running.stderr == "Error: interrupted by \(name); nothing was changed\n", "\(command)")
+            #expect(Self.temporaries(in: out) == [], "\(command)")
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: restored)) ?? []) == [], "\(command)")
             #expect(Self.temporaries(in: workspace.directory.path).filter { $0.contains(".tmp") } == [])
-            #expect(try workspace.bytes(target) == before, "\(command[0])")
+            #expect(try workspace.bytes(target) == before, "\(command)")
         }
         try workspace.ok(["verify"])
     }
