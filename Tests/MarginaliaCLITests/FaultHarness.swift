@@ -134,3 +134,19 @@ extension CLIWorkspace {
                       prefix: ["-f", "-qq", "-o", trace] + straceArguments + ["--", Self.binary.path])
     }
 }
+
+extension CLIWorkspace {
+    /// The temporary files and scratch directories (`.<name>.<purpose>-<uuid>.tmp`) in the workspace directory.
+    func temporaryFiles() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasPrefix(".") && $0.contains(".tmp") }.sorted()
+    }
+
+    /// Runs the next command on `store` (a `list`), after which no temporary file a killed run left beside it
+    /// may remain: every command removes the stale ones it can prove are its own.
+    func expectNoTemporaryFileOutlivesTheNextRun(store: String, _ comment: Comment) throws {
+        let next = try run(["--store", store, "list"])
+        #expect(next.status == 0, "\(next.stderr); \(comment)")
+        #expect(try temporaryFiles() == [], "left after the next run; \(comment)")
+    }
+}

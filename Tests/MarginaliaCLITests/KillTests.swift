@@ -4,7 +4,7 @@ import Testing
 
 /// kill -9 at seeded random points during the commands that write (reliability plan A.1 and B.14): the built
 /// binary does the work, the test sends SIGKILL at a random time, then checks the store as the next command
-/// would find it. Each test prints its seed; `MARGINALIA_FAULT_RUNS=500` runs each 500 times.
+/// would find it, and that no temporary file of the killed run outlives the next command. Each test prints its seed; `MARGINALIA_FAULT_RUNS=500` runs each 500 times.
 @Suite(.serialized) struct KillTests {
     /// A passage whose text edition tiny-2 shifts by one character, so every highlight on it moves.
     static let movingPassage = "noi-amandoi-avem-acelasi-dascal.1"
@@ -56,6 +56,7 @@ import Testing
                 }
             }
         }
+        try workspace.expectNoTemporaryFileOutlivesTheNextRun(store: workspace.store, "seed \(seed)")
         print("\(killed) runs killed before they finished, seed \(seed)")
         #expect(killed > 0, "no run was killed (seed \(seed))")
     }
@@ -83,6 +84,7 @@ import Testing
             let result = try workspace.runKilled(["--store", target, "import", archive], killAfter: at)
             let comment: Comment = "seed \(seed), run \(run), killed after \(at) µs"
             try expectHealthyAfterCrash(target, comment)
+            try workspace.expectNoTemporaryFileOutlivesTheNextRun(store: target, comment)
             let count = try changeCount(target)
             #expect(count == before || count == after, "an import half applied: \(count) changes; \(comment)")
             if result.completed {
@@ -119,6 +121,7 @@ import Testing
             let comment: Comment = "seed \(seed), run \(run), replacing \(replacing), killed after \(at) µs"
             if !result.completed { killed += 1 }
             try expectHealthyAfterCrash(workspace.store, comment)
+            try workspace.expectNoTemporaryFileOutlivesTheNextRun(store: workspace.store, comment)
             guard FileManager.default.fileExists(atPath: target) else {
                 #expect(!replacing && !result.completed, "the earlier backup vanished; \(comment)")
                 continue
@@ -155,6 +158,7 @@ import Testing
             let result = try workspace.runKilled(arguments, killAfter: at)
             let comment: Comment = "seed \(seed), run \(run), killed after \(at) µs"
             try expectHealthyAfterCrash(target, comment)
+            try workspace.expectNoTemporaryFileOutlivesTheNextRun(store: target, comment)
             let count = try changeCount(target)
             #expect(count == before || count == after, "a re-anchor half applied: \(count) changes; \(comment)")
             if result.completed {
