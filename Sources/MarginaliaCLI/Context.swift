@@ -86,6 +86,7 @@ final class Context {
             Interruption.removeOnInterrupt(storePath)
         }
         let store = try AnnotationStore.open(path: storePath, access: access)
+        openedStores.append(store)
         try attach(use, to: store, remind: remind)
         return store
     }
@@ -93,6 +94,16 @@ final class Context {
     /// Removes the temporary files that dead processes left beside the store (never a live one's).
     func removeStaleFiles() {
         TemporaryFile.removeStale(beside: storePath)
+    }
+
+    /// The stores this run opened, whose clock warnings are printed when the command succeeds.
+    private var openedStores: [AnnotationStore] = []
+
+    /// Prints on stderr each write of this run made with the wall clock far from the store's newest change.
+    func reportClockWarnings() {
+        for store in openedStores {
+            for warning in store.clockWarnings { console.err("Warning: \(warning)") }
+        }
     }
 
     /// After a failed command: removes the store this run created (it holds nothing, since every write is one

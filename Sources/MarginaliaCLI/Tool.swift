@@ -22,6 +22,7 @@ enum Tool {
         VerifyCommand.command,
         AnchorCommands.anchors, AnchorCommands.reattach,
         ArchiveCommands.export, ArchiveCommands.import, ArchiveCommands.backup, ArchiveCommands.restore,
+        QuarantineCommand.command,
         DemoCommand.command,
     ]
 
@@ -96,6 +97,7 @@ enum Tool {
             context = running
             try command.run(running)
             Interruption.removeOnInterrupt(nil)
+            running.reportClockWarnings()
             context = nil
             return 0
         } catch let error as UsageError {
@@ -104,6 +106,13 @@ enum Tool {
             console.err("Usage: \(shown.usage)")
             console.err("See 'marginalia \(shown.name.isEmpty ? "" : shown.name + " ")--help'.")
             return 64
+        } catch let error as DatabaseError where error.isBusy && context != nil {
+            Interruption.waitIfInterrupted()
+            // Every connection waits SQLiteDatabase.busyTimeoutMilliseconds for another one's lock first.
+            console.err("Error: the store is busy: another process has held it for "
+                + "\(SQLiteDatabase.busyTimeoutMilliseconds / 1000) s (\(context?.storePath ?? "")); nothing was "
+                + "changed — try again when it is done")
+            return exitStatus(for: error)
         } catch {
             Interruption.waitIfInterrupted()
             console.err("Error: \(error)")

@@ -17,6 +17,10 @@ public struct ImportReport: Equatable, Sendable {
     public var conflictsResolved = 0
     /// New changes to annotations whose create this store has not seen; applied when it arrives.
     public var pending = 0
+    /// New changes held in quarantine because they are dated too far ahead of this machine's clock.
+    public var quarantined = 0
+    /// Changes held in quarantine from earlier imports that had become plausible and were merged first.
+    public var releasedFromQuarantine = 0
     /// Set when the file held new changes made under this store's own device id (the store was copied to
     /// another machine): the store then takes this new device id for its future changes.
     public var renewedDeviceID: String?
@@ -28,21 +32,37 @@ public struct ImportReport: Equatable, Sendable {
 extension AnnotationStore {
     /// Merges another machine's archive into this store, in one transaction, after validating the whole file.
     ///
-    /// Changes are deduplicated by change id; the current tables are resolved field by field, last writer
-    /// wins (by clock, then device id). Into an empty store, a full archive's state records must also equal the
-    /// state its changes rebuild. A file that is invalid anywhere changes nothing.
+    /// The file is read, inflated, checked and staged in a temporary table first, without the write lock, so that
+    /// other writers go on meanwhile; the write transaction only merges the staged changes. Changes are
+    /// deduplicated by change id; the current tables are resolved field by field, last writer wins (by clock,
+    /// then device id). Into an empty store, a full archive's state records must also equal the state its changes
+    /// rebuild. A file that is invalid anywhere changes nothing.
+    ///
+    /// A change dated more than `limits.maxClockDrift` ahead of this machine's clock is held in quarantine (see
+    /// `quarantinedChanges()`) rather than merged, unless `acceptFuture`; the rest of the file is merged. Held
+    /// changes are merged once they are plausible: at the next import, or when the store is next opened for
+    /// writing.
     /// - Parameter dryRun: report what would happen, and write nothing.
     /// - Throws: `ArchiveError` naming the file, line and reason.
-    public func importArchive(path: String, dryRun: Bool = false, limits: ArchiveLimits = ArchiveLimits()) throws
-        -> ImportReport
+    public func importArchive(path: String, dryRun: Bool = false, acceptFuture: Bool = false,
+                              limits: ArchiveLimits = ArchiveLimits()) throws -> ImportReport
     {
+        let staged = try stageArchive(path: path, limits: limits)
+        defer { try? dropStaged() }
         var report = ImportReport()
         do {
-            try db.transaction(.immediate) {
+            try batch {
+                let latest = clock.wallMilliseconds + limits.maxClockDrift
+                let released = try releaseQuarantine(latestAllowed: latest)
                 let wasEmpty = try changeCount() == 0
-                let result = try mergeArchive(path: path, limits: limits, checkState: wasEmpty, comparingWith: nil,
-                                              refuseFutureChanges: true)
+                    && (try db.int(sql: "SELECT count(*) FROM quarantine") ?? 0) == 0
+                let future: FutureChanges = acceptFuture ? .accept : .quarantine(latestAllowed: latest, source: path)
+                let result = try mergeRecords(file: path, checkState: wasEmpty && staged.hasStates,
+                                              comparingWith: nil, future: future) { handle in
+                    try replayStaged(staged, handle)
+                }
                 report = result.report
+                report.releasedFromQuarantine = released
                 if result.sawOwnDevice {
                     let renewed = Identifiers.make()
                     try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'device_id'", arguments: [renewed])
@@ -55,18 +75,6 @@ extension AnnotationStore {
         }
         if let renewed = report.renewedDeviceID { deviceID = renewed }
         return report
-    }
-}
-
-extension AnnotationStore {
-    /// A duration in the largest whole unit that fits: "24 hours", "90 minutes", "30 seconds".
-    static func duration(_ milliseconds: Int64) -> String {
-        for (size, unit) in [(Int64(3_600_000), "hour"), (60_000, "minute"), (1000, "second")]
-        where milliseconds >= size && milliseconds % size == 0 {
-            let count = milliseconds / size
-            return "\(count) \(unit)\(count == 1 ? "" : "s")"
-        }
-        return "\(milliseconds) ms"
     }
 }
 

@@ -6,18 +6,36 @@ struct MergeResult {
     var sawOwnDevice: Bool
 }
 
+/// What a merge does with a new change dated ahead of this machine's clock.
+enum FutureChanges {
+    /// Merged like any other: a store's own backup is judged by its own history (verifying, backing up and
+    /// restoring), and `import --accept-future` takes them at once.
+    case accept
+    /// A change dated after `latestAllowed` (milliseconds) is held in the `quarantine` table, with the file it
+    /// came from, instead of the log: another machine's clock is wrong, and this store's clock must not follow it.
+    case quarantine(latestAllowed: Int64, source: String)
+}
+
 extension AnnotationStore {
     /// Reads an archive and merges its changes into this store; call it inside a write transaction, which the
     /// caller commits only if this returns.
     ///
     /// With `checkState` (for a store that was empty, so that its state is the archive's own), each state record
     /// of a full archive must equal the state rebuilt from the archive's changes, and `live`'s too when given.
-    /// With `refuseFutureChanges`, a change new to this store dated more than `limits.maxClockDrift` ahead of its
-    /// clock refuses the file: another machine's clock is wrong. A store's own backup is judged by its own
-    /// history instead, so verifying, backing up and restoring pass `false`.
     /// - Throws: `ArchiveError` naming the file, the line and the reason.
     func mergeArchive(path: String, limits: ArchiveLimits, checkState: Bool, comparingWith live: AnnotationStore?,
-                      refuseFutureChanges: Bool = false) throws -> MergeResult
+                      future: FutureChanges = .accept) throws -> MergeResult
+    {
+        try mergeRecords(file: path, checkState: checkState, comparingWith: live, future: future) { handle in
+            try ArchiveReader(path: path, limits: limits).readAhead(handle)
+        }
+    }
+
+    /// Merges the records `records` hands to its handler, in file order, and returns the summary it returns; see
+    /// `mergeArchive`. Changes quarantined by `future` leave the state unchecked: it cannot be the archive's.
+    func mergeRecords(file path: String, checkState: Bool, comparingWith live: AnnotationStore?,
+                      future: FutureChanges,
+                      records: ((ArchiveRecord, Int) throws -> Void) throws -> ArchiveSummary) throws -> MergeResult
     {
         var report = ImportReport()
         var sawOwnDevice = false
@@ -27,11 +45,10 @@ extension AnnotationStore {
         func mismatch(_ line: Int?, _ reason: String) -> ArchiveError {
             ArchiveError(file: path, line: line, kind: .mismatch, reason: reason)
         }
-        let latest = refuseFutureChanges ? clock.wallMilliseconds + limits.maxClockDrift : Int64.max
         var batch: [(change: Change, line: Int)] = []
         func mergeBatch() throws {
             guard !batch.isEmpty else { return }
-            try merge(batch, file: path, into: &report, latestAllowed: latest, sawOwnDevice: &sawOwnDevice)
+            try merge(batch, file: path, into: &report, future: future, sawOwnDevice: &sawOwnDevice)
             batch.removeAll(keepingCapacity: true)
             reportProgress("importing changes", done: report.changesRead, every: 1)
         }
@@ -42,8 +59,7 @@ extension AnnotationStore {
             annotationsChecked += states.count
             states.removeAll(keepingCapacity: true)
         }
-        let reader = ArchiveReader(path: path, limits: limits)
-        let summary = try reader.readAhead { record, line in
+        let summary = try records { record, line in
             if case .change(let change) = record {
                 batch.append((change, line))
                 if batch.count >= Self.mergeBatchSize { try mergeBatch() }
@@ -51,6 +67,7 @@ extension AnnotationStore {
             }
             // The state records follow every change: the state they describe is complete once these are in.
             try mergeBatch()
+            if report.quarantined > 0 { checkRecords = false }
             if case .annotation(let object) = record {
                 if checkRecords, case .string(let id)? = object["id"] {
                     states.append((id, object, line))
@@ -79,6 +96,7 @@ extension AnnotationStore {
             }
         }
         try mergeBatch()
+        if report.quarantined > 0 { checkRecords = false }
         try checkStates()
         report.header = summary.header
         if checkRecords {
@@ -111,23 +129,35 @@ extension AnnotationStore {
     /// in time and spends 13 MiB more (`marginalia-bench`).
     static let mergeBatchSize = 1000
 
-    /// Adds each change whose id is not in the log yet, in order, and applies it to the current tables.
+    /// Adds each change whose id is not in the log yet, in order, and applies it to the current tables; holds
+    /// back those `future` quarantines, and takes out of quarantine those it merges.
     ///
-    /// - Parameter latestAllowed: a new change dated after this (milliseconds) is refused.
-    /// - Throws: `ArchiveError.conflict` when the log (or the batch) holds a different change under the same id;
-    ///   `.invalidRecord` for a new change dated after `latestAllowed`.
+    /// - Throws: `ArchiveError.conflict` when the log, the quarantine (or the batch) holds a different change under
+    ///   the same id.
     func merge(_ batch: [(change: Change, line: Int)], file: String, into report: inout ImportReport,
-               latestAllowed: Int64, sawOwnDevice: inout Bool) throws {
+               future: FutureChanges, sawOwnDevice: inout Bool) throws {
+        let ids = try ProjectionCache.jsonList(batch.map(\.change.changeID))
         var known: [String: [String]] = [:]
         try db.forEachRow(
             sql: """
                 SELECT change_id, hlc, device, entity, entity_id, op, fields FROM changes
                 WHERE change_id IN (SELECT value FROM json_each(?))
                 """,
-            arguments: [try ProjectionCache.jsonList(batch.map(\.change.changeID))]
+            arguments: [ids]
         ) { row in
             known[try row.string(0)] = [try row.string(1), try row.string(2), try row.string(3), try row.string(4),
                                         try row.string(5), try row.string(6)]
+        }
+        var held: [String: [String]] = [:]
+        try db.forEachRow(
+            sql: """
+                SELECT change_id, hlc, device, entity, entity_id, op, fields FROM quarantine
+                WHERE change_id IN (SELECT value FROM json_each(?))
+                """,
+            arguments: [ids]
+        ) { row in
+            held[try row.string(0)] = [try row.string(1), try row.string(2), try row.string(3), try row.string(4),
+                                       try row.string(5), try row.string(6)]
         }
         var cache = ProjectionCache()
         try cache.prepare(batch.compactMap { item in
@@ -139,25 +169,37 @@ extension AnnotationStore {
             report.changesRead += 1
             let incoming = [change.hlc.description, change.device, change.entity.rawValue, change.entityID,
                             change.operation.rawValue, try change.fields.jsonText()]
+            // Byte for byte: Swift's == on strings is canonical equivalence, which would let an NFD note pass for
+            // the NFC one already stored under the same change id.
+            func same(_ existing: [String]) -> Bool { zip(existing, incoming).allSatisfy { $0.utf8.elementsEqual($1.utf8) } }
+            if let existing = held[change.changeID] {
+                guard same(existing) else {
+                    throw ArchiveError(
+                        file: file, line: line, kind: .conflict,
+                        reason: "change \(change.changeID) differs from the change with the same id held in "
+                            + "quarantine")
+                }
+            }
             if let existing = known[change.changeID] {
-                // Byte for byte: Swift's == on strings is canonical equivalence, which would let an NFD note pass
-                // for the NFC one already stored under the same change id.
-                guard zip(existing, incoming).allSatisfy({ $0.utf8.elementsEqual($1.utf8) }) else {
+                guard same(existing) else {
                     throw ArchiveError(
                         file: file, line: line, kind: .conflict,
                         reason: "change \(change.changeID) differs from the change with the same id already "
                             + "in the store")
                 }
+                if held.removeValue(forKey: change.changeID) != nil { try unquarantine(change.changeID) }
                 report.duplicates += 1
                 continue
             }
-            guard change.hlc.milliseconds <= latestAllowed else {
-                let drift = latestAllowed - clock.wallMilliseconds
-                throw ArchiveError(
-                    file: file, line: line, kind: .invalidRecord,
-                    reason: "change \(change.changeID) is dated \(change.hlc.iso8601), implausibly far in the future "
-                        + "(more than \(Self.duration(drift)) ahead of this machine's clock)")
+            if case .quarantine(let latestAllowed, let source) = future, change.hlc.milliseconds > latestAllowed {
+                if held[change.changeID] == nil {
+                    try quarantine(change, fieldsText: incoming[5], source: source)
+                    held[change.changeID] = incoming
+                }
+                report.quarantined += 1
+                continue
             }
+            if held.removeValue(forKey: change.changeID) != nil { try unquarantine(change.changeID) }
             known[change.changeID] = incoming
             fresh.append((change, incoming[5]))
         }

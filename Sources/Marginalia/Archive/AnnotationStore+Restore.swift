@@ -120,6 +120,8 @@ extension AnnotationStore {
                     file: archive, kind: .invalidRecord,
                     reason: "a partial archive (a filtered export) cannot be restored; import it instead")
             }
+            // Archives carry only the log: the changes the replaced store holds in quarantine come along.
+            if FileManager.default.fileExists(atPath: storePath) { store.carryQuarantine(fromStoreAt: storePath) }
             report = RestoreReport(verification: verification, previousStore: nil, deviceID: store.deviceID)
         }
         // The connection is closed and the file holds every page; make them durable, then check the file as a

@@ -18,6 +18,11 @@ public final class SQLiteDatabase: Database {
         case readWriteCreate
     }
 
+    /// How long a connection waits for a lock held by another (30 s). The busy handler "will sleep multiple
+    /// times until at least "ms" milliseconds of sleeping have accumulated"
+    /// https://www.sqlite.org/c3ref/busy_timeout.html
+    public static let busyTimeoutMilliseconds: Int32 = 30_000
+
     let handle: OpaquePointer
     /// The path or URI the connection was opened with.
     public let location: String
@@ -26,10 +31,11 @@ public final class SQLiteDatabase: Database {
 
     /// Opens a database file (or, when `location` starts with `file:`, an SQLite URI).
     ///
-    /// Extended result codes are turned on, foreign keys enforced and `busy_timeout` set.
+    /// Extended result codes are turned on, foreign keys enforced and `busy_timeout` set: a write waits that
+    /// long for another connection's write (an import, a re-anchor) before it fails with `SQLITE_BUSY`.
     /// - Throws: `DatabaseError` when the file cannot be opened.
     public init(path location: String, mode: OpenMode = .readWriteCreate,
-                busyTimeoutMilliseconds: Int32 = 5000) throws {
+                busyTimeoutMilliseconds: Int32 = SQLiteDatabase.busyTimeoutMilliseconds) throws {
         var flags = SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
         switch mode {
         case .readOnly: flags |= SQLITE_OPEN_READONLY

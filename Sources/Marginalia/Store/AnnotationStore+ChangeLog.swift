@@ -34,8 +34,10 @@ extension AnnotationStore {
         if !clockIsCurrent, let stored = try db.text(sql: "SELECT max(hlc) FROM changes").flatMap(HLC.init) {
             clock.observe(stored)
         }
+        let changeID = Identifiers.make()
+        try noteClockIfFarOff(changeID: changeID)
         let change = Change(
-            changeID: Identifiers.make(), hlc: clock.tick(), device: deviceID, entity: entity, entityID: entityID,
+            changeID: changeID, hlc: clock.tick(), device: deviceID, entity: entity, entityID: entityID,
             operation: operation, fields: fields)
         try insert(change)
         guard entity == .annotation else {

@@ -25,6 +25,11 @@ public final class AnnotationStore {
     var clock: HybridLogicalClock
     /// Set while `batch` holds the write lock, after it has observed the log's latest clock.
     var clockIsCurrent = false
+    /// Set while `batch` runs once a clock warning is noted: one note per transaction.
+    var clockWarningNoted = false
+    /// The local writes of this session made with the wall clock far from the store's newest change (each also
+    /// noted in the store); the command-line tool prints them on stderr.
+    public internal(set) var clockWarnings: [ClockWarning] = []
     /// The attached content, if any.
     public internal(set) var content: ContentInfo?
     /// Called every so many items by long operations (export, import, anchor checks), to show progress.
@@ -38,6 +43,7 @@ public final class AnnotationStore {
 
     /// Opens (or creates) the store at `path`.
     ///
+    /// Opened for writing, the store first merges the quarantined changes that have become plausible.
     /// - Parameter wallClock: milliseconds since 1970, for the hybrid logical clock; injectable for tests.
     /// - Throws: `StoreError` when the store is missing, foreign or from a newer version (it is then left
     ///   untouched); `DatabaseError` from SQLite.
@@ -60,7 +66,9 @@ public final class AnnotationStore {
         case .create: databaseAccess = .create
         }
         let db = try UserDatabase.open(path: path, access: databaseAccess, vfs: vfs)
-        return try AnnotationStore(database: db, path: path, wallClock: wallClock)
+        let store = try AnnotationStore(database: db, path: path, wallClock: wallClock)
+        if access != .readOnly { try store.releaseDueQuarantine() }
+        return store
     }
 
     /// Wraps an opened, migrated user database.
@@ -90,7 +98,10 @@ public final class AnnotationStore {
                 clock.observe(stored)
             }
             clockIsCurrent = true
-            defer { clockIsCurrent = false }
+            defer {
+                clockIsCurrent = false
+                clockWarningNoted = false
+            }
             return try body()
         }
     }

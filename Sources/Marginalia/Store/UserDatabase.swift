@@ -76,20 +76,28 @@ enum UserDatabase {
                     path: path, reason: "cannot switch to WAL journal mode (got \(journal ?? "nothing"))")
             }
         }
-        // Temporary tables (the staging tables of batched writes) and statement journals stay in memory: they
-        // hold at most one batch and are never needed after a crash.
-        try db.executeScript(sql: "PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY")
+        // Temporary tables hold a whole archive while an import stages it before taking the write lock, so
+        // they go to a temporary file, not to memory: "When temp_store is FILE (1) temporary tables and indices
+        // are stored in a file" https://www.sqlite.org/pragma.html#pragma_temp_store. That file lives in the
+        // page cache until it outgrows it, and "TEMP tables ... are automatically deleted when the database
+        // connection is closed" https://www.sqlite.org/tempfiles.html (on Unix it is unlinked once opened, so
+        // nothing is left behind after a crash).
+        try db.executeScript(sql: "PRAGMA synchronous = FULL; PRAGMA temp_store = FILE")
         try migrate(db, newDeviceID: newDeviceID)
         return db
     }
 
     /// Applies every migration newer than the store's `user_version`, all in one transaction with the
     /// version bump, so a failed migration leaves the store at its old version.
-    static func migrate(_ db: SQLiteDatabase, newDeviceID: () -> String) throws {
+    ///
+    /// - Parameter migrations: the schema's migrations; a test passes a failing one.
+    static func migrate(_ db: SQLiteDatabase, migrations: [UserSchema.Migration] = UserSchema.migrations,
+                        newDeviceID: () -> String) throws {
+        guard let target = migrations.last?.version else { return }
         try db.transaction(.immediate) {
             let version = Int32(truncatingIfNeeded: try db.int(sql: "PRAGMA user_version") ?? 0)
-            guard version < UserSchema.currentVersion else { return }
-            for migration in UserSchema.migrations where migration.version > version {
+            guard version < target else { return }
+            for migration in migrations where migration.version > version {
                 try db.executeScript(sql: migration.sql)
             }
             if version == 0 {
@@ -100,7 +108,7 @@ enum UserDatabase {
             // PRAGMA arguments cannot be bound; both values are integers of this build.
             try db.executeScript(sql: """
                 PRAGMA application_id = \(UserSchema.applicationID);
-                PRAGMA user_version = \(UserSchema.currentVersion);
+                PRAGMA user_version = \(target);
                 """)
         }
     }

@@ -18,6 +18,7 @@ enum UserSchema {
 
     static let migrations: [Migration] = [
         Migration(version: 1, sql: version1),
+        Migration(version: 2, sql: version2),
     ]
 
     /// Version 1: the change log, the current annotations and reading positions, the notes index.
@@ -111,5 +112,33 @@ enum UserSchema {
             INSERT INTO notes_fts (notes_fts, rowid, quote, note)
             VALUES ('delete', old.rowid, replace(old.quote, char(173), ''), replace(old.note, char(173), ''));
         END;
+        """
+
+    /// Version 2: changes held back because they are dated ahead of this machine's clock, and the notes of local
+    /// writes made while the wall clock was far from the store's newest change.
+    private static let version2 = """
+        CREATE TABLE quarantine (
+            change_id TEXT PRIMARY KEY NOT NULL,
+            hlc TEXT NOT NULL CHECK (length(hlc) = 21),
+            device TEXT NOT NULL,
+            entity TEXT NOT NULL CHECK (entity IN ('annotation', 'position')),
+            entity_id TEXT NOT NULL,
+            op TEXT NOT NULL CHECK (
+                op IN ('create', 'edit', 'delete', 'undelete', 'reanchor', 'confirm', 'reattach', 'set')
+            ),
+            fields TEXT NOT NULL CHECK (json_valid(fields)),
+            source TEXT NOT NULL,
+            seen_at TEXT NOT NULL
+        ) STRICT, WITHOUT ROWID;
+
+        CREATE INDEX quarantine_by_clock ON quarantine (hlc);
+
+        CREATE TABLE clock_notes (
+            seq INTEGER PRIMARY KEY,
+            change_id TEXT NOT NULL,
+            wall_clock TEXT NOT NULL,
+            newest_change TEXT NOT NULL CHECK (length(newest_change) = 21),
+            direction TEXT NOT NULL CHECK (direction IN ('ahead', 'behind'))
+        ) STRICT;
         """
 }

@@ -48,20 +48,28 @@ enum ArchiveCommands {
             discussion: """
                 Changes already here (by change id) are skipped, so importing a file twice changes nothing. Each \
                 field takes the value of its latest change (by clock, then device id); a delete is undone only by a \
-                newer undelete, never by an edit or an old file. The whole file is checked before anything is \
-                written: a damaged file changes nothing and exits 65.
+                newer undelete, never by an edit or an old file. The whole file is read and checked before the \
+                store is locked for the merge (other writers wait meanwhile only for the merge itself): a damaged \
+                file changes nothing and exits 65. Changes dated more than a day ahead of this machine's clock \
+                are held in quarantine instead of merged (see 'marginalia quarantine') and merged once they are \
+                plausible, by the next import or command that writes; the rest of the file is merged.
                 """,
             arguments: [.init(name: "FILE", help: "The archive (.jsonl.gz).")],
-            options: [.init(name: "dry-run", help: "Say what would change, and change nothing.")],
+            options: [.init(name: "dry-run", help: "Say what would change, and change nothing."),
+                      .init(name: "accept-future",
+                            help: "Merge changes dated ahead of this machine's clock at once (and those of the file "
+                                + "already in quarantine).")],
             examples: ["marginalia import laptop.jsonl.gz --dry-run", "marginalia import laptop.jsonl.gz"]),
         run: { context in
             let dryRun = context.arguments.flag("dry-run")
+            let acceptFuture = context.arguments.flag("accept-future")
             // A dry run into a store that does not exist yet runs against an empty one in memory: it creates nothing.
             let store = dryRun && !context.storeExists
                 ? try AnnotationStore.open(path: ":memory:", access: .create)
                 : try context.openStore(.create, content: .none)
             let report = try context.withProgress(on: store) {
-                try store.importArchive(path: context.arguments.positionals[0], dryRun: dryRun)
+                try store.importArchive(path: context.arguments.positionals[0], dryRun: dryRun,
+                                        acceptFuture: acceptFuture)
             }
             if context.json {
                 try Output.print(importJSON(report, dryRun: dryRun), to: context.console)
@@ -77,6 +85,13 @@ enum ArchiveCommands {
                 """)
             if report.pending > 0 {
                 context.console.out("  waiting for their annotation: \(report.pending) (the file is partial)")
+            }
+            if report.releasedFromQuarantine > 0 {
+                context.console.out("  merged from quarantine: \(report.releasedFromQuarantine) (now plausible)")
+            }
+            if report.quarantined > 0 {
+                context.console.out("  held in quarantine:  \(report.quarantined) (dated more than a day ahead of this "
+                    + "machine's clock; see 'marginalia quarantine', or import again with --accept-future)")
             }
             if let renewed = report.renewedDeviceID {
                 context.console.err("The file holds changes made under this store's device id on another copy of it; "
@@ -157,7 +172,8 @@ enum ArchiveCommands {
             ("newChanges", .int(Int64(report.newChanges))), ("duplicates", .int(Int64(report.duplicates))),
             ("annotationsCreated", .int(Int64(report.annotationsCreated))), ("updates", .int(Int64(report.updates))),
             ("deletions", .int(Int64(report.deletions))), ("conflictsResolved", .int(Int64(report.conflictsResolved))),
-            ("pending", .int(Int64(report.pending))),
+            ("pending", .int(Int64(report.pending))), ("quarantined", .int(Int64(report.quarantined))),
+            ("releasedFromQuarantine", .int(Int64(report.releasedFromQuarantine))),
             ("renewedDeviceId", report.renewedDeviceID.map(JSONValue.string) ?? .null),
         ]))
     }

@@ -1,0 +1,92 @@
+/// A change held back from the log because it is dated ahead of this machine's clock by more than the allowed
+/// drift: kept whole, with the file it came from and when it was seen, until it becomes plausible.
+public struct QuarantinedChange: Equatable, Sendable {
+    /// The change as the archive carried it.
+    public let change: Change
+    /// The archive it came from, as given to `import`.
+    public let source: String
+    /// When this store first saw it (ISO 8601).
+    public let seenAt: String
+}
+
+extension AnnotationStore {
+    /// Every change held in quarantine, in clock order.
+    public func quarantinedChanges() throws -> [QuarantinedChange] {
+        try db.fetchAll(
+            sql: """
+                SELECT change_id, hlc, device, entity, entity_id, op, fields, source, seen_at FROM quarantine
+                ORDER BY hlc, device, change_id
+                """
+        ) { row in
+            QuarantinedChange(change: try Change(row: row), source: try row.string(7), seenAt: try row.string(8))
+        }
+    }
+
+    /// Holds a change in quarantine; call it inside the write transaction of an import.
+    func quarantine(_ change: Change, fieldsText: String, source: String) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO quarantine (change_id, hlc, device, entity, entity_id, op, fields, source, seen_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [change.changeID, change.hlc.description, change.device, change.entity.rawValue,
+                        change.entityID, change.operation.rawValue, fieldsText, source,
+                        Timestamp.iso8601(milliseconds: clock.wallMilliseconds)])
+    }
+
+    /// Takes a change out of quarantine once it is in the log.
+    func unquarantine(_ changeID: String) throws {
+        try db.execute(sql: "DELETE FROM quarantine WHERE change_id = ?", arguments: [changeID])
+    }
+
+    /// Merges every quarantined change dated at or before `latestAllowed` (milliseconds) into the log, in clock
+    /// order, exactly as an import would have; call it inside a write transaction. Returns how many it merged.
+    ///
+    /// The merge rule does not depend on the order changes arrive in, so a change applied late picks the same
+    /// winner as on a replica that took it at once.
+    func releaseQuarantine(latestAllowed: Int64) throws -> Int {
+        let bound = HLC(milliseconds: min(max(latestAllowed, 0), HLC.maxMilliseconds), counter: HLC.maxCounter)
+        var released = 0
+        while true {
+            let due = try db.fetchAll(
+                sql: """
+                    SELECT change_id, hlc, device, entity, entity_id, op, fields FROM quarantine WHERE hlc <= ?
+                    ORDER BY hlc, device, change_id LIMIT 1000
+                    """,
+                arguments: [bound.description], Change.init(row:))
+            guard !due.isEmpty else { return released }
+            var report = ImportReport()
+            var sawOwnDevice = false
+            // Each merged (or already present) change leaves the quarantine, so every round takes new ones.
+            try merge(due.map { ($0, 0) }, file: "the quarantine", into: &report, future: .accept,
+                      sawOwnDevice: &sawOwnDevice)
+            released += due.count
+        }
+    }
+
+    /// On opening a store for writing: merges the quarantined changes that have become plausible (dated no more
+    /// than the allowed drift ahead of the wall clock). Takes the write lock only when there is one.
+    func releaseDueQuarantine() throws {
+        let latest = clock.wallMilliseconds + clock.maxDrift
+        let bound = HLC(milliseconds: min(max(latest, 0), HLC.maxMilliseconds), counter: HLC.maxCounter)
+        guard try db.int(sql: "SELECT 1 FROM quarantine WHERE hlc <= ? LIMIT 1", arguments: [bound.description]) != nil
+        else { return }
+        _ = try batch { try releaseQuarantine(latestAllowed: latest) }
+    }
+
+    /// Copies the quarantine of the store at `path` (the one a restore replaces) into this one, so that a
+    /// restore keeps the changes it held: archives carry only the log. Changes this store's log already has
+    /// are left out. A store that cannot be read (it may be why it is being restored) is skipped: it is kept
+    /// as the restore's `.bak`, with its quarantine.
+    func carryQuarantine(fromStoreAt path: String) {
+        guard (try? db.attachReadOnly(path: path, as: "previous")) != nil else { return }
+        defer { try? db.detach("previous") }
+        _ = try? db.transaction(.immediate) {
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO main.quarantine
+                SELECT change_id, hlc, device, entity, entity_id, op, fields, source, seen_at FROM previous.quarantine
+                WHERE change_id NOT IN (SELECT change_id FROM main.changes)
+                """)
+        }
+    }
+}
