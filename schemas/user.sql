@@ -1,7 +1,7 @@
--- Marginalia user database: the readable end state of every migration (schema version 1).
+-- Marginalia user database: the readable end state of every migration (schema version 2).
 --
 --   PRAGMA application_id = 1297237845;  -- 0x4D524755, "MRGU"
---   PRAGMA user_version = 1;
+--   PRAGMA user_version = 2;
 --
 -- The change log `changes` is the source of truth; `annotations`, `positions` and `notes_fts` are its
 -- projection, rebuilt by replaying the log. Nothing here names the content database.
@@ -106,3 +106,33 @@ BEGIN
     INSERT INTO notes_fts (notes_fts, rowid, quote, note)
     VALUES ('delete', old.rowid, replace(old.quote, char(173), ''), replace(old.note, char(173), ''));
 END;
+
+-- Changes held back from the log because they were dated more than a day ahead of this machine's clock when
+-- imported (another device's clock was wrong): the change as it came (the columns of `changes`), the file it
+-- came from (`source`) and when this store first saw it (`seen_at`, ISO 8601). Each moves to the log once it is
+-- plausible, or at once with `import --accept-future`. Archives carry only the log; a restore keeps these.
+CREATE TABLE quarantine (
+    change_id TEXT PRIMARY KEY NOT NULL,
+    hlc TEXT NOT NULL CHECK (length(hlc) = 21),
+    device TEXT NOT NULL,
+    entity TEXT NOT NULL CHECK (entity IN ('annotation', 'position')),
+    entity_id TEXT NOT NULL,
+    op TEXT NOT NULL CHECK (
+        op IN ('create', 'edit', 'delete', 'undelete', 'reanchor', 'confirm', 'reattach', 'set')
+    ),
+    fields TEXT NOT NULL CHECK (json_valid(fields)),
+    source TEXT NOT NULL,
+    seen_at TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+
+CREATE INDEX quarantine_by_clock ON quarantine (hlc);
+
+-- Local writes made while this machine's wall clock was more than a day ahead of (or behind) the store's
+-- newest change: the change made, the wall clock then (ISO 8601), the newest change's hlc, and which way.
+CREATE TABLE clock_notes (
+    seq INTEGER PRIMARY KEY,
+    change_id TEXT NOT NULL,
+    wall_clock TEXT NOT NULL,
+    newest_change TEXT NOT NULL CHECK (length(newest_change) = 21),
+    direction TEXT NOT NULL CHECK (direction IN ('ahead', 'behind'))
+) STRICT;

@@ -98,20 +98,23 @@ extension AnnotationStore {
     /// takes the value of its latest change (by clock, then device id).
     ///
     ///     let report = try phone.merge(try laptop.changes(after: sentSoFar))
-    /// - Throws: `ArchiveError`-free errors naming the change: a change that is malformed, differs from the
-    ///   change already stored under its id, or is dated implausibly far in the future.
+    /// A change dated more than a day ahead of this machine's clock is held in quarantine (source "merge"), as an
+    /// archive's would be, and merged once it is plausible.
+    /// - Throws: `ArchiveError`-free errors naming the change: a change that is malformed, or differs from the
+    ///   change already stored (or held in quarantine) under its id.
     @discardableResult
     public func merge(_ changes: some Sequence<Change>) throws -> MergeReport {
         var report = ImportReport()
         var sawOwnDevice = false
         let latest = clock.wallMilliseconds + ArchiveLimits().maxClockDrift
-        try db.transaction(.immediate) {
+        try batch {
+            report.releasedFromQuarantine = try releaseQuarantine(latestAllowed: latest)
             var batch: [(change: Change, line: Int)] = []
             func mergeBatch() throws {
                 guard !batch.isEmpty else { return }
                 do {
-                    try merge(batch, file: Self.mergeSource, into: &report, latestAllowed: latest,
-                              sawOwnDevice: &sawOwnDevice)
+                    try merge(batch, file: Self.mergeSource, into: &report,
+                              future: .quarantine(latestAllowed: latest, source: "merge"), sawOwnDevice: &sawOwnDevice)
                 } catch let error as ArchiveError where error.file == Self.mergeSource {
                     throw StoreError.invalidChange(reason: "change \(error.line ?? 0): \(error.reason)")
                 }

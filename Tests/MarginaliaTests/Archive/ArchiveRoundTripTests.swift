@@ -71,7 +71,7 @@ import Testing
         headerB.device = headerA.device
         headerB.createdAt = headerA.createdAt
         #expect(headerB == headerA)
-        #expect(headerA == ArchiveHeader(device: fixture.store.deviceID, createdAt: headerA.createdAt, schemaVersion: 1,
+        #expect(headerA == ArchiveHeader(device: fixture.store.deviceID, createdAt: headerA.createdAt, schemaVersion: Int64(UserSchema.currentVersion),
                                          editions: ["test-1"], partial: false))
     }
 
