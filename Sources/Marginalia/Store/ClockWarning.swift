@@ -22,8 +22,9 @@ public struct ClockWarning: Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         let gap = AnnotationStore.duration(abs(wallClock - newestChange.milliseconds))
-        return "this machine's clock (\(Timestamp.iso8601(milliseconds: wallClock))) is \(gap) \(direction.rawValue) "
-            + "of the store's newest change (\(newestChange.iso8601)); change \(changeID) was made with it and "
+        let way = direction == .ahead ? "ahead of" : "behind"
+        return "this machine's clock (\(Timestamp.iso8601(milliseconds: wallClock))) is \(gap) \(way) "
+            + "the store's newest change (\(newestChange.iso8601)); change \(changeID) was made with it and "
             + "noted in the store — check the system clock"
     }
 }

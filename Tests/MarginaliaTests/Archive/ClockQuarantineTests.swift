@@ -23,7 +23,7 @@ import Testing
         #expect(warning.direction == (offset > 0 ? .ahead : .behind))
         #expect(warning.newestChange == first.createdAt)
         #expect(warning.changeID == (try store.history(id: second.id).first?.changeID))
-        #expect(warning.description.contains("is 2 days \(offset > 0 ? "ahead" : "behind") of the store's newest"))
+        #expect(warning.description.contains("is 2 days \(offset > 0 ? "ahead of" : "behind") the store's newest"))
         #expect(try store.clockNotes() == [warning])
         // Within a day of the newest change: nothing to report.
         let quiet = try Fixtures.store(directory, "quiet.db", clock: ManualClock(Fixtures.epoch))
