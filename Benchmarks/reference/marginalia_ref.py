@@ -56,6 +56,9 @@ RULES = {  # (entity, op) -> (allowed field groups, required field groups), as C
     ("annotation", "reattach"): ({"anchor"}, {"anchor"}),
     ("position", "set"): ({"position"}, {"position"}),
 }
+# The user-database schema version schemas/user.sql describes. Unlike the Swift tool, which holds changes
+# dated more than a day ahead in its `quarantine` table and merges the rest, this reference refuses such a file.
+SCHEMA_VERSION = 2
 USER_SQL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schemas", "user.sql")
 ANNOTATION_COLUMNS = ("id, kind, document, start_passage, start_offset, end_passage, end_offset, quote, prefix, "
                       "suffix, created_edition, anchor_edition, note, color, tags, deleted, created_hlc, updated_hlc")
@@ -513,7 +516,8 @@ class Importer:
         self.db, self.batch, self.own_device_seen = db, [], False
         self.device = db.execute("SELECT value FROM meta WHERE key = 'device_id'").fetchone()[0]
         self.report = dict.fromkeys(("changesRead", "newChanges", "duplicates", "annotationsCreated", "updates",
-                                     "deletions", "conflictsResolved", "pending"), 0)
+                                     "deletions", "conflictsResolved", "pending", "quarantined",
+                                     "releasedFromQuarantine"), 0)
         self.report = {"dryRun": False, **self.report, "renewedDeviceId": None}  # as `marginalia --json import`
 
     def add(self, line, change):
@@ -631,9 +635,9 @@ def open_store(path):
         db.execute("PRAGMA journal_mode = WAL")
         db.executescript(f"BEGIN IMMEDIATE;\n{schema}\nINSERT INTO meta (key, value) VALUES ('device_id', "
                          f"'{uuid.uuid4()}'), ('created_at', '{iso8601(time.time_ns() // 1_000_000)}');\n"
-                         f"PRAGMA application_id = {APPLICATION_ID};\nPRAGMA user_version = 1;\nCOMMIT;")
-    elif app_id != APPLICATION_ID or version != 1:
-        raise ArchiveError(f"{path} is not a marginalia user store of schema version 1")
+                         f"PRAGMA application_id = {APPLICATION_ID};\nPRAGMA user_version = {SCHEMA_VERSION};\nCOMMIT;")
+    elif app_id != APPLICATION_ID or version != SCHEMA_VERSION:
+        raise ArchiveError(f"{path} is not a marginalia user store of schema version {SCHEMA_VERSION}")
     if db.execute("PRAGMA journal_mode = WAL").fetchone()[0] != "wal":
         raise ArchiveError(f"{path}: cannot switch to WAL journal mode")
     db.execute("PRAGMA synchronous = FULL")

@@ -10,7 +10,7 @@ import Testing
         for section in ["OVERVIEW:", "USAGE:", "OPTIONS:", "SUBCOMMANDS:"] { #expect(result.stdout.contains(section)) }
         for command in ["init", "content build", "content info", "highlight", "note", "bookmark", "position", "edit",
                         "delete", "undelete", "list", "show", "search", "history", "log", "verify", "anchors",
-                        "reattach", "export", "import", "backup", "restore", "demo"] {
+                        "reattach", "export", "import", "backup", "restore", "quarantine", "demo"] {
             #expect(result.stdout.contains("\n  \(command) "), "missing \(command)")
         }
     }
