@@ -6,6 +6,10 @@ extension AnnotationStore {
     /// change, all in one transaction, and remembers the edition as reconciled. So every annotation records the
     /// edition it was last reconciled with (`anchor.edition`), and a second run writes nothing.
     ///
+    /// The checks (reading the content, matching quotes) run on a read snapshot, without the write lock, so that
+    /// other writers go on meanwhile; the write transaction only records the changes. Should another process have
+    /// written in between, the checks are run again under the lock, so no change is based on a stale annotation.
+    ///
     /// Without `reanchor` nothing is written. Nothing is ever deleted: orphans stay as they are.
     ///
     /// - Parameters:
@@ -17,43 +21,54 @@ extension AnnotationStore {
     public func reconcileAnchors(reanchor: Bool = false, allowOlder: Bool = false, recordingPath: Bool = true) throws
         -> ReconciliationReport
     {
+        guard reanchor else { return try planReconciliation(reanchor: false).report }
+        let content = try requireContent()
+        let latest = { try self.db.text(sql: "SELECT max(hlc) FROM changes") }
+        func plan() throws -> (report: ReconciliationReport, writes: [(String, ChangeOperation, Anchor)]) {
+            if !allowOlder { try checkReanchorTarget(content) }
+            return try planReconciliation(reanchor: true)
+        }
+        let seen: String?
+        var planned: (report: ReconciliationReport, writes: [(String, ChangeOperation, Anchor)])
+        (planned, seen) = try db.transaction(.deferred) { (try plan(), try latest()) }
+        return try batch {
+            if try latest() != seen { planned = try plan() }
+            for (id, operation, anchor) in planned.writes {
+                _ = try record(.annotation, id, operation, ChangeFields(anchor: anchor))
+            }
+            try recordReconciled(content, recordingPath: recordingPath)
+            return planned.report
+        }
+    }
+
+    /// The checks of every annotation, and (with `reanchor`) the changes recording them would make.
+    private func planReconciliation(reanchor: Bool) throws
+        -> (report: ReconciliationReport, writes: [(String, ChangeOperation, Anchor)])
+    {
         var report = ReconciliationReport(edition: content?.edition)
-        let body = {
-            var documents = DocumentCache()
-            let annotations = try self.annotations(matching: AnnotationFilter(includeDeleted: true))
-            for (index, annotation) in annotations.enumerated() {
-                self.reportProgress("checking anchors", done: index, total: annotations.count, every: 500)
-                let check = try self.checkAnchor(annotation, documents: &documents)
-                report.count(check.status)
-                if check.status == .intact {
-                    if reanchor, let edition = report.edition, annotation.anchor.edition != edition {
-                        var anchor = annotation.anchor
-                        anchor.edition = edition
-                        _ = try self.record(.annotation, annotation.id, .confirm, ChangeFields(anchor: anchor))
-                        report.confirmed += 1
-                    }
-                    continue
+        var writes: [(String, ChangeOperation, Anchor)] = []
+        var documents = DocumentCache()
+        let annotations = try self.annotations(matching: AnnotationFilter(includeDeleted: true))
+        for (index, annotation) in annotations.enumerated() {
+            reportProgress("checking anchors", done: index, total: annotations.count, every: 500)
+            let check = try checkAnchor(annotation, documents: &documents)
+            report.count(check.status)
+            if check.status == .intact {
+                if reanchor, let edition = report.edition, annotation.anchor.edition != edition {
+                    var anchor = annotation.anchor
+                    anchor.edition = edition
+                    writes.append((annotation.id, .confirm, anchor))
+                    report.confirmed += 1
                 }
-                report.checks.append(check)
-                if reanchor, check.status == .moved, let anchor = check.newAnchor {
-                    _ = try self.record(.annotation, annotation.id, .reanchor, ChangeFields(anchor: anchor))
-                    report.reanchored += 1
-                }
+                continue
             }
-            if reanchor, let content = self.content {
-                try self.recordReconciled(content, recordingPath: recordingPath)
+            report.checks.append(check)
+            if reanchor, check.status == .moved, let anchor = check.newAnchor {
+                writes.append((annotation.id, .reanchor, anchor))
+                report.reanchored += 1
             }
         }
-        if reanchor {
-            let content = try requireContent()
-            try db.transaction(.immediate) {
-                if !allowOlder { try self.checkReanchorTarget(content) }
-                try body()
-            }
-        } else {
-            try body()
-        }
-        return report
+        return (report, writes)
     }
 
     /// Checks some annotations against the attached edition (all `unchecked` without content).

@@ -75,7 +75,8 @@ extension AnnotationStore {
         let temporary = temporaryFile.path
         var report: RestoreReport
         do {
-            report = try buildVerifiedStore(archive: archive, at: temporary, limits: limits)
+            report = try buildVerifiedStore(archive: archive, at: temporary, limits: limits,
+                                            replacing: live.exists ? live.path : nil)
         } catch let error as DatabaseError {
             // Disk full, I/O errors: the store was not touched.
             throw RestoreError(storePath: storePath, reason: "building the new store: \(error)", previousStore: nil,
@@ -101,10 +102,10 @@ extension AnnotationStore {
         return report
     }
 
-    /// Merges the archive into a new store at `temporary` (an empty `TemporaryFile`, mode 0600), closes it and
-    /// verifies it as reopened.
-    private static func buildVerifiedStore(archive: String, at temporary: String,
-                                           limits: ArchiveLimits) throws -> RestoreReport {
+    /// Merges the archive into a new store at `temporary` (an empty `TemporaryFile`, mode 0600), with the
+    /// quarantine of the store it replaces (`previous`), closes it and verifies it as reopened.
+    private static func buildVerifiedStore(archive: String, at temporary: String, limits: ArchiveLimits,
+                                           replacing previous: String?) throws -> RestoreReport {
         let report: RestoreReport
         do {
             let store = try AnnotationStore.open(path: temporary, access: .create)
@@ -121,7 +122,7 @@ extension AnnotationStore {
                     reason: "a partial archive (a filtered export) cannot be restored; import it instead")
             }
             // Archives carry only the log: the changes the replaced store holds in quarantine come along.
-            if FileManager.default.fileExists(atPath: storePath) { store.carryQuarantine(fromStoreAt: storePath) }
+            if let previous { store.carryQuarantine(fromStoreAt: previous) }
             report = RestoreReport(verification: verification, previousStore: nil, deviceID: store.deviceID)
         }
         // The connection is closed and the file holds every page; make them durable, then check the file as a

@@ -149,6 +149,32 @@ import Testing
         #expect(tried >= 1)
     }
 
+    @Test func reanchoringChecksWithoutTheWriteLockAndChecksAgainAfterAnotherWrite() throws {
+        let directory = try TemporaryDirectory()
+        let replica = try Replica("store", in: directory, clock: ManualClock(Fixtures.epoch))
+        let ids = try replica.store.batch {
+            try (0..<501).map { _ in
+                try replica.store.createAnnotation(.highlight, at: AnchorRequest(passage: "luceafarul.1")).id
+            }
+        }
+        let other = try SQLiteDatabase(path: replica.path, mode: .readWrite, busyTimeoutMilliseconds: 0)
+        // Another process edits a note while the anchors are being checked: it must not wait.
+        let writer = try Fixtures.store(directory, "store.db", clock: ManualClock(Fixtures.epoch + 60_000))
+        var probed = false
+        replica.store.progressHandler = { progress in
+            guard progress.task == "checking anchors", !probed else { return }
+            probed = true
+            #expect(throws: Never.self) {
+                try other.executeScript(sql: "BEGIN IMMEDIATE; ROLLBACK")
+                try writer.editAnnotation(id: ids[7], note: "written meanwhile")
+            }
+        }
+        let report = try replica.store.reconcileAnchors(reanchor: true)
+        #expect(probed && report.intact == 501)
+        #expect(try replica.store.annotation(id: ids[7]).note == "written meanwhile")
+        #expect(try replica.store.verify().problems == [])
+    }
+
     @Test func aFailedMigrationLeavesTheSchemaOneStoreIntact() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("user.db")
