@@ -76,7 +76,7 @@ extension AnnotationStore {
         var report: RestoreReport
         do {
             report = try buildVerifiedStore(archive: archive, at: temporary, limits: limits,
-                                            replacing: live.exists ? live.path : nil)
+                                            replacing: live.exists && !dryRun ? live.path : nil)
         } catch let error as DatabaseError {
             // Disk full, I/O errors: the store was not touched.
             throw RestoreError(storePath: storePath, reason: "building the new store: \(error)", previousStore: nil,

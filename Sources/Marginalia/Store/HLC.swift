@@ -96,7 +96,8 @@ public struct ClockStamp: Comparable, Hashable, Sendable {
 /// It never goes backwards: each timestamp it issues is greater than every timestamp it has issued or
 /// observed (from the log, or from another device's changes), even when the wall clock steps back.
 public struct HybridLogicalClock: Sendable {
-    /// How far ahead of the local wall clock a remote timestamp may be before it is refused (one day).
+    /// How far ahead of the local wall clock a remote timestamp may be before its change is held in quarantine,
+    /// and how far a local write's wall clock may be from the store's newest change before it is noted (one day).
     public static let defaultMaxDrift: Int64 = 24 * 60 * 60 * 1000
 
     /// The latest timestamp issued or observed.

@@ -33,6 +33,14 @@ import Testing
         #expect(try quiet.clockNotes().isEmpty)
     }
 
+    @Test func durationsReadAsWords() {
+        #expect(AnnotationStore.duration(Self.day) == "a day")
+        #expect(AnnotationStore.duration(2 * Self.day + 5) == "2 days")
+        #expect(AnnotationStore.duration(Self.day - 5) == "23 hours")
+        #expect(AnnotationStore.duration(3_600_000) == "an hour")
+        #expect(AnnotationStore.duration(90 * 60_000) == "90 minutes")
+    }
+
     @Test func aBatchNotesItsClockOnce() throws {
         let directory = try TemporaryDirectory()
         let clock = ManualClock(Fixtures.epoch)
