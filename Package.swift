@@ -3,6 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "Marginalia",
+    // Linux is where it is built and tested; on Apple's systems SQLite and zlib come from the SDK.
+    platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "Marginalia", targets: ["Marginalia"]),
         .executable(name: "marginalia", targets: ["MarginaliaCLI"]),

@@ -76,7 +76,10 @@ final class FailureRecord: @unchecked Sendable {
 }
 
 /// A progress line on stderr, redrawn in place at most ten times a second; only when stderr is a terminal.
-final class ProgressLine {
+///
+/// Sendable because the store calls its handler on the thread doing the work; its state is behind a lock.
+final class ProgressLine: @unchecked Sendable {
+    private let lock = NSLock()
     private let console: Console
     private var lastDraw = Date.distantPast
     private var drawn = false
@@ -86,9 +89,12 @@ final class ProgressLine {
     }
 
     /// The handler to give a long operation, or nil when stderr is not a terminal.
-    var handler: ((ProgressReport) -> Void)? {
+    var handler: ProgressHandler? {
         guard console.stderrIsTerminal else { return nil }
-        return { [self] progress in draw(progress) }
+        return { [self] progress in
+            lock.withLock { draw(progress) }
+            return .proceed
+        }
     }
 
     private func draw(_ progress: ProgressReport) {
@@ -103,7 +109,9 @@ final class ProgressLine {
 
     /// Clears the line, if anything was drawn.
     func finish() {
-        if drawn { console.errRaw("\r\u{1B}[K") }
-        drawn = false
+        lock.withLock {
+            if drawn { console.errRaw("\r\u{1B}[K") }
+            drawn = false
+        }
     }
 }

@@ -168,6 +168,9 @@ enum Tool {
     /// 65 for invalid or corrupt input data (files, and values that do not fit the data), 74 for a failure to
     /// write stdout, 1 for the rest.
     static func exitStatus(for error: Error) -> Int32 {
+        if let error = error as? MarginaliaError, !(error.underlyingError is MarginaliaError) {
+            return exitStatus(for: error.underlyingError)
+        }
         switch error {
         case let error as ContentError:
             if case .missing = error { return 1 }
@@ -181,7 +184,8 @@ enum Tool {
             case .notAStore, .newerSchema, .invalidAnchor, .invalidChange, .corruptRow, .passageNotFound,
                  .documentNotFound:
                 return 65
-            case .storeMissing, .unreadable, .annotationNotFound, .ambiguousID, .contentUnavailable, .wouldOverwrite:
+            case .storeMissing, .unreadable, .sqliteTooOld, .annotationNotFound, .ambiguousID, .contentUnavailable,
+                 .wouldOverwrite:
                 return 1
             }
         case let error as DatabaseError:

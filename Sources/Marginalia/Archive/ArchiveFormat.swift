@@ -117,7 +117,7 @@ extension ArchiveFormat {
 extension Annotation {
     /// The annotation as JSON: what `marginalia list --json` prints, and what an archive's state record holds
     /// after its `type`.
-    public var json: JSONValue { .object(JSONObject(jsonMembers)) }
+    package var json: JSONValue { .object(JSONObject(jsonMembers)) }
 
     var jsonMembers: [(String, JSONValue)] {
         [
@@ -144,7 +144,7 @@ extension Annotation {
 extension ReadingPosition {
     /// The reading position as JSON: what `marginalia position --json` prints, and what an archive's state
     /// record holds after its `type`.
-    public var json: JSONValue { .object(JSONObject(jsonMembers)) }
+    package var json: JSONValue { .object(JSONObject(jsonMembers)) }
 
     var jsonMembers: [(String, JSONValue)] {
         [

@@ -21,32 +21,32 @@ import Darwin
 ///
 /// Memory: one buffer, starting at `bufferSize` and growing only as far as `maxLineBytes + 1` bytes for one long
 /// line. A longer line is refused once `maxLineBytes + 1` of its bytes are buffered, without reading the rest.
-public final class ArchiveLineReader {
+package final class ArchiveLineReader {
     /// One line of the stream.
-    public struct Line: Sendable {
+    package struct Line: Sendable {
         /// The 1-based line number.
-        public let number: Int
+        package let number: Int
         /// The line's bytes without the "\n".
         ///
         /// The slice shares storage with the reader's buffer, so taking it costs nothing. Dropping it before the
         /// next call to `next()` keeps reading copy-free; holding on to it stays correct (copy-on-write) but makes
         /// the reader copy its whole buffer once. Use `Array(line.bytes)` to keep a line for long.
-        public let bytes: ArraySlice<UInt8>
+        package let bytes: ArraySlice<UInt8>
         /// Whether a "\n" ended the line; false only for a last line that was cut short.
-        public let endsWithNewline: Bool
+        package let endsWithNewline: Bool
     }
 
     /// The default cap on one line, 64 MiB.
-    public static let defaultMaxLineBytes = 64 << 20
+    package static let defaultMaxLineBytes = 64 << 20
     /// The default starting size of the buffer.
-    public static let defaultBufferSize = 256 * 1024
+    package static let defaultBufferSize = 256 * 1024
 
     /// A line longer than this many bytes (without its "\n") throws `GzipError.lineTooLong`.
-    public let maxLineBytes: Int
+    package let maxLineBytes: Int
     /// The number of the last line returned, 0 before the first.
-    public private(set) var lineNumber = 0
+    package private(set) var lineNumber = 0
     /// Whether the stream ended with bytes after the last "\n"; meaningful once `next()` has returned nil.
-    public private(set) var missingFinalNewline = false
+    package private(set) var missingFinalNewline = false
 
     private let source: any ByteSource
     private var buffer: [UInt8]
@@ -63,7 +63,7 @@ public final class ArchiveLineReader {
     ///   - source: The decompressed bytes, usually a `GzipReader`.
     ///   - maxLineBytes: The longest line accepted, in bytes without the "\n".
     ///   - bufferSize: The starting size of the buffer (at least 16 bytes is used).
-    public init(
+    package init(
         source: any ByteSource,
         maxLineBytes: Int = defaultMaxLineBytes,
         bufferSize: Int = defaultBufferSize
@@ -79,7 +79,7 @@ public final class ArchiveLineReader {
     ///
     /// - Throws: `GzipError.lineTooLong` naming the line, or any error from the source. Errors are sticky: later
     ///   calls throw the same error again.
-    public func next() throws -> Line? {
+    package func next() throws -> Line? {
         if let failure { throw failure }
         do {
             return try nextLine()
@@ -93,7 +93,7 @@ public final class ArchiveLineReader {
     ///
     /// - Parameter body: Receives each line; see `Line.bytes` for its lifetime.
     /// - Throws: See `next()`, and whatever `body` throws.
-    public func forEachLine(_ body: (Line) throws -> Void) throws {
+    package func forEachLine(_ body: (Line) throws -> Void) throws {
         while let line = try next() {
             try body(line)
         }

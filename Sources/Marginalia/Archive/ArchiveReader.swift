@@ -1,5 +1,5 @@
 /// One validated record of an archive.
-public enum ArchiveRecord: Equatable, Sendable {
+package enum ArchiveRecord: Equatable, Sendable {
     case header(ArchiveHeader)
     case change(Change)
     /// A state record (an annotation or a reading position), as it stands in the file.
@@ -20,11 +20,11 @@ public struct ArchiveSummary: Equatable, Sendable {
 ///
 /// Records reach the handler as they are read; the archive is known good only when `read` returns. A caller
 /// that writes must therefore do so in a transaction it commits only after `read` returns.
-public struct ArchiveReader: Sendable {
-    public let path: String
-    public var limits: ArchiveLimits
+package struct ArchiveReader: Sendable {
+    package let path: String
+    package var limits: ArchiveLimits
 
-    public init(path: String, limits: ArchiveLimits = ArchiveLimits()) {
+    package init(path: String, limits: ArchiveLimits = ArchiveLimits()) {
         self.path = path
         self.limits = limits
     }
@@ -33,7 +33,7 @@ public struct ArchiveReader: Sendable {
     ///
     /// - Throws: `ArchiveError` naming the line and the reason; whatever `handle` throws.
     @discardableResult
-    public func read(_ handle: (ArchiveRecord, Int) throws -> Void = { _, _ in }) throws -> ArchiveSummary {
+    package func read(_ handle: (ArchiveRecord, Int) throws -> Void = { _, _ in }) throws -> ArchiveSummary {
         let file: FileSource
         do {
             file = try FileSource(path: path)

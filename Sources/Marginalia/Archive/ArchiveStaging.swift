@@ -7,7 +7,7 @@ struct StagedArchive {
     let hasStates: Bool
 }
 
-extension AnnotationStore {
+extension StoreConnection {
     /// Reads the whole archive (inflating, parsing and checking every record and the trailer) into
     /// `temp.staged_records`, without taking the write lock: temporary tables live in the connection's own
     /// temporary database, not in the store. An invalid file throws before anything is staged for good.
@@ -46,7 +46,7 @@ extension AnnotationStore {
                 try db.execute(sql: "INSERT INTO temp.staged_records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                arguments: arguments)
                 staged += 1
-                reportProgress("reading archive", done: staged)
+                try reportProgress("reading archive", done: staged)
             }
         }
         return StagedArchive(path: path, summary: summary, hasStates: hasStates)

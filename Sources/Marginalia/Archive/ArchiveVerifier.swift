@@ -39,7 +39,7 @@ public enum ArchiveVerifier {
 /// process is interrupted.
 final class ScratchStore {
     let directory: ScratchDirectory
-    let store: AnnotationStore
+    let store: StoreConnection
 
     /// Makes the scratch directory beside `target` when that directory is writable (on the same file system),
     /// else in the system's temporary directory, itself a private directory there.
@@ -51,7 +51,7 @@ final class ScratchStore {
         } catch {
             directory = try ScratchDirectory(beside: FileManager.default.temporaryDirectory.path + "/marginalia")
         }
-        store = try AnnotationStore.open(path: directory.path + "/scratch.db", access: .create)
+        store = try StoreConnection.open(path: directory.path + "/scratch.db", access: .create)
         // A scratch store is thrown away: durability would only slow the check down.
         try store.db.executeScript(sql: "PRAGMA synchronous = OFF")
     }

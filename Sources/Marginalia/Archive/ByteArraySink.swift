@@ -7,14 +7,14 @@
 /// try writer.finish()
 /// let archive = sink.bytes
 /// ```
-public final class ByteArraySink: ByteSink {
+package final class ByteArraySink: ByteSink {
     /// Everything written so far.
-    public private(set) var bytes: [UInt8] = []
+    package private(set) var bytes: [UInt8] = []
 
     /// Creates an empty sink.
-    public init() {}
+    package init() {}
 
-    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws {
         self.bytes.append(contentsOf: bytes)
     }
 }

@@ -1,5 +1,5 @@
 /// A `ByteSource` over bytes held in memory.
-public final class ByteArraySource: ByteSource {
+package final class ByteArraySource: ByteSource {
     private let bytes: [UInt8]
     private var offset = 0
     /// The most bytes one `read(into:)` returns; tests set it low to split input at awkward places.
@@ -10,15 +10,15 @@ public final class ByteArraySource: ByteSource {
     /// - Parameters:
     ///   - bytes: The bytes to deliver.
     ///   - maxReadSize: The most bytes a single read returns (at least 1).
-    public init(_ bytes: [UInt8], maxReadSize: Int = .max) {
+    package init(_ bytes: [UInt8], maxReadSize: Int = .max) {
         self.bytes = bytes
         self.maxReadSize = max(1, maxReadSize)
     }
 
     /// How many bytes have been read so far.
-    public var bytesRead: Int { offset }
+    package var bytesRead: Int { offset }
 
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         let count = min(buffer.count, bytes.count - offset, maxReadSize)
         guard count > 0, let destination = buffer.baseAddress else { return 0 }
         bytes.withUnsafeBytes { all in

@@ -1,7 +1,7 @@
 /// A destination for bytes, such as a file or an in-memory buffer.
 ///
 /// `GzipWriter` writes its compressed output to a sink. Tests use their own sinks to inject write failures.
-public protocol ByteSink: AnyObject {
+package protocol ByteSink: AnyObject {
     /// Writes all of `bytes`, or throws.
     ///
     /// - Parameter bytes: The bytes to write; only valid for the duration of the call.

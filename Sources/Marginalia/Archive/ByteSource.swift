@@ -1,5 +1,5 @@
 /// An origin of bytes read in order, such as a file, an in-memory buffer or a decompressor.
-public protocol ByteSource: AnyObject {
+package protocol ByteSource: AnyObject {
     /// Reads up to `buffer.count` bytes into the start of `buffer`.
     ///
     /// A source may return fewer bytes than asked for even before its end.

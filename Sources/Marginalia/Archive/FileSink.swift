@@ -18,9 +18,9 @@ import Darwin
 /// try sink.sync()
 /// try sink.close()
 /// ```
-public final class FileSink: ByteSink {
+package final class FileSink: ByteSink {
     /// The path given when opening, used in error messages.
-    public var path: String { descriptor.path }
+    package var path: String { descriptor.path }
     private let descriptor: OpenDescriptor
 
     /// Opens `path` for writing, creating it or truncating it.
@@ -30,7 +30,7 @@ public final class FileSink: ByteSink {
     ///   - exclusive: Fail with `EEXIST` instead of truncating an existing file (for temporary files).
     ///   - permissions: The mode of a newly created file, before the umask.
     /// - Throws: `GzipError.io` when the file cannot be opened.
-    public init(path: String, exclusive: Bool = false, permissions: Int = 0o644) throws {
+    package init(path: String, exclusive: Bool = false, permissions: Int = 0o644) throws {
         let flags = O_WRONLY | O_CREAT | (exclusive ? O_EXCL : O_TRUNC)
         descriptor = OpenDescriptor(try SystemIO.open(path, flags: flags, permissions: permissions), path: path,
                                     owned: true)
@@ -42,28 +42,28 @@ public final class FileSink: ByteSink {
     ///   - fileDescriptor: An open descriptor.
     ///   - name: How to name the file in error messages, e.g. `"standard output"`.
     ///   - closesOnDeinit: Whether this sink owns the descriptor and closes it when released.
-    public init(fileDescriptor: Int32, name: String, closesOnDeinit: Bool = false) {
+    package init(fileDescriptor: Int32, name: String, closesOnDeinit: Bool = false) {
         descriptor = OpenDescriptor(fileDescriptor, path: name, owned: closesOnDeinit)
     }
 
     /// Writes all of `bytes`, looping over partial writes and `EINTR`.
     ///
     /// - Throws: `GzipError.io` with the errno text, e.g. "No space left on device" for `ENOSPC`.
-    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws {
         try SystemIO.writeAll(try descriptor.open(), bytes, path: path)
     }
 
     /// Flushes the file to stable storage with `fsync(2)`.
     ///
     /// - Throws: `GzipError.io` when `fsync` fails; the file's contents must then be treated as lost.
-    public func sync() throws {
+    package func sync() throws {
         try SystemIO.sync(try descriptor.open(), path: path)
     }
 
     /// Closes the descriptor; later writes throw `GzipError.alreadyFinished`. Closing twice does nothing.
     ///
     /// - Throws: `GzipError.io` when `close(2)` reports an error (for instance a delayed write error).
-    public func close() throws {
+    package func close() throws {
         try descriptor.close()
     }
 }

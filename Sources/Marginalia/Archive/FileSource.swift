@@ -5,16 +5,16 @@ import Darwin
 #endif
 
 /// A `ByteSource` that reads a file through a POSIX file descriptor.
-public final class FileSource: ByteSource {
+package final class FileSource: ByteSource {
     /// The path given when opening, used in error messages.
-    public var path: String { descriptor.path }
+    package var path: String { descriptor.path }
     private let descriptor: OpenDescriptor
 
     /// Opens `path` for reading.
     ///
     /// - Parameter path: The file to read.
     /// - Throws: `GzipError.io` when the file cannot be opened.
-    public init(path: String) throws {
+    package init(path: String) throws {
         descriptor = OpenDescriptor(try SystemIO.open(path, flags: O_RDONLY), path: path, owned: true)
     }
 
@@ -24,21 +24,21 @@ public final class FileSource: ByteSource {
     ///   - fileDescriptor: An open descriptor.
     ///   - name: How to name the file in error messages, e.g. `"standard input"`.
     ///   - closesOnDeinit: Whether this source owns the descriptor and closes it when released.
-    public init(fileDescriptor: Int32, name: String, closesOnDeinit: Bool = false) {
+    package init(fileDescriptor: Int32, name: String, closesOnDeinit: Bool = false) {
         descriptor = OpenDescriptor(fileDescriptor, path: name, owned: closesOnDeinit)
     }
 
     /// Reads up to `buffer.count` bytes; 0 at end of file.
     ///
     /// - Throws: `GzipError.io` when `read(2)` fails (for instance `EISDIR` for a directory).
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         try SystemIO.read(try descriptor.open(), into: buffer, path: path)
     }
 
     /// Closes the descriptor; later reads throw `GzipError.alreadyFinished`. Closing twice does nothing.
     ///
     /// - Throws: `GzipError.io` when `close(2)` reports an error.
-    public func close() throws {
+    package func close() throws {
         try descriptor.close()
     }
 }

@@ -19,20 +19,20 @@ internal import CZlib
 /// - Important: Bytes are delivered before the trailer is checked, and zlib may emit nearly all of a corrupt
 ///   file's plaintext before it notices. Commit nothing until `read(into:)` has returned 0 (or `forEachChunk` has
 ///   returned) without throwing.
-public final class GzipReader: ByteSource {
+package final class GzipReader: ByteSource {
     /// The default cap on decompressed output, 4 GiB.
-    public static let defaultMaxDecompressedBytes: UInt64 = 4 << 30
+    package static let defaultMaxDecompressedBytes: UInt64 = 4 << 30
     /// The default size of the compressed-input buffer.
-    public static let defaultInputBufferSize = 128 * 1024
+    package static let defaultInputBufferSize = 128 * 1024
     /// The chunk size `forEachChunk` uses.
-    public static let chunkSize = 256 * 1024
+    package static let chunkSize = 256 * 1024
 
     /// Decompressing past this many bytes throws `GzipError.sizeLimitExceeded`.
-    public let maxDecompressedBytes: UInt64
+    package let maxDecompressedBytes: UInt64
     /// Decompressed bytes delivered so far.
-    public private(set) var decompressedCount: UInt64 = 0
+    package private(set) var decompressedCount: UInt64 = 0
     /// Bytes taken from the source so far.
-    public private(set) var compressedCount: UInt64 = 0
+    package private(set) var compressedCount: UInt64 = 0
 
     private let source: any ByteSource
     private let stream: UnsafeMutablePointer<z_stream>
@@ -46,7 +46,7 @@ public final class GzipReader: ByteSource {
     }
 
     /// Whether the whole member, trailer included, has been read and verified, with nothing after it.
-    public var isComplete: Bool {
+    package var isComplete: Bool {
         if case .ended = phase { return true }
         return false
     }
@@ -58,7 +58,7 @@ public final class GzipReader: ByteSource {
     ///   - maxDecompressedBytes: The most decompressed bytes to accept.
     ///   - inputBufferSize: The size of the compressed-input buffer (at least 64 bytes is used).
     /// - Throws: `GzipError.zlib` when zlib cannot allocate its state.
-    public init(
+    package init(
         source: any ByteSource,
         maxDecompressedBytes: UInt64 = defaultMaxDecompressedBytes,
         inputBufferSize: Int = defaultInputBufferSize
@@ -97,7 +97,7 @@ public final class GzipReader: ByteSource {
     ///   with nothing after it (or when `buffer` is empty).
     /// - Throws: A `GzipError` refusing the input, or the source's error. Errors are sticky: later calls throw
     ///   the same error again.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         switch phase {
         case .ended:
             return 0
@@ -123,7 +123,7 @@ public final class GzipReader: ByteSource {
     ///
     /// - Parameter body: Receives each chunk; the buffer is only valid during the call.
     /// - Throws: A `GzipError` refusing the input, or an error from the source or from `body`.
-    public func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
         defer { chunk.deallocate() }
         while true {
@@ -136,7 +136,7 @@ public final class GzipReader: ByteSource {
     /// Decompresses the rest of the member into an array; for small archives and tests.
     ///
     /// - Throws: See `read(into:)`.
-    public func readAll() throws -> [UInt8] {
+    package func readAll() throws -> [UInt8] {
         var bytes: [UInt8] = []
         try forEachChunk { bytes.append(contentsOf: $0) }
         return bytes

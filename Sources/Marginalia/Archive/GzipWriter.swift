@@ -16,16 +16,16 @@ internal import CZlib
 ///
 /// After any error the writer is failed: the output is incomplete and later calls throw
 /// `GzipError.alreadyFinished`.
-public final class GzipWriter {
+package final class GzipWriter {
     /// zlib's default trade-off between speed and size, the same as `gzip -6`.
-    public static let defaultLevel = 6
+    package static let defaultLevel = 6
     /// The size of the compressed-output buffer, and so of most writes to the sink.
-    public static let defaultBufferSize = 256 * 1024
+    package static let defaultBufferSize = 256 * 1024
 
     /// Bytes accepted by `write` so far.
-    public private(set) var uncompressedCount: UInt64 = 0
+    package private(set) var uncompressedCount: UInt64 = 0
     /// Compressed bytes handed to the sink so far; after `finish()`, the size of the archive.
-    public private(set) var compressedCount: UInt64 = 0
+    package private(set) var compressedCount: UInt64 = 0
 
     private let sink: any ByteSink
     private let stream: UnsafeMutablePointer<z_stream>
@@ -44,7 +44,7 @@ public final class GzipWriter {
     ///   - level: The zlib compression level, 0 (store) through 9 (smallest).
     ///   - bufferSize: The size of the output buffer (at least 4 KiB is used).
     /// - Throws: `GzipError.zlib` for an invalid level or when zlib cannot allocate its state.
-    public init(sink: any ByteSink, level: Int = defaultLevel, bufferSize: Int = defaultBufferSize) throws {
+    package init(sink: any ByteSink, level: Int = defaultLevel, bufferSize: Int = defaultBufferSize) throws {
         guard (0...9).contains(level) else {
             throw GzipError.zlib(function: "deflateInit2", code: Z_STREAM_ERROR,
                                  message: "invalid compression level \(level)")
@@ -82,7 +82,7 @@ public final class GzipWriter {
     ///
     /// - Throws: `GzipError.alreadyFinished` after `finish()` or an earlier failure, `GzipError.zlib` if zlib fails,
     ///   or whatever the sink throws (e.g. `GzipError.io` for `ENOSPC`).
-    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard state == .open else { throw GzipError.alreadyFinished }
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
         var offset = 0
@@ -101,14 +101,14 @@ public final class GzipWriter {
     /// Compresses `bytes`.
     ///
     /// - Throws: See `write(_:)` for a raw buffer.
-    public func write(_ bytes: [UInt8]) throws {
+    package func write(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { try write($0) }
     }
 
     /// Compresses the UTF-8 bytes of `text`.
     ///
     /// - Throws: See `write(_:)` for a raw buffer.
-    public func write(_ text: String) throws {
+    package func write(_ text: String) throws {
         var text = text
         try text.withUTF8 { try write(UnsafeRawBufferPointer($0)) }
     }
@@ -118,7 +118,7 @@ public final class GzipWriter {
     /// The sink is not synced or closed: that is the caller's decision.
     ///
     /// - Throws: `GzipError.alreadyFinished` if already finished or failed, `GzipError.zlib`, or the sink's error.
-    public func finish() throws {
+    package func finish() throws {
         guard state == .open else { throw GzipError.alreadyFinished }
         stream.pointee.next_in = nil
         stream.pointee.avail_in = 0

@@ -48,6 +48,12 @@ enum SystemIO {
 
     /// Flushes the file to stable storage; a failure means earlier writes may be lost and must not be ignored.
     static func sync(_ descriptor: Int32, path: String) throws {
+        #if canImport(Darwin)
+        // "fsync() … does not ensure that the data is written to the permanent storage … use F_FULLFSYNC"; some
+        // file systems do not support it, and then fsync is the best there is.
+        // https://developer.apple.com/library/archive/documentation/System/Conceptual/ManPages_iPhoneOS/man2/fsync.2.html
+        if fcntl(descriptor, F_FULLFSYNC) == 0 { return }
+        #endif
         while fsync(descriptor) != 0 {
             if errno != EINTR { throw GzipError.posix("fsync", path: path) }
         }

@@ -43,7 +43,11 @@ public enum ContentBuilder {
                 arguments: [source.edition, source.language, source.title])
             for (documentOrder, document) in source.documents.enumerated() {
                 if documentOrder > 0 && documentOrder % 100 == 0 {
-                    progress?(ProgressReport(task: "building", done: documentOrder, total: source.documents.count))
+                    if Task.isCancelled
+                        || progress?(ProgressReport(task: "building", done: documentOrder,
+                                                    total: source.documents.count)) == .stop {
+                        throw CancellationError()
+                    }
                 }
                 try db.execute(
                     sql: "INSERT INTO documents (id, title, ord) VALUES (?, ?, ?)",

@@ -62,6 +62,12 @@ public final class SQLiteDatabase: Database {
         try executeScript(sql: "PRAGMA foreign_keys = ON")
     }
 
+    /// The version of the SQLite library in use, e.g. "3.40.1".
+    public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+
+    /// The version of the SQLite library in use as a number, e.g. 3040001 for 3.40.1.
+    public static var libraryVersionNumber: Int32 { sqlite3_libversion_number() }
+
     /// Opens a private in-memory database.
     public static func inMemory() throws -> SQLiteDatabase {
         try SQLiteDatabase(path: ":memory:")

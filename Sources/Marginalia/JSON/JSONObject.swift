@@ -9,9 +9,9 @@
 ///     fields["note"]?.stringValue  // "Ce frumos"
 ///     fields["rev"] = 2            // appended at the end
 ///     fields.keys                  // ["note", "tags", "rev"]
-public struct JSONObject: Sendable {
+package struct JSONObject: Sendable {
     /// One member: its key and its value.
-    public typealias Member = (key: String, value: JSONValue)
+    package typealias Member = (key: String, value: JSONValue)
 
     /// One member as stored; a struct rather than a tuple, whose copies go through slower generic code.
     struct Entry {
@@ -23,12 +23,12 @@ public struct JSONObject: Sendable {
     private(set) var entries: [Entry]
 
     /// An empty object.
-    public init() {
+    package init() {
         entries = []
     }
 
     /// An object with the given members in order; a repeated key keeps its first position and its last value.
-    public init(_ pairs: [(String, JSONValue)]) {
+    package init(_ pairs: [(String, JSONValue)]) {
         entries = []
         entries.reserveCapacity(pairs.count)
         if pairs.count <= Self.linearSearchLimit {
@@ -58,18 +58,18 @@ public struct JSONObject: Sendable {
     }
 
     /// The keys, in order.
-    public var keys: [String] {
+    package var keys: [String] {
         entries.map(\.key)
     }
 
     /// The values, in the order of their keys.
-    public var values: [JSONValue] {
+    package var values: [JSONValue] {
         entries.map(\.value)
     }
 
     /// The value for `key`, or `nil` if there is none; setting `nil` removes the member, setting a value
     /// replaces it in place or appends a new member.
-    public subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         get {
             guard let index = index(forKey: key) else { return nil }
             return entries[index].value
@@ -85,7 +85,7 @@ public struct JSONObject: Sendable {
     }
 
     /// The position of the member named `key`, if any.
-    public func index(forKey key: String) -> Int? {
+    package func index(forKey key: String) -> Int? {
         entries.firstIndex { Self.sameBytes($0.key, key) }
     }
 
@@ -96,11 +96,11 @@ public struct JSONObject: Sendable {
 // MARK: - Collection
 
 extension JSONObject: RandomAccessCollection {
-    public var startIndex: Int { entries.startIndex }
-    public var endIndex: Int { entries.endIndex }
+    package var startIndex: Int { entries.startIndex }
+    package var endIndex: Int { entries.endIndex }
 
     /// The member at `position`, in document order.
-    public subscript(position: Int) -> Member {
+    package subscript(position: Int) -> Member {
         let entry = entries[position]
         return (entry.key, entry.value)
     }
@@ -110,7 +110,7 @@ extension JSONObject: RandomAccessCollection {
 
 extension JSONObject: Equatable {
     /// Same keys with equal values, in any order.
-    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+    package static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         guard lhs.count == rhs.count else { return false }
         for (position, member) in lhs.entries.enumerated() {
             let other = rhs.entries[position]
@@ -158,7 +158,7 @@ extension JSONObject: Equatable {
 
 extension JSONObject: ExpressibleByDictionaryLiteral {
     /// An object with the given members in order; a repeated key keeps its first position and last value.
-    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+    package init(dictionaryLiteral elements: (String, JSONValue)...) {
         self.init(elements)
     }
 }

@@ -2,20 +2,20 @@
 ///
 ///     do { _ = try JSONParser.parse(#"{"note":1,"note":2}"#) }
 ///     catch { print(error) }  // byte 10: duplicate key "note"
-public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The 0-based offset, in bytes from the start of the input, of the byte at fault.
-    public var offset: Int
+    package var offset: Int
     /// What is wrong, for a person: `duplicate key "note"`, `invalid UTF-8 byte 0xC0`, `nesting deeper than 64`.
-    public var reason: String
+    package var reason: String
 
     /// An error at byte `offset` for `reason`.
-    public init(offset: Int, reason: String) {
+    package init(offset: Int, reason: String) {
         self.offset = offset
         self.reason = reason
     }
 
     /// `byte N: reason`.
-    public var description: String {
+    package var description: String {
         "byte \(offset): \(reason)"
     }
 }

@@ -16,36 +16,36 @@
 ///     }
 ///
 /// Error offsets count bytes from the start of the given input (for a slice, from its first element).
-public struct JSONParser: Sendable {
+package struct JSONParser: Sendable {
     /// Bounds that keep hostile input from costing more than it should.
-    public struct Limits: Equatable, Sendable {
+    package struct Limits: Equatable, Sendable {
         /// How many arrays and objects may be open at once; one more is refused as "nesting deeper than N".
-        public var maxDepth: Int
+        package var maxDepth: Int
         /// The longest string or key accepted, in bytes of UTF-8 after unescaping.
-        public var maxStringLength: Int
+        package var maxStringLength: Int
 
         /// Limits of `maxDepth` open containers and `maxStringLength` bytes per string.
-        public init(maxDepth: Int = 64, maxStringLength: Int = 16 * 1024 * 1024) {
+        package init(maxDepth: Int = 64, maxStringLength: Int = 16 * 1024 * 1024) {
             self.maxDepth = maxDepth
             self.maxStringLength = maxStringLength
         }
     }
 
     /// The limits applied to every input.
-    public var limits: Limits
+    package var limits: Limits
 
     /// Working storage kept between calls, so that parsing a line does not allocate its stacks anew.
     private var storage = Storage()
 
     /// A parser applying `limits`.
-    public init(limits: Limits = Limits()) {
+    package init(limits: Limits = Limits()) {
         self.limits = limits
     }
 
     /// Parses the single JSON text that makes up `input`.
     ///
     /// - Throws: `JSONParseError` with the offset of the first byte at fault.
-    public mutating func parse(_ input: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> JSONValue {
+    package mutating func parse(_ input: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> JSONValue {
         guard let base = input.baseAddress, input.count > 0 else {
             throw JSONParseError(offset: 0, reason: "empty input")
         }
@@ -57,7 +57,7 @@ public struct JSONParser: Sendable {
     /// Parses the single JSON text that makes up `input`.
     ///
     /// - Throws: `JSONParseError` with the offset of the first byte at fault.
-    public mutating func parse(_ input: UnsafeRawBufferPointer) throws(JSONParseError) -> JSONValue {
+    package mutating func parse(_ input: UnsafeRawBufferPointer) throws(JSONParseError) -> JSONValue {
         let result = input.withMemoryRebound(to: UInt8.self) { bytes in
             Result { () throws(JSONParseError) -> JSONValue in try parse(bytes) }
         }
@@ -67,14 +67,14 @@ public struct JSONParser: Sendable {
     /// Parses the single JSON text that makes up `input`.
     ///
     /// - Throws: `JSONParseError` with the offset of the first byte at fault.
-    public mutating func parse(_ input: [UInt8]) throws(JSONParseError) -> JSONValue {
+    package mutating func parse(_ input: [UInt8]) throws(JSONParseError) -> JSONValue {
         try parse(input[...])
     }
 
     /// Parses the single JSON text that makes up `input`; offsets count from the slice's first element.
     ///
     /// - Throws: `JSONParseError` with the offset of the first byte at fault.
-    public mutating func parse(_ input: ArraySlice<UInt8>) throws(JSONParseError) -> JSONValue {
+    package mutating func parse(_ input: ArraySlice<UInt8>) throws(JSONParseError) -> JSONValue {
         let result = input.withUnsafeBufferPointer { bytes in
             Result { () throws(JSONParseError) -> JSONValue in try parse(bytes) }
         }
@@ -84,7 +84,7 @@ public struct JSONParser: Sendable {
     /// Parses the single JSON text `input`; offsets count bytes of its UTF-8.
     ///
     /// - Throws: `JSONParseError` with the offset of the first byte at fault.
-    public mutating func parse(_ input: String) throws(JSONParseError) -> JSONValue {
+    package mutating func parse(_ input: String) throws(JSONParseError) -> JSONValue {
         var text = input
         let result = text.withUTF8 { bytes in
             Result { () throws(JSONParseError) -> JSONValue in try parse(bytes) }
@@ -95,7 +95,7 @@ public struct JSONParser: Sendable {
     /// Parses one JSON text with a parser made for this call; for many inputs keep a parser instead.
     ///
     /// - Throws: `JSONParseError` with the offset of the first byte at fault.
-    public static func parse(_ input: [UInt8], limits: Limits = Limits()) throws(JSONParseError) -> JSONValue {
+    package static func parse(_ input: [UInt8], limits: Limits = Limits()) throws(JSONParseError) -> JSONValue {
         var parser = JSONParser(limits: limits)
         return try parser.parse(input)
     }
@@ -103,7 +103,7 @@ public struct JSONParser: Sendable {
     /// Parses one JSON text with a parser made for this call; for many inputs keep a parser instead.
     ///
     /// - Throws: `JSONParseError` with the offset of the first byte at fault.
-    public static func parse(_ input: String, limits: Limits = Limits()) throws(JSONParseError) -> JSONValue {
+    package static func parse(_ input: String, limits: Limits = Limits()) throws(JSONParseError) -> JSONValue {
         var parser = JSONParser(limits: limits)
         return try parser.parse(input)
     }

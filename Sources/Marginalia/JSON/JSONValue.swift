@@ -11,7 +11,7 @@
 ///
 ///     let value: JSONValue = ["op": "update", "tags": ["poezie"], "rev": 3]
 ///     value["tags"]?[0]?.stringValue  // "poezie"
-public enum JSONValue: Sendable {
+package enum JSONValue: Sendable {
     case null
     case bool(Bool)
     /// A number literal with no fraction and no exponent that fits `Int64`.
@@ -27,25 +27,25 @@ public enum JSONValue: Sendable {
 
 extension JSONValue {
     /// Whether this is `.null`.
-    public var isNull: Bool {
+    package var isNull: Bool {
         if case .null = self { return true }
         return false
     }
 
     /// The Boolean of a `.bool`, otherwise `nil`.
-    public var boolValue: Bool? {
+    package var boolValue: Bool? {
         if case .bool(let value) = self { return value }
         return nil
     }
 
     /// The integer of an `.int`, otherwise `nil` (a `.double` is never converted).
-    public var intValue: Int64? {
+    package var intValue: Int64? {
         if case .int(let value) = self { return value }
         return nil
     }
 
     /// The number of a `.double` or an `.int` (converted, possibly rounded), otherwise `nil`.
-    public var doubleValue: Double? {
+    package var doubleValue: Double? {
         switch self {
         case .double(let value): return value
         case .int(let value): return Double(value)
@@ -54,31 +54,31 @@ extension JSONValue {
     }
 
     /// The text of a `.string`, otherwise `nil`.
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil
     }
 
     /// The elements of an `.array`, otherwise `nil`.
-    public var arrayValue: [JSONValue]? {
+    package var arrayValue: [JSONValue]? {
         if case .array(let value) = self { return value }
         return nil
     }
 
     /// The members of an `.object`, otherwise `nil`.
-    public var objectValue: JSONObject? {
+    package var objectValue: JSONObject? {
         if case .object(let value) = self { return value }
         return nil
     }
 
     /// The member named `key` of an `.object`; `nil` if absent or if this is not an object.
-    public subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         if case .object(let object) = self { return object[key] }
         return nil
     }
 
     /// The element at `index` of an `.array`; `nil` if out of bounds or if this is not an array.
-    public subscript(index: Int) -> JSONValue? {
+    package subscript(index: Int) -> JSONValue? {
         guard case .array(let elements) = self, elements.indices.contains(index) else { return nil }
         return elements[index]
     }
@@ -88,7 +88,7 @@ extension JSONValue {
 
 extension JSONValue: Equatable {
     /// Exact equality: byte-equal strings, bit-equal doubles, objects compared without regard to key order.
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null):
             return true
@@ -113,38 +113,38 @@ extension JSONValue: Equatable {
 // MARK: - Literals
 
 extension JSONValue: ExpressibleByBooleanLiteral {
-    public init(booleanLiteral value: Bool) {
+    package init(booleanLiteral value: Bool) {
         self = .bool(value)
     }
 }
 
 extension JSONValue: ExpressibleByIntegerLiteral {
-    public init(integerLiteral value: Int64) {
+    package init(integerLiteral value: Int64) {
         self = .int(value)
     }
 }
 
 extension JSONValue: ExpressibleByFloatLiteral {
-    public init(floatLiteral value: Double) {
+    package init(floatLiteral value: Double) {
         self = .double(value)
     }
 }
 
 extension JSONValue: ExpressibleByStringLiteral {
-    public init(stringLiteral value: String) {
+    package init(stringLiteral value: String) {
         self = .string(value)
     }
 }
 
 extension JSONValue: ExpressibleByArrayLiteral {
-    public init(arrayLiteral elements: JSONValue...) {
+    package init(arrayLiteral elements: JSONValue...) {
         self = .array(elements)
     }
 }
 
 extension JSONValue: ExpressibleByDictionaryLiteral {
     /// An object with the given members in order; a repeated key keeps its first position and last value.
-    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+    package init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(JSONObject(elements))
     }
 }

@@ -1,5 +1,5 @@
 /// Why `JSONWriter` refused a call; the writer's bytes and state are left as they were before it.
-public enum JSONWriteError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum JSONWriteError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A `Double` that is NaN or infinite, which JSON cannot express.
     case nonFiniteNumber
     /// `key(_:)` outside an object.
@@ -17,7 +17,7 @@ public enum JSONWriteError: Error, Equatable, Sendable, CustomStringConvertible 
     /// `rawValue(_:)` with no bytes, which is no JSON value.
     case emptyRawValue
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .nonFiniteNumber: "JSON cannot represent NaN or infinity"
         case .keyOutsideObject: "a key can only be written inside an object"

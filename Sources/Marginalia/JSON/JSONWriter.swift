@@ -15,9 +15,9 @@
 ///     try writer.endObject()
 ///     writer.text  // {"op":"update","rev":3}
 ///     writer.reset()
-public struct JSONWriter: Sendable {
+package struct JSONWriter: Sendable {
     /// The JSON written so far.
-    public internal(set) var bytes: [UInt8]
+    package internal(set) var bytes: [UInt8]
 
     /// The kind of each open container, innermost last.
     private var containers: [Container] = []
@@ -26,7 +26,7 @@ public struct JSONWriter: Sendable {
     /// Whether a key has been written and its value has not.
     private var awaitingValue = false
     /// Whether a whole top-level value has been written.
-    public private(set) var isComplete = false
+    package private(set) var isComplete = false
 
     private enum Container {
         case array
@@ -34,23 +34,23 @@ public struct JSONWriter: Sendable {
     }
 
     /// An empty writer whose buffer has room for `capacity` bytes before it grows.
-    public init(capacity: Int = 0) {
+    package init(capacity: Int = 0) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
     /// The JSON written so far, as text.
-    public var text: String {
+    package var text: String {
         String(decoding: bytes, as: UTF8.self)
     }
 
     /// Forgets everything written, keeping the buffer's capacity for the next line.
-    public mutating func reset() {
+    package mutating func reset() {
         removeAll(keepingCapacity: true)
     }
 
     /// Forgets everything written.
-    public mutating func removeAll(keepingCapacity keepCapacity: Bool = false) {
+    package mutating func removeAll(keepingCapacity keepCapacity: Bool = false) {
         bytes.removeAll(keepingCapacity: keepCapacity)
         containers.removeAll(keepingCapacity: keepCapacity)
         atFirstElement = true
@@ -61,7 +61,7 @@ public struct JSONWriter: Sendable {
     /// Ends the current line with `\n`, so that another top-level value can follow in the same buffer.
     ///
     /// - Throws: `JSONWriteError.incompleteValue` unless a whole value has been written since the last line.
-    public mutating func newline() throws(JSONWriteError) {
+    package mutating func newline() throws(JSONWriteError) {
         guard isComplete else { throw .incompleteValue }
         bytes.append(0x0A)
         isComplete = false
@@ -70,7 +70,7 @@ public struct JSONWriter: Sendable {
     /// `value` encoded as compact JSON.
     ///
     /// - Throws: `JSONWriteError.nonFiniteNumber` if it holds a NaN or infinite double.
-    public static func encode(_ value: JSONValue) throws(JSONWriteError) -> [UInt8] {
+    package static func encode(_ value: JSONValue) throws(JSONWriteError) -> [UInt8] {
         var writer = JSONWriter()
         try writer.value(value)
         return writer.bytes
@@ -79,7 +79,7 @@ public struct JSONWriter: Sendable {
     /// `value` encoded as compact JSON text.
     ///
     /// - Throws: `JSONWriteError.nonFiniteNumber` if it holds a NaN or infinite double.
-    public static func encodeString(_ value: JSONValue) throws(JSONWriteError) -> String {
+    package static func encodeString(_ value: JSONValue) throws(JSONWriteError) -> String {
         String(decoding: try encode(value), as: UTF8.self)
     }
 }
@@ -93,7 +93,7 @@ extension JSONWriter {
     /// `Limits.maxDepth` deep.
     ///
     /// - Throws: `JSONWriteError`, for a non-finite double or a value where none may go.
-    public mutating func value(_ value: JSONValue) throws(JSONWriteError) {
+    package mutating func value(_ value: JSONValue) throws(JSONWriteError) {
         let mark = bytes.count
         let (wasAtFirstElement, wasAwaitingValue) = (atFirstElement, awaitingValue)
         try beforeValue()
@@ -113,7 +113,7 @@ extension JSONWriter {
     /// parsing it again. It is not checked: the caller vouches that it is one valid, compact value.
     ///
     /// - Throws: `JSONWriteError.emptyRawValue` for no bytes, or an error for a value where none may go.
-    public mutating func rawValue(_ json: UnsafeRawBufferPointer) throws(JSONWriteError) {
+    package mutating func rawValue(_ json: UnsafeRawBufferPointer) throws(JSONWriteError) {
         guard !json.isEmpty else { throw .emptyRawValue }
         try beforeValue()
         bytes.append(contentsOf: json)
@@ -123,7 +123,7 @@ extension JSONWriter {
     /// Writes `json`, one complete JSON value that is already encoded, byte for byte as it is.
     ///
     /// - Throws: `JSONWriteError.emptyRawValue` for no bytes, or an error for a value where none may go.
-    public mutating func rawValue(_ json: [UInt8]) throws(JSONWriteError) {
+    package mutating func rawValue(_ json: [UInt8]) throws(JSONWriteError) {
         let result = json.withUnsafeBytes { raw in
             Result { () throws(JSONWriteError) in try rawValue(raw) }
         }
@@ -131,7 +131,7 @@ extension JSONWriter {
     }
 
     /// Opens an object; follow with `key(_:)` and a value for each member, then `endObject()`.
-    public mutating func beginObject() throws(JSONWriteError) {
+    package mutating func beginObject() throws(JSONWriteError) {
         try beforeValue()
         bytes.append(UInt8(ascii: "{"))
         containers.append(.object)
@@ -139,7 +139,7 @@ extension JSONWriter {
     }
 
     /// Closes the innermost open container, which must be an object with no key awaiting its value.
-    public mutating func endObject() throws(JSONWriteError) {
+    package mutating func endObject() throws(JSONWriteError) {
         guard containers.last == .object else { throw .mismatchedEnd }
         guard !awaitingValue else { throw .missingValue }
         bytes.append(UInt8(ascii: "}"))
@@ -148,7 +148,7 @@ extension JSONWriter {
     }
 
     /// Opens an array; follow with its elements, then `endArray()`.
-    public mutating func beginArray() throws(JSONWriteError) {
+    package mutating func beginArray() throws(JSONWriteError) {
         try beforeValue()
         bytes.append(UInt8(ascii: "["))
         containers.append(.array)
@@ -156,7 +156,7 @@ extension JSONWriter {
     }
 
     /// Closes the innermost open container, which must be an array.
-    public mutating func endArray() throws(JSONWriteError) {
+    package mutating func endArray() throws(JSONWriteError) {
         guard containers.last == .array else { throw .mismatchedEnd }
         bytes.append(UInt8(ascii: "]"))
         containers.removeLast()
@@ -164,7 +164,7 @@ extension JSONWriter {
     }
 
     /// Writes the key of the next member of the innermost open object.
-    public mutating func key(_ key: String) throws(JSONWriteError) {
+    package mutating func key(_ key: String) throws(JSONWriteError) {
         guard containers.last == .object else { throw .keyOutsideObject }
         guard !awaitingValue else { throw .missingValue }
         if !atFirstElement { bytes.append(UInt8(ascii: ",")) }
@@ -175,28 +175,28 @@ extension JSONWriter {
     }
 
     /// Writes a string value.
-    public mutating func string(_ value: String) throws(JSONWriteError) {
+    package mutating func string(_ value: String) throws(JSONWriteError) {
         try beforeValue()
         writeString(value)
         afterValue()
     }
 
     /// Writes an integer value in decimal.
-    public mutating func int(_ value: Int64) throws(JSONWriteError) {
+    package mutating func int(_ value: Int64) throws(JSONWriteError) {
         try beforeValue()
         writeInteger(value)
         afterValue()
     }
 
     /// Writes an integer value in decimal.
-    public mutating func int(_ value: Int) throws(JSONWriteError) {
+    package mutating func int(_ value: Int) throws(JSONWriteError) {
         try int(Int64(value))
     }
 
     /// Writes a double in its shortest form that reads back to the same value, such as `0.1` or `1e-07`.
     ///
     /// - Throws: `JSONWriteError.nonFiniteNumber` for NaN and infinities, writing nothing.
-    public mutating func double(_ value: Double) throws(JSONWriteError) {
+    package mutating func double(_ value: Double) throws(JSONWriteError) {
         guard value.isFinite else { throw .nonFiniteNumber }
         try beforeValue()
         writeDouble(value)
@@ -204,14 +204,14 @@ extension JSONWriter {
     }
 
     /// Writes `true` or `false`.
-    public mutating func bool(_ value: Bool) throws(JSONWriteError) {
+    package mutating func bool(_ value: Bool) throws(JSONWriteError) {
         try beforeValue()
         writeLiteral(value ? "true" : "false")
         afterValue()
     }
 
     /// Writes `null`.
-    public mutating func null() throws(JSONWriteError) {
+    package mutating func null() throws(JSONWriteError) {
         try beforeValue()
         writeLiteral("null")
         afterValue()

@@ -27,12 +27,12 @@ public struct AnchorRequest: Equatable, Sendable {
     }
 }
 
-extension AnnotationStore {
+extension StoreConnection {
     /// Checks a request against the attached content and captures the quote, prefix and suffix.
     ///
     /// - Throws: `StoreError.passageNotFound`, `.invalidAnchor` (a range outside the passage, a quote not found
     ///   or found more than once), or `.contentUnavailable`.
-    public func resolveAnchor(_ request: AnchorRequest, kind: AnnotationKind) throws -> Anchor {
+    func resolveAnchor(_ request: AnchorRequest, kind: AnnotationKind) throws -> Anchor {
         let content = try requireContent()
         guard let first = try passage(id: request.passage) else {
             throw StoreError.passageNotFound(id: request.passage)

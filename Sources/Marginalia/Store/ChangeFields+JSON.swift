@@ -4,7 +4,7 @@ import Foundation
 
 extension ChangeFields {
     /// The fields as a JSON object, keys in a fixed order, so that the same change always has the same text.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members: [(String, JSONValue)] = []
         if let kind { members.append(("kind", .string(kind.rawValue))) }
         if let anchor {
@@ -36,7 +36,7 @@ extension ChangeFields {
 
 extension TextPosition {
     /// `{"passage": …, "offset": …}`.
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object(JSONObject([("passage", .string(passage)), ("offset", .int(Int64(offset)))]))
     }
 }
@@ -51,7 +51,7 @@ extension ChangeFields {
     /// Reads fields from JSON, strictly: every key known, every value of the right type and within bounds.
     ///
     /// This checks each value; `validate(for:on:)` then checks that the set of fields fits the operation.
-    public init(json: JSONValue) throws(FieldError) {
+    package init(json: JSONValue) throws(FieldError) {
         guard case .object(let object) = json else { throw FieldError(field: "fields", reason: "must be an object") }
         for key in object.keys where !Self.knownKeys.contains(key) {
             throw FieldError(field: key, reason: "unknown field")

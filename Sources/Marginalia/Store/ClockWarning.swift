@@ -21,7 +21,7 @@ public struct ClockWarning: Equatable, Sendable, CustomStringConvertible {
     public let changeID: String
 
     public var description: String {
-        let gap = AnnotationStore.duration(abs(wallClock - newestChange.milliseconds))
+        let gap = StoreConnection.duration(abs(wallClock - newestChange.milliseconds))
         let way = direction == .ahead ? "ahead of" : "behind"
         return "this machine's clock (\(Timestamp.iso8601(milliseconds: wallClock))) is \(gap) \(way) "
             + "the store's newest change (\(newestChange.iso8601)); change \(changeID) was made with it and "
@@ -29,7 +29,7 @@ public struct ClockWarning: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-extension AnnotationStore {
+extension StoreConnection {
     /// Notes the write about to be stamped when the wall clock is more than the allowed drift from the store's
     /// newest change; once per transaction. Call it inside the write transaction, before the clock ticks.
     func noteClockIfFarOff(changeID: String) throws {
@@ -47,7 +47,7 @@ extension AnnotationStore {
     }
 
     /// The notes of local writes made with a wall clock far from the store's newest change, oldest first.
-    public func clockNotes() throws -> [ClockWarning] {
+    func clockNotes() throws -> [ClockWarning] {
         try db.fetchAll(
             sql: "SELECT direction, wall_clock, newest_change, change_id FROM clock_notes ORDER BY seq"
         ) { row in

@@ -1,9 +1,9 @@
 import Foundation
 
 /// The ids a store makes: annotation, change and device ids.
-public enum Identifiers {
+package enum Identifiers {
     /// A new random id (a lowercase UUID).
-    public static func make() -> String {
+    package static func make() -> String {
         // A version 4 UUID (RFC 9562 section 5.4): 122 random bits, version 0100, variant 10.
         var generator = SystemRandomNumberGenerator()
         var bytes = (generator.next() as UInt64, generator.next() as UInt64)
@@ -29,7 +29,7 @@ public enum Identifiers {
     /// Whether `text` can be a device or change id: 1 to 64 ASCII letters, digits, `.`, `_` or `-`.
     ///
     /// Narrower than content ids, because these are machine-made and stored space-separated in field clocks.
-    public static func isValidMachineID(_ text: String) -> Bool {
+    package static func isValidMachineID(_ text: String) -> Bool {
         let bytes = text.utf8
         return (1...64).contains(bytes.count) && bytes.allSatisfy { byte in
             switch byte {

@@ -13,7 +13,7 @@ import Darwin
 ///     } catch let error as MarginaliaError where error.category == .invalidArgument {
 ///         showAlert(error.localizedDescription)    // "no passage NO.SUCH in the attached content"
 ///     }
-public struct MarginaliaError: Error, Sendable, CustomStringConvertible, LocalizedError {
+public struct MarginaliaError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
     /// What kind of failure this is, and so what a caller can do about it.
     public enum Category: String, Sendable, CaseIterable {
         /// The caller asked for something that cannot be done as asked (a bad id, range, option or value).
@@ -41,13 +41,17 @@ public struct MarginaliaError: Error, Sendable, CustomStringConvertible, Localiz
     }
 
     /// The specific failure.
-    public enum Reason: Sendable {
+    public enum Reason: Equatable, Sendable {
         case store(StoreError)
         case archive(ArchiveError)
         case content(ContentError)
         case field(FieldError)
         case database(DatabaseError)
         case file(GzipError)
+        case reanchor(ReanchorError)
+        case search(SearchError)
+        case restore(RestoreError)
+        case output(OutputRefusal)
         /// The store was closed.
         case closed
         /// The work was cancelled.
@@ -82,6 +86,10 @@ public struct MarginaliaError: Error, Sendable, CustomStringConvertible, Localiz
         case .field(let error): return error.description
         case .database(let error): return error.description
         case .file(let error): return error.description
+        case .reanchor(let error): return error.description
+        case .search(let error): return error.description
+        case .restore(let error): return error.description
+        case .output(let error): return error.description
         case .closed: return "the store is closed"
         case .cancelled: return "cancelled; nothing was written"
         case .other(let text): return text
@@ -89,6 +97,23 @@ public struct MarginaliaError: Error, Sendable, CustomStringConvertible, Localiz
     }
 
     public var errorDescription: String? { description }
+
+    /// The failure as the part of the library that raised it named it: a `StoreError`, an `ArchiveError`, ….
+    public var underlyingError: any Error {
+        switch reason {
+        case .store(let error): return error
+        case .archive(let error): return error
+        case .content(let error): return error
+        case .field(let error): return error
+        case .database(let error): return error
+        case .file(let error): return error
+        case .reanchor(let error): return error
+        case .search(let error): return error
+        case .restore(let error): return error
+        case .output(let error): return error
+        case .closed, .cancelled, .other: return self
+        }
+    }
 
     /// The store was closed before the call.
     public static let closed = MarginaliaError(category: .closed, reason: .closed)
@@ -115,13 +140,15 @@ extension MarginaliaError {
         case let error as GzipError:
             self.init(category: Self.category(of: error), reason: .file(error))
         case let error as OutputRefusal:
-            // The caller named a file that must not be replaced.
-            self.init(category: .invalidArgument, reason: .other(error.description))
+            // Writing there would replace what was not asked to be replaced: the caller's choice of file.
+            self.init(category: .invalidArgument, reason: .output(error))
         case let error as ReanchorError:
             // The content given does not fit the store's annotations: the caller's choice of content.
-            self.init(category: .invalidArgument, reason: .other(error.description))
+            self.init(category: .invalidArgument, reason: .reanchor(error))
+        case let error as SearchError:
+            self.init(category: .invalidArgument, reason: .search(error))
         case let error as RestoreError:
-            self.init(category: error.category, reason: .other(error.description))
+            self.init(category: error.category, reason: .restore(error))
         case is CancellationError:
             self = .cancelled
         default:
@@ -137,6 +164,7 @@ extension MarginaliaError {
         case .newerSchema: return .newerVersion
         case .corruptRow: return .corruptStore
         case .contentUnavailable: return .contentUnavailable
+        case .sqliteTooOld: return .io
         case .ambiguousID, .passageNotFound, .documentNotFound, .invalidAnchor, .invalidChange, .wouldOverwrite:
             return .invalidArgument
         }

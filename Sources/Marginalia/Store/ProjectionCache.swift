@@ -18,14 +18,14 @@ struct ProjectionCache {
 
     /// Loads, in two queries, the rows of `ids` not yet known, and which of those without a row already have
     /// changes in the log. Call it before the changes of `ids` are inserted.
-    mutating func prepare(_ ids: [String], in store: AnnotationStore) throws {
+    mutating func prepare(_ ids: [String], in store: StoreConnection) throws {
         let unknown = Array(Set(ids.filter { stored[$0] == nil }))
         guard !unknown.isEmpty else { return }
         let list = try Self.jsonList(unknown)
         for id in unknown { stored[id] = .some(nil) }
         try store.db.forEachRow(
             sql: """
-                SELECT \(AnnotationStore.registerColumns) FROM annotations
+                SELECT \(StoreConnection.registerColumns) FROM annotations
                 WHERE id IN (SELECT value FROM json_each(?))
                 """,
             arguments: [list]
@@ -51,7 +51,7 @@ struct ProjectionCache {
     ///
     /// - Parameter later: the ids of changes already in the log that are to be applied after this one (a batch
     ///   inserted at once); a create that folds the log leaves them out.
-    mutating func apply(_ change: Change, in store: AnnotationStore, later: () -> Set<String> = { [] }) throws
+    mutating func apply(_ change: Change, in store: StoreConnection, later: () -> Set<String> = { [] }) throws
         -> ProjectionEffect
     {
         var effect = ProjectionEffect()
@@ -98,7 +98,7 @@ struct ProjectionCache {
     }
 
     /// Writes every changed annotation back, and forgets the cache.
-    mutating func flush(to store: AnnotationStore) throws {
+    mutating func flush(to store: StoreConnection) throws {
         try store.saveRegisters(dirty.compactMap { id in
             registers[id].map { (current: $0, previous: stored[id] ?? nil) }
         })

@@ -4,6 +4,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case storeMissing(path: String)
     /// The store exists but cannot be read (permission, an I/O error), or SQLite cannot open it read-only here.
     case unreadable(path: String, reason: String)
+    /// The SQLite library in use is older than the store's schema needs.
+    case sqliteTooOld(found: String, required: String)
     /// The file is not a Marginalia user database.
     case notAStore(path: String, reason: String)
     /// The store was written by a newer version of Marginalia; it is left untouched.
@@ -52,6 +54,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             return reason
         case .invalidChange(let reason):
             return reason
+        case .sqliteTooOld(let found, let required):
+            return "this SQLite (\(found)) is too old for Marginalia's stores, which need \(required) or later"
         case .corruptRow(let reason):
             return "the store is damaged: \(reason)"
         case .wouldOverwrite(let path, let what):

@@ -19,11 +19,22 @@ enum UserDatabase {
     /// they were. A new store gets a device id and its creation time.
     /// - Parameter vfs: the registered SQLite VFS to open the file with; nil (always, outside tests) for the default.
     /// - Throws: `StoreError` for a missing, foreign or newer store; `DatabaseError` from SQLite.
+    ///
+    /// - Parameter alreadyOpen: this process has the store open already (a reader beside the writer): the file was
+    ///   checked then, and must not be checked again. Closing any descriptor of a file releases every POSIX lock
+    ///   the process holds on it — the other connections' too — so that another process could take this one's
+    ///   write-ahead log for abandoned and delete it: "if you close a file descriptor … all locks on that file
+    ///   held by the process are released" https://www.sqlite.org/howtocorrupt.html#_posix_advisory_locks_canceled_by_a_separate_thread_doing_close_
     static func open(path: String, access: Access, newDeviceID: () -> String = { UUID().uuidString.lowercased() },
-                     vfs: String? = nil) throws -> SQLiteDatabase
+                     vfs: String? = nil, alreadyOpen: Bool = false) throws -> SQLiteDatabase
     {
+        // STRICT tables need SQLite 3.37.0: "STRICT tables … were added in version 3.37.0 (2021-11-27)."
+        // https://www.sqlite.org/stricttables.html
+        guard SQLiteDatabase.libraryVersionNumber >= UserSchema.minimumSQLiteVersion else {
+            throw StoreError.sqliteTooOld(found: SQLiteDatabase.libraryVersion, required: "3.37.0")
+        }
         let inMemory = path == ":memory:"
-        if !inMemory {
+        if !inMemory && !alreadyOpen {
             try checkFile(path: path, mayCreate: access == .create)
         }
         let mode: SQLiteDatabase.OpenMode
@@ -83,6 +94,11 @@ enum UserDatabase {
         // connection is closed" https://www.sqlite.org/tempfiles.html (on Unix it is unlinked once opened, so
         // nothing is left behind after a crash).
         try db.executeScript(sql: "PRAGMA synchronous = FULL; PRAGMA temp_store = FILE")
+        #if canImport(Darwin)
+        // On Apple's systems fsync does not reach the medium: "PRAGMA fullfsync … determines whether or not the
+        // F_FULLFSYNC syncing method is used on systems that support it." https://www.sqlite.org/pragma.html#pragma_fullfsync
+        try db.executeScript(sql: "PRAGMA fullfsync = ON")
+        #endif
         try migrate(db, newDeviceID: newDeviceID)
         return db
     }

@@ -4,6 +4,9 @@
 /// migration. `schemas/user.sql` is the readable end state, and a test checks that the migrations produce
 /// exactly it.
 enum UserSchema {
+    /// The oldest SQLite the schema works with (its tables are STRICT), as `sqlite3_libversion_number` counts.
+    static let minimumSQLiteVersion: Int32 = 3_037_000
+
     /// `PRAGMA application_id` of a user database: 0x4D524755, "MRGU".
     static let applicationID: Int32 = 0x4D52_4755
 

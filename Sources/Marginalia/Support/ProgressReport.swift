@@ -14,5 +14,13 @@ public struct ProgressReport: Equatable, Sendable {
     }
 }
 
+/// What a progress handler wants the work to do next.
+public enum ProgressVerdict: Sendable {
+    /// Go on.
+    case proceed
+    /// Stop: the work throws `MarginaliaError` of category `.cancelled`, and a write is rolled back whole.
+    case stop
+}
+
 /// Receives progress reports; called on the thread doing the work, every so many items.
-public typealias ProgressHandler = (ProgressReport) -> Void
+public typealias ProgressHandler = @Sendable (ProgressReport) -> ProgressVerdict

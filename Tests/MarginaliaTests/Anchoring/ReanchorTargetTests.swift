@@ -51,7 +51,7 @@ import Testing
         _ = try store.reconcileAnchors(reanchor: true)
         let changes = try store.changeCount()
         try store.attachContent(path: edition1)
-        #expect(throws: ReanchorError.olderEdition(attached: "tiny-1", newer: "tiny-2")) {
+        #expect(throws: MarginaliaError(ReanchorError.olderEdition(attached: "tiny-1", newer: "tiny-2"))) {
             try store.reconcileAnchors(reanchor: true)
         }
         #expect(try store.changeCount() == changes)
@@ -68,7 +68,7 @@ import Testing
         try store.attachContent(path: try Samples.buildContent("tiny-2.json", in: directory))
         try store.createAnnotation(.bookmark, at: AnchorRequest(passage: "mai-am-un-singur-dor.1"))
         try store.attachContent(path: try Samples.buildContent("tiny.json", in: directory))
-        #expect(throws: ReanchorError.olderEdition(attached: "tiny-1", newer: "tiny-2")) {
+        #expect(throws: MarginaliaError(ReanchorError.olderEdition(attached: "tiny-1", newer: "tiny-2"))) {
             try store.reconcileAnchors(reanchor: true)
         }
     }
@@ -84,7 +84,7 @@ import Testing
                 ContentSource.Document(id: "d", title: "D", passages: [ContentSource.Passage(id: "d.1", text: "x")]),
             ]), output: other)
         try store.attachContent(path: other)
-        #expect(throws: ReanchorError.differentWork(attached: "other-1", anchored: "tiny-1")) {
+        #expect(throws: MarginaliaError(ReanchorError.differentWork(attached: "other-1", anchored: "tiny-1"))) {
             try store.reconcileAnchors(reanchor: true)
         }
         #expect(try store.changeCount() == 1)

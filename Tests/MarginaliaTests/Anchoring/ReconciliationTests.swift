@@ -119,7 +119,7 @@ import Testing
         try store.detachContent()
         let report = try store.reconcileAnchors()
         #expect(report.unchecked == 1 && report.total == 1)
-        #expect(throws: StoreError.contentUnavailable(reason: "no content is attached")) {
+        #expect(throws: MarginaliaError(StoreError.contentUnavailable(reason: "no content is attached"))) {
             _ = try store.reconcileAnchors(reanchor: true)
         }
     }

@@ -36,7 +36,7 @@ final class RefusalTarget {
     func expectRefused(_ path: String, _ expected: ArchiveError, _ comment: Comment? = nil,
                        limits: ArchiveLimits = ArchiveLimits(), sourceLocation: SourceLocation = #_sourceLocation) {
         let device = store.deviceID
-        #expect(throws: expected, comment, sourceLocation: sourceLocation) {
+        #expect(throws: MarginaliaError(expected), comment, sourceLocation: sourceLocation) {
             try store.importArchive(path: path, limits: limits)
         }
         expectUnchanged(comment, device: device, sourceLocation: sourceLocation)
@@ -187,7 +187,11 @@ final class RefusalTarget {
                         _ = try target.importArchive(path: path)
                         Issue.record("\(place) was accepted though it does not inflate")
                         return
-                    } catch let error as ArchiveError {
+                    } catch let wrapped as MarginaliaError {
+                        guard let error = wrapped.underlyingError as? ArchiveError else {
+                            Issue.record("\(place): refused with \(wrapped), not an ArchiveError")
+                            continue
+                        }
                         refusals[error.kind, default: 0] += 1
                         #expect(error.file == path, "\(place)")
                         if index >= archive.count - 8 {

@@ -267,9 +267,9 @@ import Testing
         let before = try canonicalDump(target)
         let dryRun = try AnnotationStore.restore(archive: full, to: target, dryRun: true)
         #expect(dryRun.previousStore == nil && dryRun.verification.summary.counts.changes == 12)
-        #expect(throws: ArchiveError(
+        #expect(throws: MarginaliaError(ArchiveError(
             file: partial, kind: .invalidRecord,
-            reason: "a partial archive (a filtered export) cannot be restored; import it instead")) {
+            reason: "a partial archive (a filtered export) cannot be restored; import it instead"))) {
             try AnnotationStore.restore(archive: partial, to: target)
         }
         #expect(try canonicalDump(target) == before)
@@ -286,9 +286,9 @@ import Testing
         fixture.clock.advance(1000)
         try fixture.store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.2"), note: "nou")
         // A cap that the new archive's second line already passes makes its verification fail.
-        #expect(throws: ArchiveError(
+        #expect(throws: MarginaliaError(ArchiveError(
             file: path, line: 2, kind: .tooLarge,
-            reason: "the backup failed verification, nothing was replaced: more than 1 records")) {
+            reason: "the backup failed verification, nothing was replaced: more than 1 records"))) {
             try fixture.store.backup(to: path, limits: ArchiveLimits(maxRecords: 1))
         }
         #expect(try Fixtures.read(path) == good)
@@ -305,10 +305,10 @@ import Testing
         let path = fixture.store.path
         let before = try canonicalDump(path)
         let refusal = OutputRefusal(path: path, what: "the store itself", advice: "choose another file")
-        #expect(throws: refusal) { try fixture.store.backup(to: path) }
-        #expect(throws: refusal) { try fixture.store.exportArchive(toFile: path, force: true) }
-        #expect(throws: OutputRefusal(path: path + "-wal", what: "the store's write-ahead log",
-                                      advice: "choose another file")) {
+        #expect(throws: MarginaliaError(refusal)) { try fixture.store.backup(to: path) }
+        #expect(throws: MarginaliaError(refusal)) { try fixture.store.exportArchive(toFile: path, force: true) }
+        #expect(throws: MarginaliaError(OutputRefusal(path: path + "-wal", what: "the store's write-ahead log",
+                                      advice: "choose another file"))) {
             try fixture.store.backup(to: path + "-wal")
         }
         #expect(Array(try Fixtures.read(path).prefix(16)) == Array("SQLite format 3\u{0}".utf8))

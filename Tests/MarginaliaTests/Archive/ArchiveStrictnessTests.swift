@@ -29,7 +29,7 @@ import Testing
         let path = directory.path("crlf.jsonl.gz")
         try write(lines, lineEnd: "\r\n", to: path)
         let target = try makeStore(directory)
-        let error = try #require(throws: ArchiveError.self) { try target.importArchive(path: path) }
+        let error = try #require(thrownError(ArchiveError.self) { try target.importArchive(path: path) })
         #expect(error == ArchiveError(file: path, line: 1, kind: .invalidRecord,
                                       reason: "the line ends with CR LF; archive lines end with LF alone"))
         #expect(try target.changeCount() == 0)
@@ -43,7 +43,7 @@ import Testing
         let path = directory.path("nfd.jsonl.gz")
         try write(decomposed, to: path)
         let target = try makeStore(directory)
-        let error = try #require(throws: ArchiveError.self) { try target.importArchive(path: path) }
+        let error = try #require(thrownError(ArchiveError.self) { try target.importArchive(path: path) })
         #expect(error.line == 2)
         #expect(error.reason
             == "change record: field \"fields.tags\": \"poezié\" is not in Unicode normalization form C (NFC)")
@@ -67,7 +67,7 @@ import Testing
         let path = directory.path("nfd-note.jsonl.gz")
         try write(changed, to: path)
         let before = try canonicalDump(directory.path("user.db"))
-        let error = try #require(throws: ArchiveError.self) { try target.importArchive(path: path) }
+        let error = try #require(thrownError(ArchiveError.self) { try target.importArchive(path: path) })
         #expect(error.kind == .conflict && error.line == 2)
         #expect(try canonicalDump(directory.path("user.db")) == before)
         _ = source
@@ -83,9 +83,9 @@ import Testing
         try write(future, to: path)
         var limits = ArchiveLimits()
         limits.maxClockDrift = Int64.max / 2
-        let error = try #require(throws: ArchiveError.self) {
+        let error = try #require(thrownError(ArchiveError.self) {
             try makeStore(directory).importArchive(path: path, limits: limits)
-        }
+        })
         #expect(error.line == 2 && error.reason.hasPrefix("change record: field \"hlc\": must be a clock like"))
     }
 }

@@ -34,11 +34,11 @@ import Testing
     }
 
     @Test func durationsReadAsWords() {
-        #expect(AnnotationStore.duration(Self.day) == "a day")
-        #expect(AnnotationStore.duration(2 * Self.day + 5) == "2 days")
-        #expect(AnnotationStore.duration(Self.day - 5) == "23 hours")
-        #expect(AnnotationStore.duration(3_600_000) == "an hour")
-        #expect(AnnotationStore.duration(90 * 60_000) == "90 minutes")
+        #expect(StoreConnection.duration(Self.day) == "a day")
+        #expect(StoreConnection.duration(2 * Self.day + 5) == "2 days")
+        #expect(StoreConnection.duration(Self.day - 5) == "23 hours")
+        #expect(StoreConnection.duration(3_600_000) == "an hour")
+        #expect(StoreConnection.duration(90 * 60_000) == "90 minutes")
     }
 
     @Test func aBatchNotesItsClockOnce() throws {
@@ -144,17 +144,20 @@ import Testing
         let file = try source.export()
         let target = try Replica("target", in: directory, clock: ManualClock(Fixtures.epoch))
         // A second connection that does not wait: BEGIN IMMEDIATE fails at once if the import holds the lock.
-        let other = try SQLiteDatabase(path: target.path, mode: .readWrite, busyTimeoutMilliseconds: 0)
-        var tried = 0
+        // The handler runs on the thread doing the import, while this test waits for it: the box is never shared.
+        let other = UncheckedBox(try SQLiteDatabase(path: target.path, mode: .readWrite, busyTimeoutMilliseconds: 0))
+        let tried = UncheckedBox(Counter())
         target.store.progressHandler = { progress in
-            guard progress.task == "reading archive" else { return }
-            tried += 1
+            guard progress.task == "reading archive" else { return .proceed }
+            tried.value.count += 1
             #expect(throws: Never.self) {
-                try other.executeScript(sql: "BEGIN IMMEDIATE; INSERT INTO meta VALUES ('probe', 'x'); ROLLBACK")
+                try other.value.executeScript(
+                    sql: "BEGIN IMMEDIATE; INSERT INTO meta VALUES ('probe', 'x'); ROLLBACK")
             }
+            return .proceed
         }
         #expect(try target.importArchive(file).newChanges == 1200)
-        #expect(tried >= 1)
+        #expect(tried.value.count >= 1)
     }
 
     @Test func reanchoringChecksWithoutTheWriteLockAndChecksAgainAfterAnotherWrite() throws {
@@ -165,20 +168,21 @@ import Testing
                 try replica.store.createAnnotation(.highlight, at: AnchorRequest(passage: "luceafarul.1")).id
             }
         }
-        let other = try SQLiteDatabase(path: replica.path, mode: .readWrite, busyTimeoutMilliseconds: 0)
+        let other = UncheckedBox(try SQLiteDatabase(path: replica.path, mode: .readWrite, busyTimeoutMilliseconds: 0))
         // Another process edits a note while the anchors are being checked: it must not wait.
         let writer = try Fixtures.store(directory, "store.db", clock: ManualClock(Fixtures.epoch + 60_000))
-        var probed = false
+        let probed = UncheckedBox(Counter())
         replica.store.progressHandler = { progress in
-            guard progress.task == "checking anchors", !probed else { return }
-            probed = true
+            guard progress.task == "checking anchors", probed.value.count == 0 else { return .proceed }
+            probed.value.count = 1
             #expect(throws: Never.self) {
-                try other.executeScript(sql: "BEGIN IMMEDIATE; ROLLBACK")
+                try other.value.executeScript(sql: "BEGIN IMMEDIATE; ROLLBACK")
                 try writer.editAnnotation(id: ids[7], note: "written meanwhile")
             }
+            return .proceed
         }
         let report = try replica.store.reconcileAnchors(reanchor: true)
-        #expect(probed && report.intact == 501)
+        #expect(probed.value.count == 1 && report.intact == 501)
         #expect(try replica.store.annotation(id: ids[7]).note == "written meanwhile")
         #expect(try replica.store.verify().problems == [])
     }

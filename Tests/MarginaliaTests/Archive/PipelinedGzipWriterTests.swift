@@ -43,7 +43,7 @@ import Testing
         let store = try ArchiveFixtures.store(directory, "a.db", clock: clock)
         _ = try ArchiveFixtures.populate(store, clock: clock)
         let sink = GzipFixtures.FullDiskSink(capacity: 100)
-        #expect(throws: GzipError.posix("write", path: "full-disk-sink", code: ENOSPC)) {
+        #expect(throws: MarginaliaError(GzipError.posix("write", path: "full-disk-sink", code: ENOSPC))) {
             try store.exportArchive(to: sink)
         }
         // The store is still usable: the export's read transaction ended.

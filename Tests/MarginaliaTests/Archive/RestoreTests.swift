@@ -87,7 +87,7 @@ import Glibc
         #expect(try canonicalDump(previous) == before)
         #expect(try AnnotationStore.open(path: previous, access: .readOnly).annotation(id: late) != nil)
         // The connection that was open all along sees the restored store, whole.
-        #expect(throws: StoreError.annotationNotFound(id: late)) { try app.annotation(id: late) }
+        #expect(throws: MarginaliaError(StoreError.annotationNotFound(id: late))) { try app.annotation(id: late) }
         #expect(try app.changeCount() == 15)
         #expect(try app.verify().problems == [])
         let fresh = try AnnotationStore.open(path: scene.live, access: .readOnly)
@@ -109,16 +109,17 @@ import Glibc
         let target = String(cString: real)
         free(real)
         var steps = 0
-        AnnotationStore.restoreCopyStepHook = { path, step in
+        StoreConnection.restoreCopyStepHook = { path, step in
             guard path == target else { return }
             steps = step
             if step == 2 { throw DatabaseError(extendedCode: 13, message: "injected: database or disk is full") }
         }
-        defer { AnnotationStore.restoreCopyStepHook = nil }
+        defer { StoreConnection.restoreCopyStepHook = nil }
         do {
             _ = try AnnotationStore.restore(archive: scene.backup, to: scene.live)
             Issue.record("the restore reported success")
-        } catch let error as RestoreError {
+        } catch let wrapped as MarginaliaError {
+            let error = try #require(wrapped.underlyingError as? RestoreError)
             #expect(error.storeUnchanged)
             #expect(error.category == .diskFull && MarginaliaError(error).category == .diskFull)
             let previous = try #require(error.previousStore)
@@ -168,7 +169,8 @@ import Glibc
         lock.l_type = Int16(F_RDLCK)
         lock.l_whence = Int16(SEEK_SET)
         #expect(fcntl(descriptor, 37 /* F_OFD_SETLK */, &lock) == 0)
-        #expect(throws: StoreError.self) { try AnnotationStore.restore(archive: scene.backup, to: damaged) }
+        #expect(thrownError(StoreError.self) { _ = try AnnotationStore.restore(archive: scene.backup, to: damaged) }
+            != nil)
         #expect(try Data(contentsOf: URL(fileURLWithPath: damaged)) == garbage)
         close(descriptor)
         let kept = try AnnotationStore.restore(archive: scene.backup, to: damaged)

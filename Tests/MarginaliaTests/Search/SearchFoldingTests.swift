@@ -109,7 +109,7 @@ import Testing
             ("*** ...", "it has no words to look for"),
         ]
         for (query, reason) in refusals {
-            #expect(throws: SearchError.malformedQuery(query, reason: reason)) { _ = try store.searchContent(query) }
+            #expect(throws: MarginaliaError(SearchError.malformedQuery(query, reason: reason))) { _ = try store.searchContent(query) }
         }
         // FTS5 syntax typed by a reader is plain text, never an SQLite syntax error.
         for query in ["AND", "NEAR(x)", "col:umn", "text^", "(text", "a\"b\"", "NOT"] {

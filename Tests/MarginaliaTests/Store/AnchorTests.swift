@@ -42,14 +42,14 @@ import Testing
     @Test func aQuoteMustOccurExactlyOnce() throws {
         let directory = try TemporaryDirectory()
         let store = try makeStore(directory, source: source)
-        #expect(throws: StoreError.invalidAnchor(reason: "\"nimic\" is not in luceafarul.1")) {
+        #expect(throws: MarginaliaError(StoreError.invalidAnchor(reason: "\"nimic\" is not in luceafarul.1"))) {
             _ = try store.resolveAnchor(AnchorRequest(passage: "luceafarul.1", quote: "nimic"), kind: .highlight)
         }
         // An exact match wins over a folded one: "vreme" is there once as typed.
         #expect(try store.resolveAnchor(AnchorRequest(passage: "glossa.1", quote: "vreme"), kind: .highlight)
             .start.offset == 13)
-        #expect(throws: StoreError.invalidAnchor(
-            reason: "\"VREME\" occurs 2 times in glossa.1; give offsets (PASSAGE:START-END) to choose")) {
+        #expect(throws: MarginaliaError(StoreError.invalidAnchor(
+            reason: "\"VREME\" occurs 2 times in glossa.1; give offsets (PASSAGE:START-END) to choose"))) {
             _ = try store.resolveAnchor(AnchorRequest(passage: "glossa.1", quote: "VREME"), kind: .highlight)
         }
         // Offsets narrow the search to one occurrence.
@@ -68,13 +68,13 @@ import Testing
         #expect(anchor.start == TextPosition(passage: "luceafarul.1", offset: 18))
         #expect(anchor.end == TextPosition(passage: "luceafarul.2", offset: 6))
         #expect(anchor.suffix == " ca niciodată,")
-        #expect(throws: StoreError.invalidAnchor(
-            reason: "glossa.1 is in document glossa, not luceafarul like luceafarul.1")) {
+        #expect(throws: MarginaliaError(StoreError.invalidAnchor(
+            reason: "glossa.1 is in document glossa, not luceafarul like luceafarul.1"))) {
             _ = try store.resolveAnchor(
                 AnchorRequest(passage: "luceafarul.1", endPassage: "glossa.1"), kind: .highlight)
         }
-        #expect(throws: StoreError.invalidAnchor(
-            reason: "luceafarul.1 comes before luceafarul.3; give the earlier passage first")) {
+        #expect(throws: MarginaliaError(StoreError.invalidAnchor(
+            reason: "luceafarul.1 comes before luceafarul.3; give the earlier passage first"))) {
             _ = try store.resolveAnchor(
                 AnchorRequest(passage: "luceafarul.3", endPassage: "luceafarul.1"), kind: .highlight)
         }
@@ -83,13 +83,13 @@ import Testing
     @Test func rangesOutsideTheContentAreRefused() throws {
         let directory = try TemporaryDirectory()
         let store = try makeStore(directory, source: source)
-        #expect(throws: StoreError.passageNotFound(id: "luceafarul.99")) {
+        #expect(throws: MarginaliaError(StoreError.passageNotFound(id: "luceafarul.99"))) {
             _ = try store.resolveAnchor(AnchorRequest(passage: "luceafarul.99"), kind: .highlight)
         }
-        #expect(throws: StoreError.invalidAnchor(reason: "offset 40 is past the end of luceafarul.2 (20 characters)")) {
+        #expect(throws: MarginaliaError(StoreError.invalidAnchor(reason: "offset 40 is past the end of luceafarul.2 (20 characters)"))) {
             _ = try store.resolveAnchor(AnchorRequest(passage: "luceafarul.2", start: 3, end: 40), kind: .highlight)
         }
-        #expect(throws: StoreError.invalidAnchor(reason: "the range 5-5 is empty or reversed")) {
+        #expect(throws: MarginaliaError(StoreError.invalidAnchor(reason: "the range 5-5 is empty or reversed"))) {
             _ = try store.resolveAnchor(AnchorRequest(passage: "luceafarul.2", start: 5, end: 5), kind: .highlight)
         }
         #expect(try store.changeCount() == 0)
@@ -98,7 +98,7 @@ import Testing
     @Test func withoutContentNothingCanBeAnchored() throws {
         let directory = try TemporaryDirectory()
         let store = try makeStore(directory)
-        #expect(throws: StoreError.contentUnavailable(reason: "no content is attached")) {
+        #expect(throws: MarginaliaError(StoreError.contentUnavailable(reason: "no content is attached"))) {
             _ = try store.createAnnotation(.highlight, at: AnchorRequest(passage: "luceafarul.1"))
         }
     }

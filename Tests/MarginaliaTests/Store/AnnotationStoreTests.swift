@@ -41,19 +41,19 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try makeStore(directory, source: source)
         let made = try store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.2"), note: "n")
-        #expect(throws: StoreError.invalidChange(
-            reason: "annotation \(made.id) already has those values; nothing to change")) {
+        #expect(throws: MarginaliaError(StoreError.invalidChange(
+            reason: "annotation \(made.id) already has those values; nothing to change"))) {
             try store.editAnnotation(id: made.id, note: "n")
         }
-        #expect(throws: StoreError.invalidChange(reason: "annotation \(made.id) is not deleted")) {
+        #expect(throws: MarginaliaError(StoreError.invalidChange(reason: "annotation \(made.id) is not deleted"))) {
             try store.undeleteAnnotation(id: made.id)
         }
-        #expect(throws: StoreError.invalidChange(
-            reason: "field \"tags\": \" x\" has control characters or surrounding spaces")) {
+        #expect(throws: MarginaliaError(StoreError.invalidChange(
+            reason: "field \"tags\": \" x\" has control characters or surrounding spaces"))) {
             try store.editAnnotation(id: made.id, addTags: [" x"])
         }
         try store.deleteAnnotation(id: made.id)
-        #expect(throws: StoreError.invalidChange(reason: "annotation \(made.id) is deleted; undelete it first")) {
+        #expect(throws: MarginaliaError(StoreError.invalidChange(reason: "annotation \(made.id) is deleted; undelete it first"))) {
             try store.editAnnotation(id: made.id, note: "m")
         }
         #expect(try store.changeCount() == 2)
@@ -64,8 +64,8 @@ import Testing
         let store = try makeStore(directory, source: source)
         let made = try store.createAnnotation(.bookmark, at: AnchorRequest(passage: "luceafarul.2"), note: "aici")
         #expect(try store.annotation(id: String(made.id.prefix(6))).id == made.id)
-        #expect(throws: StoreError.annotationNotFound(id: "abc")) { _ = try store.annotation(id: "abc") }
-        #expect(throws: StoreError.annotationNotFound(id: "ffffffff")) { _ = try store.annotation(id: "ffffffff") }
+        #expect(throws: MarginaliaError(StoreError.annotationNotFound(id: "abc"))) { _ = try store.annotation(id: "abc") }
+        #expect(throws: MarginaliaError(StoreError.annotationNotFound(id: "ffffffff"))) { _ = try store.annotation(id: "ffffffff") }
     }
 
     @Test func listingFiltersAndFollowsReadingOrder() throws {
@@ -90,10 +90,10 @@ import Testing
         try store.setPosition(document: "luceafarul", at: TextPosition(passage: "luceafarul.1", offset: 4))
         let later = try store.setPosition(document: "luceafarul", at: TextPosition(passage: "luceafarul.2", offset: 0))
         #expect(try store.position(document: "luceafarul") == later)
-        #expect(throws: StoreError.documentNotFound(id: "nope")) {
+        #expect(throws: MarginaliaError(StoreError.documentNotFound(id: "nope"))) {
             try store.setPosition(document: "nope", at: TextPosition(passage: "luceafarul.1", offset: 0))
         }
-        #expect(throws: StoreError.invalidAnchor(reason: "offset 99 is past the end of luceafarul.1 (26 characters)")) {
+        #expect(throws: MarginaliaError(StoreError.invalidAnchor(reason: "offset 99 is past the end of luceafarul.1 (26 characters)"))) {
             try store.setPosition(document: "luceafarul", at: TextPosition(passage: "luceafarul.1", offset: 99))
         }
         #expect(try store.verify().isHealthy)
@@ -128,10 +128,10 @@ import Testing
         let made = try store.createAnnotation(.highlight, at: AnchorRequest(passage: "luceafarul.1"))
         let reopened = try AnnotationStore.open(path: directory.path("user.db"), access: .readOnly)
         let missing = directory.path("gone.db")
-        #expect(throws: ContentError.missing(path: missing)) { try reopened.attachContent(path: missing) }
+        #expect(throws: MarginaliaError(ContentError.missing(path: missing))) { try reopened.attachContent(path: missing) }
         #expect(!FileManager.default.fileExists(atPath: missing))
         let notContent = directory.path("user.db")
-        #expect(throws: ContentError.notContent(path: notContent, reason: "it is a user store, not content")) {
+        #expect(throws: MarginaliaError(ContentError.notContent(path: notContent, reason: "it is a user store, not content"))) {
             try reopened.attachContent(path: notContent)
         }
         #expect(reopened.content == nil)

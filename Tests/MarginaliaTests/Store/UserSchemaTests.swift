@@ -55,9 +55,9 @@ import Testing
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         for access in [AnnotationStore.Access.readOnly, .readWrite, .create] {
-            let error = try #require(throws: StoreError.self) {
+            let error = try #require(thrownError(StoreError.self) {
                 _ = try AnnotationStore.open(path: path, access: access)
-            }
+            })
             #expect(error == .newerSchema(
                 path: path, found: UserSchema.currentVersion + 1, supported: UserSchema.currentVersion))
             #expect(error.description.contains("created by a newer version of marginalia"))
@@ -69,19 +69,19 @@ import Testing
         let directory = try TemporaryDirectory()
         let text = directory.path("notes.txt")
         try Data("just some text, not a database at all".utf8).write(to: URL(fileURLWithPath: text))
-        #expect(throws: StoreError.notAStore(path: text, reason: "it is not an SQLite database")) {
+        #expect(throws: MarginaliaError(StoreError.notAStore(path: text, reason: "it is not an SQLite database"))) {
             _ = try AnnotationStore.open(path: text, access: .create)
         }
         let other = directory.path("other.db")
         try SQLiteDatabase(path: other).executeScript(sql: "CREATE TABLE x (v)")
         let before = try Data(contentsOf: URL(fileURLWithPath: other))
-        #expect(throws: StoreError.notAStore(
-            path: other, reason: "its application_id is 0, not \(UserSchema.applicationID)")) {
+        #expect(throws: MarginaliaError(StoreError.notAStore(
+            path: other, reason: "its application_id is 0, not \(UserSchema.applicationID)"))) {
             _ = try AnnotationStore.open(path: other, access: .readWrite)
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: other)) == before)
         let missing = directory.path("missing.db")
-        #expect(throws: StoreError.storeMissing(path: missing)) {
+        #expect(throws: MarginaliaError(StoreError.storeMissing(path: missing))) {
             _ = try AnnotationStore.open(path: missing, access: .readOnly)
         }
         #expect(!FileManager.default.fileExists(atPath: missing))

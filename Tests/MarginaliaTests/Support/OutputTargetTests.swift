@@ -37,6 +37,8 @@ import Darwin
             return nil
         } catch let refusal as OutputRefusal {
             return refusal
+        } catch let error as MarginaliaError where error.underlyingError is OutputRefusal {
+            return error.underlyingError as? OutputRefusal
         } catch {
             Issue.record("expected a refusal, got \(error)")
             return nil

@@ -121,3 +121,28 @@ struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// The library error `body` threw, unwrapped from the `MarginaliaError` the store's API throws; nil when it threw
+/// nothing or another type.
+func thrownError<E: Error>(_ type: E.Type, _ body: () throws -> Void) -> E? {
+    do {
+        try body()
+        return nil
+    } catch let error as MarginaliaError {
+        return error.underlyingError as? E
+    } catch {
+        return error as? E
+    }
+}
+
+/// A value handed to a `@Sendable` closure that the test knows runs while nothing else touches it (a progress
+/// handler, called on the thread doing the work the test waits for).
+struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// A count a progress handler can move.
+final class Counter {
+    var count = 0
+}

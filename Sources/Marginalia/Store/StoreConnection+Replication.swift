@@ -23,9 +23,9 @@ public struct ChangePage: Sendable {
     public var cursor: ChangeCursor
 }
 
-extension AnnotationStore {
+extension StoreConnection {
     /// The cursor after the newest change the store holds.
-    public func cursor() throws -> ChangeCursor {
+    func cursor() throws -> ChangeCursor {
         ChangeCursor(sequence: try db.int(sql: "SELECT coalesce(max(seq), 0) FROM changes") ?? 0, log: try logName())
     }
 
@@ -33,14 +33,14 @@ extension AnnotationStore {
     ///
     ///     let incoming = try laptop.changes(after: nil)
     ///     let report = try phone.merge(incoming)
-    public func changes(after cursor: ChangeCursor?) throws -> [Change] {
+    func changes(after cursor: ChangeCursor?) throws -> [Change] {
         var all: [Change] = []
         _ = try forEachChange(after: cursor) { change, _ in all.append(change) }
         return all
     }
 
     /// At most `limit` changes after `cursor`, and the cursor after them: for reading a large log in pages.
-    public func changePage(after cursor: ChangeCursor?, limit: Int) throws -> ChangePage {
+    func changePage(after cursor: ChangeCursor?, limit: Int) throws -> ChangePage {
         let log = try logName()
         let start = try startSequence(of: cursor, log: log)
         let changes = try db.fetchAll(
@@ -57,7 +57,7 @@ extension AnnotationStore {
     /// Streams every change after `cursor` to `body`, each with the cursor just after it, without holding them in
     /// memory; one snapshot of the log. Returns the cursor after the last one.
     @discardableResult
-    public func forEachChange(after cursor: ChangeCursor?, _ body: (Change, ChangeCursor) throws -> Void) throws
+    func forEachChange(after cursor: ChangeCursor?, _ body: (Change, ChangeCursor) throws -> Void) throws
         -> ChangeCursor
     {
         try db.transaction(.deferred) {
@@ -90,7 +90,7 @@ extension AnnotationStore {
 /// What merging changes into a store did.
 public typealias MergeReport = ImportReport
 
-extension AnnotationStore {
+extension StoreConnection {
     /// Merges changes from another store, by any transport, in one transaction: all of them or none.
     ///
     /// Each change is checked as an archive's would be (ids, clock, fields for its operation). Changes already
@@ -103,7 +103,7 @@ extension AnnotationStore {
     /// - Throws: `ArchiveError`-free errors naming the change: a change that is malformed, or differs from the
     ///   change already stored (or held in quarantine) under its id.
     @discardableResult
-    public func merge(_ changes: some Sequence<Change>) throws -> MergeReport {
+    func merge(_ changes: some Sequence<Change>) throws -> MergeReport {
         var report = ImportReport()
         var sawOwnDevice = false
         let latest = clock.wallMilliseconds + ArchiveLimits().maxClockDrift

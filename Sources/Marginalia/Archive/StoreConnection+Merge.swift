@@ -16,14 +16,14 @@ enum FutureChanges {
     case quarantine(latestAllowed: Int64, source: String)
 }
 
-extension AnnotationStore {
+extension StoreConnection {
     /// Reads an archive and merges its changes into this store; call it inside a write transaction, which the
     /// caller commits only if this returns.
     ///
     /// With `checkState` (for a store that was empty, so that its state is the archive's own), each state record
     /// of a full archive must equal the state rebuilt from the archive's changes, and `live`'s too when given.
     /// - Throws: `ArchiveError` naming the file, the line and the reason.
-    func mergeArchive(path: String, limits: ArchiveLimits, checkState: Bool, comparingWith live: AnnotationStore?,
+    func mergeArchive(path: String, limits: ArchiveLimits, checkState: Bool, comparingWith live: StoreConnection?,
                       future: FutureChanges = .accept) throws -> MergeResult
     {
         try mergeRecords(file: path, checkState: checkState, comparingWith: live, future: future) { handle in
@@ -33,7 +33,7 @@ extension AnnotationStore {
 
     /// Merges the records `records` hands to its handler, in file order, and returns the summary it returns; see
     /// `mergeArchive`. Changes quarantined by `future` leave the state unchecked: it cannot be the archive's.
-    func mergeRecords(file path: String, checkState: Bool, comparingWith live: AnnotationStore?,
+    func mergeRecords(file path: String, checkState: Bool, comparingWith live: StoreConnection?,
                       future: FutureChanges,
                       records: ((ArchiveRecord, Int) throws -> Void) throws -> ArchiveSummary) throws -> MergeResult
     {
@@ -50,7 +50,7 @@ extension AnnotationStore {
             guard !batch.isEmpty else { return }
             try merge(batch, file: path, into: &report, future: future, sawOwnDevice: &sawOwnDevice)
             batch.removeAll(keepingCapacity: true)
-            reportProgress("importing changes", done: report.changesRead, every: 1)
+            try reportProgress("importing changes", done: report.changesRead, every: 1)
         }
         var states: [(id: String, record: JSONObject, line: Int)] = []
         func checkStates() throws {
@@ -223,9 +223,9 @@ extension AnnotationStore {
 
     /// Checks a run of annotation state records against this store's rows (and `live`'s), one query for all.
     private func checkAnnotationStates(_ states: [(id: String, record: JSONObject, line: Int)],
-                                       comparingWith live: AnnotationStore?, file: String) throws {
+                                       comparingWith live: StoreConnection?, file: String) throws {
         let ids = try ProjectionCache.jsonList(states.map(\.id))
-        func rows(of store: AnnotationStore) throws -> [String: Annotation] {
+        func rows(of store: StoreConnection) throws -> [String: Annotation] {
             var found: [String: Annotation] = [:]
             try store.db.forEachRow(
                 sql: "SELECT \(Self.annotationColumns()) FROM annotations WHERE id IN (SELECT value FROM json_each(?))",

@@ -26,10 +26,10 @@ public struct SnippetMarkers: Sendable {
     public static let brackets = SnippetMarkers(open: "[", close: "]")
 }
 
-extension AnnotationStore {
+extension StoreConnection {
     /// The statement `searchContent` runs; its arguments are the snippet's opening and closing markers, the FTS5
     /// query expression and the limit. Public so that a benchmark can run the very same statement directly.
-    public static let contentSearchSQL = """
+    static let contentSearchSQL = """
         SELECT p.id, p.document_id, d.title, p.text, snippet(passages_fts, 0, ?, ?, '…', 16),
             bm25(passages_fts),
             (SELECT count(*) FROM main.annotations a WHERE a.start_passage = p.id AND a.deleted = 0)
@@ -44,7 +44,7 @@ extension AnnotationStore {
     /// Searches the attached content, best matches first (FTS5's bm25 rank).
     ///
     /// - Throws: `SearchError.malformedQuery`, or `StoreError.contentUnavailable`.
-    public func searchContent(_ text: String, limit: Int = 20,
+    func searchContent(_ text: String, limit: Int = 20,
                               markers: SnippetMarkers = .brackets) throws -> [SearchHit] {
         _ = try requireContent()
         let query = try SearchQuery(text)
@@ -63,7 +63,7 @@ extension AnnotationStore {
 
     /// Searches the user's own notes and quotes (not deleted ones), best matches first, with the same folding
     /// as content search. Works without content.
-    public func searchNotes(_ text: String, limit: Int = 20) throws -> [Annotation] {
+    func searchNotes(_ text: String, limit: Int = 20) throws -> [Annotation] {
         let query = try SearchQuery(text)
         let columns = Self.annotationColumns(of: "a")
         return try runSearch(query: text) {

@@ -1,6 +1,6 @@
 // MARK: - Checking anchors
 
-extension AnnotationStore {
+extension StoreConnection {
     /// Checks every annotation (deleted ones too) against the attached edition; with `reanchor`, records each
     /// move as a `reanchor` change and each intact annotation not yet anchored on this edition as a `confirm`
     /// change, all in one transaction, and remembers the edition as reconciled. So every annotation records the
@@ -18,7 +18,7 @@ extension AnnotationStore {
     ///   - recordingPath: record the content's path with its edition (see `reconciledContent()`); false for
     ///     content found again by its edition alone, such as a bundled sample.
     /// - Throws: `ReanchorError` when re-anchoring onto this content is refused; nothing is written then.
-    public func reconcileAnchors(reanchor: Bool = false, allowOlder: Bool = false, recordingPath: Bool = true) throws
+    func reconcileAnchors(reanchor: Bool = false, allowOlder: Bool = false, recordingPath: Bool = true) throws
         -> ReconciliationReport
     {
         guard reanchor else { return try planReconciliation(reanchor: false).report }
@@ -50,7 +50,7 @@ extension AnnotationStore {
         var documents = DocumentCache()
         let annotations = try self.annotations(matching: AnnotationFilter(includeDeleted: true))
         for (index, annotation) in annotations.enumerated() {
-            reportProgress("checking anchors", done: index, total: annotations.count, every: 500)
+            try reportProgress("checking anchors", done: index, total: annotations.count, every: 500)
             let check = try checkAnchor(annotation, documents: &documents)
             report.count(check.status)
             if check.status == .intact {
@@ -72,14 +72,14 @@ extension AnnotationStore {
     }
 
     /// Checks some annotations against the attached edition (all `unchecked` without content).
-    public func checkAnchors(_ annotations: [Annotation]) throws -> [AnchorCheck] {
+    func checkAnchors(_ annotations: [Annotation]) throws -> [AnchorCheck] {
         var documents = DocumentCache()
         return try annotations.map { try checkAnchor($0, documents: &documents) }
     }
 
     /// The edition the store's annotations were last reconciled with, when it is not the attached one and some
     /// annotation was anchored on another edition: the cue to run `marginalia anchors`.
-    public func pendingReconciliation() throws -> String? {
+    func pendingReconciliation() throws -> String? {
         guard let content else { return nil }
         let reconciled = try db.text(sql: "SELECT value FROM meta WHERE key = 'reconciled_edition'")
         guard reconciled != content.edition else { return nil }
@@ -90,13 +90,13 @@ extension AnnotationStore {
     }
 
     /// The edition `reconcileAnchors(reanchor: true)` last ran against, if ever.
-    public func reconciledEdition() throws -> String? {
+    func reconciledEdition() throws -> String? {
         try db.text(sql: "SELECT value FROM meta WHERE key = 'reconciled_edition'")
     }
 
     /// Anchors an annotation again, by hand (a `reattach` change), wherever it stands now.
     @discardableResult
-    public func reattachAnnotation(id: String, at request: AnchorRequest) throws -> Annotation {
+    func reattachAnnotation(id: String, at request: AnchorRequest) throws -> Annotation {
         let current = try annotation(id: id)
         let anchor = try resolveAnchor(request, kind: current.kind)
         return try db.transaction(.immediate) {
@@ -158,7 +158,7 @@ struct DocumentCache {
     /// Passage id → position in `loaded`.
     private(set) var index: [String: Int] = [:]
 
-    mutating func passages(of document: String, in store: AnnotationStore) throws -> [Passage] {
+    mutating func passages(of document: String, in store: StoreConnection) throws -> [Passage] {
         if document != self.document {
             self.document = document
             loaded = try store.passages(document: document)

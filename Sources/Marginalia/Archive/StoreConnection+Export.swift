@@ -15,7 +15,7 @@ public struct ExportFilter: Equatable, Sendable {
     public var isEmpty: Bool { document == nil && since == nil }
 }
 
-extension AnnotationStore {
+extension StoreConnection {
     /// Writes the store as an archive to `sink`: header, every change (by clock), the current annotations
     /// (by id) and reading positions (by document), trailer.
     ///
@@ -25,7 +25,7 @@ extension AnnotationStore {
     /// - Parameter createdAt: the header's creation time (ISO 8601); now by default.
     /// - Returns: the counts written in the trailer.
     @discardableResult
-    public func exportArchive(to sink: any ByteSink, filter: ExportFilter = ExportFilter(),
+    func exportArchive(to sink: any ByteSink, filter: ExportFilter = ExportFilter(),
                               createdAt: String = Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds()),
                               level: Int = GzipWriter.defaultLevel) throws -> ArchiveCounts {
         let gzip = PipelinedGzipWriter(gzip: try GzipWriter(sink: sink, level: level))
@@ -50,7 +50,7 @@ extension AnnotationStore {
     /// or socket is refused, and an existing file replaced only with `force`. A symbolic link is written through.
     /// - Throws: `OutputRefusal` for a target that must not be replaced; the target is then untouched.
     @discardableResult
-    public func exportArchive(toFile path: String, filter: ExportFilter = ExportFilter(), force: Bool = false) throws
+    func exportArchive(toFile path: String, filter: ExportFilter = ExportFilter(), force: Bool = false) throws
         -> ArchiveCounts
     {
         let target = try OutputTarget.resolve(path, policy: outputPolicy(force: force))
@@ -98,7 +98,7 @@ extension AnnotationStore {
         ) { row in
             try lines.writeChange(row)
             counts.changes += 1
-            reportProgress("exporting changes", done: counts.changes)
+            try reportProgress("exporting changes", done: counts.changes)
         }
         try db.forEachRow(
             sql: """
@@ -109,7 +109,7 @@ extension AnnotationStore {
         ) { row in
             try lines.write(ArchiveFormat.record(try Annotation(row: row)))
             counts.annotations += 1
-            reportProgress("exporting annotations", done: counts.annotations)
+            try reportProgress("exporting annotations", done: counts.annotations)
         }
         try db.forEachRow(
             sql: """

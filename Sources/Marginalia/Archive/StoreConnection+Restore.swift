@@ -11,7 +11,7 @@ public struct RestoreReport: Equatable, Sendable {
 
 /// A restore that failed after it began to replace the store; says where the store and the copy of the
 /// previous one are.
-public struct RestoreError: Error, Sendable, CustomStringConvertible {
+public struct RestoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The store that was being replaced.
     public let storePath: String
     /// What went wrong.
@@ -43,7 +43,7 @@ public struct RestoreError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-extension AnnotationStore {
+extension StoreConnection {
     /// Test hook: runs after each step of the page copy into the live store (given its real path and the steps
     /// so far), and may throw to fail the copy there.
     nonisolated(unsafe) static var restoreCopyStepHook: ((String, Int) throws -> Void)?
@@ -64,7 +64,7 @@ extension AnnotationStore {
     /// restored (import it instead).
     /// - Throws: the archive's or the store's error before anything was replaced; `RestoreError` naming the
     ///   `.bak` after.
-    public static func restore(archive: String, to storePath: String, dryRun: Bool = false,
+    static func restore(archive: String, to storePath: String, dryRun: Bool = false,
                                limits: ArchiveLimits = ArchiveLimits()) throws -> RestoreReport {
         let live = try RestoreFiles.resolveLiveStore(storePath)
         // Temporary databases that dead restores left are removed; this one is locked until it is removed, so a
@@ -108,7 +108,7 @@ extension AnnotationStore {
                                            replacing previous: String?) throws -> RestoreReport {
         let report: RestoreReport
         do {
-            let store = try AnnotationStore.open(path: temporary, access: .create)
+            let store = try StoreConnection.open(path: temporary, access: .create)
             // A scratch file deleted on any failure needs neither a log file beside it nor syncs while it is
             // built; it is synced once, whole, below. "MEMORY … stores the rollback journal in volatile RAM"
             // https://www.sqlite.org/pragma.html#pragma_journal_mode
@@ -128,7 +128,7 @@ extension AnnotationStore {
         // The connection is closed and the file holds every page; make them durable, then check the file as a
         // fresh connection sees it.
         try FileSync.syncFile(at: temporary)
-        let check = try AnnotationStore.open(path: temporary, access: .readOnly).verify()
+        let check = try StoreConnection.open(path: temporary, access: .readOnly).verify()
         guard check.isHealthy else {
             throw StoreError.notAStore(path: temporary, reason: "the store built from the archive does not verify: "
                 + check.problems.prefix(3).joined(separator: "; "))
@@ -194,7 +194,7 @@ extension AnnotationStore {
     private static func verifyUnderLiveName(_ storePath: String, deviceID: String, previousStore: String?) throws {
         let problems: [String]
         do {
-            let store = try AnnotationStore.open(path: storePath, access: .readOnly)
+            let store = try StoreConnection.open(path: storePath, access: .readOnly)
             var found = try store.verify().problems
             if store.deviceID != deviceID {
                 found.append("meta: device id \(store.deviceID), expected the new \(deviceID)")

@@ -1,6 +1,6 @@
 // MARK: - Annotation rows
 
-extension AnnotationStore {
+extension StoreConnection {
     /// The columns an annotation is read with, in the order `Annotation(row:)` expects, qualified by a table
     /// alias when one is given (`a.id, a.kind, …`).
     static func annotationColumns(of alias: String? = nil) -> String {
@@ -77,7 +77,7 @@ extension AnnotationStore {
 }
 
 extension Annotation {
-    /// Decodes a row selected with `AnnotationStore.annotationColumns(of:)`.
+    /// Decodes a row selected with `StoreConnection.annotationColumns(of:)`.
     init(row: Row) throws {
         let id = try row.string(0)
         func corrupt(_ what: String) -> StoreError {
@@ -106,7 +106,7 @@ extension Annotation {
 }
 
 extension AnnotationRegisters {
-    /// Decodes a row selected with `AnnotationStore.registerColumns`: the annotation, then its clocks.
+    /// Decodes a row selected with `StoreConnection.registerColumns`: the annotation, then its clocks.
     init(row: Row) throws {
         let annotation = try Annotation(row: row)
         self.init(id: annotation.id)
@@ -183,7 +183,7 @@ struct RegisterRow {
     init?(_ current: AnnotationRegisters, previous: AnnotationRegisters?) throws {
         guard let annotation = current.annotation else { return nil }
         let anchor = annotation.anchor
-        write = previous.map { AnnotationStore.textChanged(annotation, from: $0) ? .updateText : .updateOther }
+        write = previous.map { StoreConnection.textChanged(annotation, from: $0) ? .updateText : .updateOther }
             ?? .insert
         let arguments: StatementArguments = [
             annotation.id, annotation.kind.rawValue, anchor.document, anchor.start.passage, anchor.start.offset,

@@ -9,9 +9,9 @@ public struct QuarantinedChange: Equatable, Sendable {
     public let seenAt: String
 }
 
-extension AnnotationStore {
+extension StoreConnection {
     /// Every change held in quarantine, in clock order.
-    public func quarantinedChanges() throws -> [QuarantinedChange] {
+    func quarantinedChanges() throws -> [QuarantinedChange] {
         try db.fetchAll(
             sql: """
                 SELECT change_id, hlc, device, entity, entity_id, op, fields, source, seen_at FROM quarantine

@@ -11,12 +11,12 @@ public struct VerificationReport: Equatable, Sendable {
     public init() {}
 }
 
-extension AnnotationStore {
+extension StoreConnection {
     /// Checks the store: SQLite's integrity check, that the log is intact and append-only, and that
     /// replaying the log reproduces the current tables exactly.
     ///
     /// Reads only; memory stays bounded by one annotation's changes at a time.
-    public func verify() throws -> VerificationReport {
+    func verify() throws -> VerificationReport {
         var report = VerificationReport()
         try checkIntegrity(into: &report)
         try checkLogGuards(into: &report)
@@ -140,13 +140,13 @@ extension AnnotationStore {
 
 // MARK: - Fingerprint
 
-extension AnnotationStore {
+extension StoreConnection {
     /// A fingerprint (64-bit FNV-1a, in hex) of every row of the store's tables, in key order.
     ///
     /// Two stores with the same fingerprint hold the same rows; the same store has the same fingerprint until a
     /// write. It is a quick check that something did not change (a content swap, a refused import), not a
     /// security measure.
-    public func canonicalFingerprint() throws -> String {
+    func canonicalFingerprint() throws -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         func feed(_ bytes: UnsafeRawBufferPointer) {
             for byte in bytes {

@@ -1,14 +1,11 @@
 import Foundation
 
-/// A person's annotations: the user database, its change log and its current tables, with the content it
-/// refers to attached read-only when it is available.
-///
-///     let store = try AnnotationStore.open(path: "user.db", access: .create)
-///     try store.attachContent(path: "content.db")
-///     let highlight = try store.createAnnotation(.highlight, at: AnchorRequest(passage: "luceafarul.1"))
-public final class AnnotationStore {
+/// One connection to a user database, with the store's logic over it: the change log, the current tables and
+/// the content attached read-only. Confined to one thread at a time; `StoreConnection` shares connections
+/// safely (one writer, a pool of readers).
+final class StoreConnection {
     /// What the caller will do with the store.
-    public enum Access: Sendable {
+    enum Access: Sendable {
         /// Read only: nothing is written; the store must exist.
         case readOnly
         /// Read and write; the store must exist.
@@ -19,9 +16,9 @@ public final class AnnotationStore {
 
     let db: any Database
     /// The path the store was opened at (`:memory:` for a private in-memory store).
-    public let path: String
+    let path: String
     /// This store's device id: the `device` of every change it makes.
-    public internal(set) var deviceID: String
+    var deviceID: String
     var clock: HybridLogicalClock
     /// Set while `batch` holds the write lock, after it has observed the log's latest clock.
     var clockIsCurrent = false
@@ -29,16 +26,22 @@ public final class AnnotationStore {
     var clockWarningNoted = false
     /// The local writes of this session made with the wall clock far from the store's newest change (each also
     /// noted in the store); the command-line tool prints them on stderr.
-    public internal(set) var clockWarnings: [ClockWarning] = []
+    var clockWarnings: [ClockWarning] = []
     /// The attached content, if any.
-    public internal(set) var content: ContentInfo?
+    var content: ContentInfo?
     /// Called every so many items by long operations (export, import, anchor checks), to show progress.
-    public var progressHandler: ProgressHandler?
+    var progressHandler: ProgressHandler?
 
-    /// Reports progress every `every` items (and at item 0 never).
-    func reportProgress(_ task: String, done: Int, total: Int? = nil, every: Int = 1000) {
-        guard let progressHandler, done > 0, done % every == 0 else { return }
-        progressHandler(ProgressReport(task: task, done: done, total: total))
+    /// Reports progress every `every` items (and at item 0 never); there the work stops if its task was cancelled
+    /// or the handler asks it to.
+    /// - Throws: `CancellationError`, which rolls back the write the work is part of.
+    func reportProgress(_ task: String, done: Int, total: Int? = nil, every: Int = 1000) throws {
+        guard done > 0, done % every == 0 else { return }
+        if Task.isCancelled { throw CancellationError() }
+        guard let progressHandler else { return }
+        if progressHandler(ProgressReport(task: task, done: done, total: total)) == .stop {
+            throw CancellationError()
+        }
     }
 
     /// Opens (or creates) the store at `path`.
@@ -47,17 +50,19 @@ public final class AnnotationStore {
     /// - Parameter wallClock: milliseconds since 1970, for the hybrid logical clock; injectable for tests.
     /// - Throws: `StoreError` when the store is missing, foreign or from a newer version (it is then left
     ///   untouched); `DatabaseError` from SQLite.
-    public static func open(path: String, access: Access,
+    static func open(path: String, access: Access,
                             wallClock: @escaping @Sendable () -> Int64 = Timestamp.nowMilliseconds) throws
-        -> AnnotationStore
+        -> StoreConnection
     {
         try open(path: path, access: access, wallClock: wallClock, vfs: nil)
     }
 
     /// Opens the store through the registered SQLite VFS `vfs` (nil: the default): how the fault-injection tests
     /// put a simulated disk under a store.
-    static func open(path: String, access: Access, wallClock: @escaping @Sendable () -> Int64, vfs: String?) throws
-        -> AnnotationStore
+    ///
+    /// - Parameter alreadyOpen: another connection of this process has the store open (see `UserDatabase.open`).
+    static func open(path: String, access: Access, wallClock: @escaping @Sendable () -> Int64, vfs: String?,
+                     alreadyOpen: Bool = false) throws -> StoreConnection
     {
         let databaseAccess: UserDatabase.Access
         switch access {
@@ -65,8 +70,8 @@ public final class AnnotationStore {
         case .readWrite: databaseAccess = .readWrite
         case .create: databaseAccess = .create
         }
-        let db = try UserDatabase.open(path: path, access: databaseAccess, vfs: vfs)
-        let store = try AnnotationStore(database: db, path: path, wallClock: wallClock)
+        let db = try UserDatabase.open(path: path, access: databaseAccess, vfs: vfs, alreadyOpen: alreadyOpen)
+        let store = try StoreConnection(database: db, path: path, wallClock: wallClock)
         if access != .readOnly { try store.releaseDueQuarantine() }
         return store
     }
@@ -89,14 +94,12 @@ public final class AnnotationStore {
     ///     try store.batch {
     ///         for request in requests { try store.createAnnotation(.highlight, at: request) }
     ///     }
-    public func batch<T>(_ body: () throws -> T) throws -> T {
+    func batch<T>(_ body: () throws -> T) throws -> T {
         return try db.transaction(.immediate) {
             // BEGIN IMMEDIATE holds the write lock until COMMIT: the log's latest clock, read once now, can only
             // be moved on by this connection, whose inserts the clock observes.
             guard !clockIsCurrent else { return try body() }
-            if let stored = try db.text(sql: "SELECT max(hlc) FROM changes").flatMap(HLC.init) {
-                clock.observe(stored)
-            }
+            try observeStoredState()
             clockIsCurrent = true
             defer {
                 clockIsCurrent = false
@@ -106,16 +109,28 @@ public final class AnnotationStore {
         }
     }
 
+    /// Catches up with what other connections may have committed: the log's latest clock, and the device id (a
+    /// restore through another connection gives the store a new one). Call it holding the write lock, which makes
+    /// both final until commit.
+    func observeStoredState() throws {
+        if let stored = try db.text(sql: "SELECT max(hlc) FROM changes").flatMap(HLC.init) {
+            clock.observe(stored)
+        }
+        if let device = try db.text(sql: "SELECT value FROM meta WHERE key = 'device_id'") {
+            deviceID = device
+        }
+    }
+
     /// When the store was created (ISO 8601).
-    public func createdAt() throws -> String {
+    func createdAt() throws -> String {
         try db.text(sql: "SELECT value FROM meta WHERE key = 'created_at'") ?? ""
     }
 
     /// The number of changes in the log.
-    public func changeCount() throws -> Int {
+    func changeCount() throws -> Int {
         Int(try db.int(sql: "SELECT count(*) FROM changes") ?? 0)
     }
 }
 
 @available(*, unavailable, message: "A store is confined to one thread at a time.")
-extension AnnotationStore: Sendable {}
+extension StoreConnection: Sendable {}

@@ -13,14 +13,14 @@ public struct BackupReport: Equatable, Sendable {
     public var compressedBytes: UInt64
 }
 
-extension AnnotationStore {
+extension StoreConnection {
     /// Writes a verified backup of the store to `path`.
     ///
     /// The archive is written to a temporary file beside `path`, flushed to disk, read back and verified
     /// completely (inflated, every record checked, the state rebuilt from its changes compared with the
     /// archive's state records and with the live store), and only then renamed over `path`. An existing
     /// file at `path` is replaced only by a verified backup.
-    public func backup(to path: String, limits: ArchiveLimits = ArchiveLimits()) throws -> BackupReport {
+    func backup(to path: String, limits: ArchiveLimits = ArchiveLimits()) throws -> BackupReport {
         let target = try OutputTarget.resolve(path, policy: outputPolicy(replaceArchive: true))
         var written: String?
         do {

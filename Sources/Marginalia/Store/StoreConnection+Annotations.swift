@@ -2,7 +2,7 @@ import Foundation
 
 // MARK: - Making and changing annotations
 
-extension AnnotationStore {
+extension StoreConnection {
     /// Makes a highlight, note or bookmark at `request`, checked against the attached content.
     ///
     /// The change and the new current row are written in one transaction.
@@ -10,7 +10,7 @@ extension AnnotationStore {
     ///   - note: the note text (for a bookmark, its title).
     /// - Throws: `StoreError` for an anchor that does not fit the content or an invalid note, color or tag.
     @discardableResult
-    public func createAnnotation(_ kind: AnnotationKind, at request: AnchorRequest, note: String? = nil,
+    func createAnnotation(_ kind: AnnotationKind, at request: AnchorRequest, note: String? = nil,
                                  color: String? = nil, tags: [String] = []) throws -> Annotation {
         let anchor = try resolveAnchor(request, kind: kind)
         var fields = ChangeFields(kind: kind, anchor: anchor)
@@ -25,7 +25,7 @@ extension AnnotationStore {
     /// - Throws: `StoreError.annotationNotFound`, or `.invalidChange` when nothing would change or the
     ///   annotation is deleted.
     @discardableResult
-    public func editAnnotation(id: String, note: String? = nil, color: String? = nil, addTags: [String] = [],
+    func editAnnotation(id: String, note: String? = nil, color: String? = nil, addTags: [String] = [],
                                removeTags: [String] = []) throws -> Annotation {
         let current = try annotation(id: id)
         guard !current.deleted else {
@@ -48,7 +48,7 @@ extension AnnotationStore {
 
     /// Deletes an annotation: it becomes a tombstone, still listed with `--deleted` and kept in history.
     @discardableResult
-    public func deleteAnnotation(id: String) throws -> Annotation {
+    func deleteAnnotation(id: String) throws -> Annotation {
         let current = try annotation(id: id)
         guard !current.deleted else {
             throw StoreError.invalidChange(reason: "annotation \(current.id) is already deleted")
@@ -58,7 +58,7 @@ extension AnnotationStore {
 
     /// Brings a deleted annotation back.
     @discardableResult
-    public func undeleteAnnotation(id: String) throws -> Annotation {
+    func undeleteAnnotation(id: String) throws -> Annotation {
         let current = try annotation(id: id)
         guard current.deleted else { throw StoreError.invalidChange(reason: "annotation \(current.id) is not deleted") }
         return try write(.undelete, annotation: current.id, ChangeFields(deleted: false))
@@ -85,10 +85,10 @@ extension AnnotationStore {
 
 // MARK: - Reading positions
 
-extension AnnotationStore {
+extension StoreConnection {
     /// Sets the reading position in `document`, checked against the attached content.
     @discardableResult
-    public func setPosition(document: String, at position: TextPosition) throws -> ReadingPosition {
+    func setPosition(document: String, at position: TextPosition) throws -> ReadingPosition {
         guard try self.document(id: document) != nil else { throw StoreError.documentNotFound(id: document) }
         guard let passage = try passage(id: position.passage) else {
             throw StoreError.passageNotFound(id: position.passage)
@@ -111,14 +111,14 @@ extension AnnotationStore {
     }
 
     /// The reading position in `document`, or nil when none was set.
-    public func position(document: String) throws -> ReadingPosition? {
+    func position(document: String) throws -> ReadingPosition? {
         try db.fetchOne(
             sql: "SELECT document, passage, offset, updated_hlc FROM positions WHERE document = ?",
             arguments: [document], ReadingPosition.init(row:))
     }
 
     /// Every reading position, by document id.
-    public func positions() throws -> [ReadingPosition] {
+    func positions() throws -> [ReadingPosition] {
         try db.fetchAll(
             sql: "SELECT document, passage, offset, updated_hlc FROM positions ORDER BY document",
             ReadingPosition.init(row:))

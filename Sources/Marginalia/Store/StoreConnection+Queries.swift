@@ -38,10 +38,10 @@ public struct LogFilter: Equatable, Sendable {
 
 // MARK: - Annotations
 
-extension AnnotationStore {
+extension StoreConnection {
     /// The annotation with this id, or with this unique id prefix (at least 4 characters), deleted or not.
     /// - Throws: `StoreError.annotationNotFound` or `.ambiguousID`.
-    public func annotation(id: String) throws -> Annotation {
+    func annotation(id: String) throws -> Annotation {
         let fullID = try resolveAnnotationID(id)
         guard let registers = try loadRegisters(id: fullID), let annotation = registers.annotation else {
             throw StoreError.annotationNotFound(id: id)
@@ -50,7 +50,7 @@ extension AnnotationStore {
     }
 
     /// The full id of the annotation `text` names: the id itself or a unique prefix of at least 4 characters.
-    public func resolveAnnotationID(_ text: String) throws -> String {
+    func resolveAnnotationID(_ text: String) throws -> String {
         if try db.int(sql: "SELECT 1 FROM annotations WHERE id = ?", arguments: [text]) != nil { return text }
         guard text.count >= 4 else { throw StoreError.annotationNotFound(id: text) }
         // A range scan on the primary key: every id starting with `text` sorts between text and text + U+10FFFF.
@@ -70,7 +70,7 @@ extension AnnotationStore {
 
     /// The annotations that match `filter`: in reading order when content is attached (document, passage,
     /// offset), else in the order they were made.
-    public func annotations(matching filter: AnnotationFilter = AnnotationFilter()) throws -> [Annotation] {
+    func annotations(matching filter: AnnotationFilter = AnnotationFilter()) throws -> [Annotation] {
         var conditions: [String] = []
         var arguments: [DatabaseValue] = []
         if !filter.includeDeleted { conditions.append("a.deleted = 0") }
@@ -105,7 +105,7 @@ extension AnnotationStore {
     }
 
     /// How many annotations there are: live ones and tombstones.
-    public func annotationCounts() throws -> (live: Int, deleted: Int) {
+    func annotationCounts() throws -> (live: Int, deleted: Int) {
         let live = try db.int(sql: "SELECT count(*) FROM annotations WHERE deleted = 0") ?? 0
         let deleted = try db.int(sql: "SELECT count(*) FROM annotations WHERE deleted = 1") ?? 0
         return (Int(live), Int(deleted))
@@ -114,9 +114,9 @@ extension AnnotationStore {
 
 // MARK: - History
 
-extension AnnotationStore {
+extension StoreConnection {
     /// Every change to one annotation, oldest first (by clock).
-    public func history(id: String) throws -> [Change] {
+    func history(id: String) throws -> [Change] {
         let fullID = (try? resolveAnnotationID(id)) ?? id
         let changes = try changes(of: .annotation, id: fullID)
         guard !changes.isEmpty else { throw StoreError.annotationNotFound(id: id) }
@@ -124,7 +124,7 @@ extension AnnotationStore {
     }
 
     /// The change log, oldest first, filtered; with a limit, the most recent `limit` changes.
-    public func log(_ filter: LogFilter = LogFilter()) throws -> [Change] {
+    func log(_ filter: LogFilter = LogFilter()) throws -> [Change] {
         var conditions: [String] = []
         var arguments: [DatabaseValue] = []
         // The text form of a clock sorts like the clock, so a time bound is a bound on the text.

@@ -15,7 +15,7 @@ public struct ProjectionEffect: Equatable, Sendable {
     public init() {}
 }
 
-extension AnnotationStore {
+extension StoreConnection {
     /// Records a change made on this device now: a fresh timestamp and change id, written to the log and
     /// applied to the current tables. Call it inside a write transaction.
     func record(_ entity: EntityKind, _ entityID: String, _ operation: ChangeOperation,
@@ -31,9 +31,7 @@ extension AnnotationStore {
     {
         // Another process may have written since this one read the clock; the write lock is held, so the
         // log's latest timestamp is final until commit.
-        if !clockIsCurrent, let stored = try db.text(sql: "SELECT max(hlc) FROM changes").flatMap(HLC.init) {
-            clock.observe(stored)
-        }
+        if !clockIsCurrent { try observeStoredState() }
         let changeID = Identifiers.make()
         try noteClockIfFarOff(changeID: changeID)
         let change = Change(

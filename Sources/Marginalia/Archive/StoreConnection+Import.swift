@@ -29,7 +29,7 @@ public struct ImportReport: Equatable, Sendable {
     public init() {}
 }
 
-extension AnnotationStore {
+extension StoreConnection {
     /// Merges another machine's archive into this store, in one transaction, after validating the whole file.
     ///
     /// The file is read, inflated, checked and staged in a temporary table first, without the write lock, so that
@@ -44,7 +44,7 @@ extension AnnotationStore {
     /// writing.
     /// - Parameter dryRun: report what would happen, and write nothing.
     /// - Throws: `ArchiveError` naming the file, line and reason.
-    public func importArchive(path: String, dryRun: Bool = false, acceptFuture: Bool = false,
+    func importArchive(path: String, dryRun: Bool = false, acceptFuture: Bool = false,
                               limits: ArchiveLimits = ArchiveLimits()) throws -> ImportReport
     {
         let staged = try stageArchive(path: path, limits: limits)

@@ -15,17 +15,17 @@ public struct ReconciledContent: Equatable, Sendable {
 
 // MARK: - The content last reconciled with
 
-extension AnnotationStore {
+extension StoreConnection {
     /// The content `reconcileAnchors(reanchor: true)` last ran against, if ever; kept in the `meta` table under
     /// `reconciled_edition` and `reconciled_content_path`.
-    public func reconciledContent() throws -> ReconciledContent? {
+    func reconciledContent() throws -> ReconciledContent? {
         guard let edition = try reconciledEdition() else { return nil }
         return ReconciledContent(
             edition: edition, path: try db.text(sql: "SELECT value FROM meta WHERE key = 'reconciled_content_path'"))
     }
 
     /// Every edition some annotation (deleted ones too) is anchored on, in no particular order.
-    public func anchoredEditions() throws -> [String] {
+    func anchoredEditions() throws -> [String] {
         try db.fetchAll(sql: "SELECT DISTINCT anchor_edition FROM annotations") { try $0.string(0) }
     }
 

@@ -2,12 +2,12 @@ import Foundation
 
 // MARK: - Attaching content
 
-extension AnnotationStore {
+extension StoreConnection {
     /// Attaches the content database at `path`, read-only, replacing any content attached before.
     ///
     /// Nothing is created when the file is missing, and nothing in the store changes.
     /// - Throws: `ContentError` when the file is missing, not a content database, or from a newer version.
-    public func attachContent(path: String) throws {
+    func attachContent(path: String) throws {
         try detachContent()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -33,7 +33,7 @@ extension AnnotationStore {
     }
 
     /// Detaches the content, if any.
-    public func detachContent() throws {
+    func detachContent() throws {
         guard content != nil else { return }
         content = nil
         try db.detach(ContentSchema.schemaName)
@@ -78,9 +78,9 @@ extension AnnotationStore {
 
 // MARK: - Reading content
 
-extension AnnotationStore {
+extension StoreConnection {
     /// The passage with this id in the attached content, or nil.
-    public func passage(id: String) throws -> Passage? {
+    func passage(id: String) throws -> Passage? {
         _ = try requireContent()
         return try db.fetchOne(
             sql: "SELECT id, document_id, ord, text FROM content.passages WHERE id = ?", arguments: [id],
@@ -88,7 +88,7 @@ extension AnnotationStore {
     }
 
     /// The passage at `order` in `document`, or nil.
-    public func passage(document: String, order: Int) throws -> Passage? {
+    func passage(document: String, order: Int) throws -> Passage? {
         _ = try requireContent()
         return try db.fetchOne(
             sql: "SELECT id, document_id, ord, text FROM content.passages WHERE document_id = ? AND ord = ?",
@@ -96,7 +96,7 @@ extension AnnotationStore {
     }
 
     /// Every passage of `document`, in order.
-    public func passages(document: String) throws -> [Passage] {
+    func passages(document: String) throws -> [Passage] {
         _ = try requireContent()
         return try db.fetchAll(
             sql: "SELECT id, document_id, ord, text FROM content.passages WHERE document_id = ? ORDER BY ord",
@@ -115,7 +115,7 @@ extension AnnotationStore {
     }
 
     /// The document with this id, or nil.
-    public func document(id: String) throws -> ContentDocument? {
+    func document(id: String) throws -> ContentDocument? {
         _ = try requireContent()
         return try db.fetchOne(
             sql: """
@@ -126,7 +126,7 @@ extension AnnotationStore {
     }
 
     /// Every document, in order.
-    public func documents() throws -> [ContentDocument] {
+    func documents() throws -> [ContentDocument] {
         _ = try requireContent()
         return try db.fetchAll(
             sql: """

@@ -1,0 +1,13 @@
+// swift-tools-version:6.0
+// An app's view of the library: a package of its own that depends on Marginalia by path, in Swift 6 language
+// mode, and runs the engine's contract. CI builds and runs it.
+import PackageDescription
+
+let package = Package(
+    name: "EmbeddingCheck",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    dependencies: [.package(name: "Marginalia", path: "../..")],
+    targets: [
+        .executableTarget(name: "EmbeddingCheck", dependencies: [.product(name: "Marginalia", package: "Marginalia")]),
+    ]
+)

@@ -1,0 +1,159 @@
+// MARK: - Writing annotations and positions
+
+extension AnnotationStore {
+    /// Makes a highlight, note or bookmark at `request`, checked against the attached content; the change and the
+    /// new current row are written in one transaction.
+    ///
+    /// - Parameters:
+    ///   - note: the note text (for a bookmark, its title).
+    /// - Throws: `MarginaliaError` (`.invalidArgument`) for an anchor that does not fit the content or an invalid
+    ///   note, color or tag.
+    @discardableResult
+    public func createAnnotation(_ kind: AnnotationKind, at request: AnchorRequest, note: String? = nil,
+                                 color: String? = nil, tags: [String] = []) throws -> Annotation {
+        try engine.write { try $0.createAnnotation(kind, at: request, note: note, color: color, tags: tags) }
+    }
+
+    /// Sets the note or color (an empty string clears it), adds and removes tags.
+    /// - Throws: `MarginaliaError`: `.notFound`, or `.invalidArgument` when nothing would change or the annotation
+    ///   is deleted.
+    @discardableResult
+    public func editAnnotation(id: String, note: String? = nil, color: String? = nil, addTags: [String] = [],
+                               removeTags: [String] = []) throws -> Annotation {
+        try engine.write {
+            try $0.editAnnotation(id: id, note: note, color: color, addTags: addTags, removeTags: removeTags)
+        }
+    }
+
+    /// Deletes an annotation: it becomes a tombstone, still listed with deleted ones and kept in history.
+    @discardableResult
+    public func deleteAnnotation(id: String) throws -> Annotation {
+        try engine.write { try $0.deleteAnnotation(id: id) }
+    }
+
+    /// Brings a deleted annotation back.
+    @discardableResult
+    public func undeleteAnnotation(id: String) throws -> Annotation {
+        try engine.write { try $0.undeleteAnnotation(id: id) }
+    }
+
+    /// Anchors an annotation again, by hand (a `reattach` change), wherever it stands now.
+    @discardableResult
+    public func reattachAnnotation(id: String, at request: AnchorRequest) throws -> Annotation {
+        try engine.write { try $0.reattachAnnotation(id: id, at: request) }
+    }
+
+    /// Sets the reading position in `document`, checked against the attached content.
+    @discardableResult
+    public func setPosition(document: String, at position: TextPosition) throws -> ReadingPosition {
+        try engine.write { try $0.setPosition(document: document, at: position) }
+    }
+
+    /// Checks every annotation (deleted ones too) against the attached edition; with `reanchor`, records each move
+    /// as a `reanchor` change and each intact annotation not yet anchored on this edition as a `confirm` change,
+    /// all in one transaction, and remembers the content as reconciled (its path too, with `recordingPath`).
+    /// Without `reanchor` nothing is written.
+    ///
+    /// - Parameter allowOlder: re-anchor even onto an edition older than one the annotations were reconciled with
+    ///   or anchored on, or onto content that shares no passage with them.
+    /// - Throws: `MarginaliaError` (`.invalidArgument`) for such content without `allowOlder`.
+    public func reconcileAnchors(reanchor: Bool = false, allowOlder: Bool = false, recordingPath: Bool = true) throws
+        -> ReconciliationReport
+    {
+        reanchor
+            ? try engine.write {
+                try $0.reconcileAnchors(reanchor: true, allowOlder: allowOlder, recordingPath: recordingPath)
+            }
+            : try engine.read { try $0.reconcileAnchors(reanchor: false, allowOlder: allowOlder) }
+    }
+}
+
+// MARK: - Reading annotations and positions
+
+extension AnnotationStore {
+    /// The annotation with this id, or with this unique id prefix (at least 4 characters), deleted or not.
+    /// - Throws: `MarginaliaError`: `.notFound`, or `.invalidArgument` for an ambiguous prefix.
+    public func annotation(id: String) throws -> Annotation {
+        try engine.read { try $0.annotation(id: id) }
+    }
+
+    /// The full id of the annotation `text` names: the id itself or a unique prefix of at least 4 characters.
+    public func resolveAnnotationID(_ text: String) throws -> String {
+        try engine.read { try $0.resolveAnnotationID(text) }
+    }
+
+    /// The annotations that match `filter`: in reading order when content is attached (document, passage,
+    /// offset), else in the order they were made.
+    public func annotations(matching filter: AnnotationFilter = AnnotationFilter()) throws -> [Annotation] {
+        try engine.read { try $0.annotations(matching: filter) }
+    }
+
+    /// How many annotations there are: live ones and tombstones.
+    public func annotationCounts() throws -> (live: Int, deleted: Int) {
+        try engine.read { try $0.annotationCounts() }
+    }
+
+    /// The reading position in `document`, or nil when none was set.
+    public func position(document: String) throws -> ReadingPosition? {
+        try engine.read { try $0.position(document: document) }
+    }
+
+    /// Every reading position, by document id.
+    public func positions() throws -> [ReadingPosition] {
+        try engine.read { try $0.positions() }
+    }
+
+    /// Every change to one annotation, oldest first (by clock).
+    public func history(id: String) throws -> [Change] {
+        try engine.read { try $0.history(id: id) }
+    }
+
+    /// The change log, oldest first, filtered; with a limit, the most recent `limit` changes.
+    public func log(_ filter: LogFilter = LogFilter()) throws -> [Change] {
+        try engine.read { try $0.log(filter) }
+    }
+
+    /// Checks some annotations against the attached edition (all `unchecked` without content).
+    public func checkAnchors(_ annotations: [Annotation]) throws -> [AnchorCheck] {
+        try engine.read { try $0.checkAnchors(annotations) }
+    }
+
+    /// The edition the annotations were last reconciled with, when it is not the attached one and some annotation
+    /// was anchored on another edition: the cue to check anchors.
+    public func pendingReconciliation() throws -> String? {
+        try engine.read { try $0.pendingReconciliation() }
+    }
+
+    /// The content anchors were last reconciled against (its edition, and its path when it was recorded), if ever.
+    public func reconciledContent() throws -> ReconciledContent? {
+        try engine.read { try $0.reconciledContent() }
+    }
+
+    /// Every edition some annotation (deleted ones too) is anchored on, in no particular order.
+    public func anchoredEditions() throws -> [String] {
+        try engine.read { try $0.anchoredEditions() }
+    }
+
+    /// The edition anchors were last reconciled against, if ever.
+    public func reconciledEdition() throws -> String? {
+        try engine.read { try $0.reconciledEdition() }
+    }
+
+    /// Searches the user's own notes and quotes (not deleted ones), best matches first, folding case and
+    /// diacritics as content search does. Works without content.
+    public func searchNotes(_ text: String, limit: Int = 20) throws -> [Annotation] {
+        try engine.read { try $0.searchNotes(text, limit: limit) }
+    }
+
+    /// Checks the store: SQLite's integrity check, that the log is intact and append-only, and that replaying the
+    /// log reproduces the current tables exactly. Reads only.
+    public func verify() throws -> VerificationReport {
+        try engine.read { try $0.verify() }
+    }
+
+    /// A fingerprint of every row of the store's tables, in key order: equal until a write. A quick check that
+    /// something did not change, not a security measure.
+    public func canonicalFingerprint() throws -> String {
+        try engine.read { try $0.canonicalFingerprint() }
+    }
+}

@@ -1,0 +1,152 @@
+// MARK: - Content
+
+extension AnnotationStore {
+    /// Attaches the content database at `path`, read-only, replacing any content attached before, for every
+    /// connection of the store. Nothing is created when the file is missing, and nothing in the store changes.
+    /// - Throws: `MarginaliaError` (`.contentUnavailable`, `.newerVersion`); no content is attached then.
+    public func attachContent(path: String) throws {
+        try engine.setContent(path)
+    }
+
+    /// Detaches the content, if any.
+    public func detachContent() throws {
+        try engine.setContent(nil)
+    }
+
+    /// Checks a request against the attached content and captures the quote, prefix and suffix.
+    public func resolveAnchor(_ request: AnchorRequest, kind: AnnotationKind) throws -> Anchor {
+        try engine.read { try $0.resolveAnchor(request, kind: kind) }
+    }
+
+    /// The passage with this id in the attached content, or nil.
+    public func passage(id: String) throws -> Passage? {
+        try engine.read { try $0.passage(id: id) }
+    }
+
+    /// The passage at `order` in `document`, or nil.
+    public func passage(document: String, order: Int) throws -> Passage? {
+        try engine.read { try $0.passage(document: document, order: order) }
+    }
+
+    /// Every passage of `document`, in order.
+    public func passages(document: String) throws -> [Passage] {
+        try engine.read { try $0.passages(document: document) }
+    }
+
+    /// The document with this id, or nil.
+    public func document(id: String) throws -> ContentDocument? {
+        try engine.read { try $0.document(id: id) }
+    }
+
+    /// Every document, in order.
+    public func documents() throws -> [ContentDocument] {
+        try engine.read { try $0.documents() }
+    }
+
+    /// Searches the attached content, best matches first (FTS5's bm25 rank).
+    public func searchContent(_ text: String, limit: Int = 20, markers: SnippetMarkers = .brackets) throws
+        -> [SearchHit]
+    {
+        try engine.read { try $0.searchContent(text, limit: limit, markers: markers) }
+    }
+}
+
+// MARK: - Changes, merging and archives
+
+extension AnnotationStore {
+    /// The cursor after the newest change the store holds.
+    public func cursor() throws -> ChangeCursor {
+        try engine.read { try $0.cursor() }
+    }
+
+    /// Every change the store holds after `cursor`, in the store's own order; `nil` means from the start.
+    ///
+    ///     let report = try phone.merge(try laptop.changes(after: nil))
+    public func changes(after cursor: ChangeCursor?) throws -> [Change] {
+        try engine.read { try $0.changes(after: cursor) }
+    }
+
+    /// At most `limit` changes after `cursor`, and the cursor after them: for reading a large log in pages.
+    public func changePage(after cursor: ChangeCursor?, limit: Int) throws -> ChangePage {
+        try engine.read { try $0.changePage(after: cursor, limit: limit) }
+    }
+
+    /// Streams every change after `cursor` to `body`, each with the cursor just after it, from one snapshot of
+    /// the log, without holding them in memory. Returns the cursor after the last one.
+    @discardableResult
+    public func forEachChange(after cursor: ChangeCursor?, _ body: (Change, ChangeCursor) throws -> Void) throws
+        -> ChangeCursor
+    {
+        try engine.read { try $0.forEachChange(after: cursor, body) }
+    }
+
+    /// Merges changes from another store, by any transport, in one transaction: all of them or none. Changes
+    /// already here (by change id) count as duplicates; each field takes the value of its latest change.
+    @discardableResult
+    public func merge(_ changes: some Sequence<Change>) throws -> MergeReport {
+        try engine.write { try $0.merge(changes) }
+    }
+
+    /// Merges another machine's archive into this store, in one transaction, after validating the whole file.
+    /// - Parameter dryRun: report what would happen, and write nothing.
+    /// - Throws: `MarginaliaError` (`.invalidData` naming the file, line and reason).
+    /// - Parameter acceptFuture: merge changes dated more than a day ahead of this machine's clock at once, instead
+    ///   of holding them in quarantine until they are plausible.
+    public func importArchive(path: String, dryRun: Bool = false, acceptFuture: Bool = false,
+                              limits: ArchiveLimits = ArchiveLimits()) throws -> ImportReport
+    {
+        try engine.write {
+            try $0.importArchive(path: path, dryRun: dryRun, acceptFuture: acceptFuture, limits: limits)
+        }
+    }
+
+    /// The changes held in quarantine (dated ahead of this machine's clock when they arrived), oldest first.
+    public func quarantinedChanges() throws -> [QuarantinedChange] {
+        try engine.read { try $0.quarantinedChanges() }
+    }
+
+    /// The notes the store kept of local writes made with the wall clock far from its newest change.
+    public func clockNotes() throws -> [ClockWarning] {
+        try engine.read { try $0.clockNotes() }
+    }
+
+    /// Writes the store as an archive to `sink`, from one snapshot; streams.
+    @discardableResult
+    package func exportArchive(to sink: any ByteSink, filter: ExportFilter = ExportFilter(),
+                              createdAt: String = Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds()),
+                              level: Int = GzipWriter.defaultLevel) throws -> ArchiveCounts {
+        try engine.read { try $0.exportArchive(to: sink, filter: filter, createdAt: createdAt, level: level) }
+    }
+
+    /// Writes the archive to the file at `path`, through a temporary file beside it that is flushed to disk and
+    /// renamed over `path` only when complete. An existing plain file is replaced only with `force`; a store, a
+    /// content database, a directory or a device never.
+    @discardableResult
+    public func exportArchive(toFile path: String, filter: ExportFilter = ExportFilter(), force: Bool = false) throws
+        -> ArchiveCounts
+    {
+        try engine.read { try $0.exportArchive(toFile: path, filter: filter, force: force) }
+    }
+
+    /// Writes a verified backup of the store to `path`: written beside it, flushed, read back and checked
+    /// completely, then renamed over `path`.
+    public func backup(to path: String, limits: ArchiveLimits = ArchiveLimits()) throws -> BackupReport {
+        try engine.read { try $0.backup(to: path, limits: limits) }
+    }
+
+    /// Replaces the store at `storePath` with the one an archive holds, verified completely first; the previous
+    /// store is kept beside it. A partial archive cannot be restored (import it instead).
+    public static func restore(archive: String, to storePath: String, dryRun: Bool = false,
+                               limits: ArchiveLimits = ArchiveLimits()) throws -> RestoreReport {
+        do {
+            return try StoreConnection.restore(archive: archive, to: storePath, dryRun: dryRun, limits: limits)
+        } catch {
+            throw MarginaliaError(error)
+        }
+    }
+}
+
+extension AnnotationStore {
+    /// The statement content search runs, for the benchmark that runs it through the C API.
+    package static var contentSearchSQL: String { StoreConnection.contentSearchSQL }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+/// A person's annotations: the user database, its change log and its current tables, with the content it refers
+/// to attached read-only when it is available. Safe to share across threads and tasks.
+///
+///     let store = try AnnotationStore.open(path: "user.db", access: .create)
+///     try store.attachContent(path: "content.db")
+///     let highlight = try store.createAnnotation(.highlight, at: AnchorRequest(passage: "luceafarul.1"))
+///
+/// Writes go through one connection, one at a time; reads run on a small pool of reader connections, each seeing
+/// one consistent snapshot, so they go on while a write or an import runs. Every error it throws is a
+/// `MarginaliaError`.
+public final class AnnotationStore: Sendable {
+    /// What the caller will do with the store.
+    public enum Access: Sendable {
+        /// Read only: nothing is written; the store must exist.
+        case readOnly
+        /// Read and write; the store must exist.
+        case readWrite
+        /// Read and write; the store is created when absent.
+        case create
+    }
+
+    /// The path the store was opened at (`:memory:` for a private in-memory store).
+    public let path: String
+    let engine: StoreEngine
+
+    private init(path: String, engine: StoreEngine) {
+        self.path = path
+        self.engine = engine
+    }
+
+    /// Opens (or creates) the store at `path`.
+    ///
+    /// - Parameter wallClock: milliseconds since 1970, for the hybrid logical clock; injectable for tests.
+    /// - Throws: `MarginaliaError`: `.notFound` when the store is missing, `.invalidData` for a file that is not a
+    ///   store, `.newerVersion` for one from a newer version (it is then left untouched).
+    public static func open(path: String, access: Access,
+                            wallClock: @escaping @Sendable () -> Int64 = Timestamp.nowMilliseconds) throws
+        -> AnnotationStore
+    {
+        try open(path: path, access: access, wallClock: wallClock, vfs: nil)
+    }
+
+    /// Opens the store through the SQLite VFS named `vfs` (nil: the default one), for tests that put a simulated
+    /// disk under a store. Readers open through the same VFS.
+    static func open(path: String, access: Access, wallClock: @escaping @Sendable () -> Int64, vfs: String?) throws
+        -> AnnotationStore
+    {
+        do {
+            let writer = try StoreConnection.open(path: path, access: StoreConnection.Access(access),
+                                                  wallClock: wallClock, vfs: vfs)
+            return AnnotationStore(path: path, engine: StoreEngine(writer: writer, wallClock: wallClock, vfs: vfs))
+        } catch {
+            throw MarginaliaError(error)
+        }
+    }
+
+    /// Closes the store's connections once the work under way ends; every later call throws a `MarginaliaError`
+    /// of category `.closed`, and event streams finish. Closing twice does nothing.
+    public func close() throws {
+        engine.close()
+    }
+
+    /// This store's device id: the `device` of every change it makes.
+    public var deviceID: String { engine.deviceID }
+
+    /// The local writes of this store, so far, made with the wall clock more than a day from its newest change
+    /// (each also noted in the store, see `clockNotes()`).
+    public var clockWarnings: [ClockWarning] { engine.clockWarnings }
+
+    /// The attached content, if any.
+    public var content: ContentInfo? { engine.content }
+
+    /// Called every so many items by long operations (export, import, anchor checks) on the thread doing the work,
+    /// to show progress; returning `.stop` cancels the work.
+    public var progressHandler: ProgressHandler? {
+        get { engine.progressHandler }
+        set { engine.progressHandler = newValue }
+    }
+
+    /// Runs many writes as one transaction: all of them are committed together when `body` returns, none when
+    /// it throws. Each write inside still records its own change. Other writers wait until it ends.
+    ///
+    ///     try store.batch {
+    ///         for request in requests { try store.createAnnotation(.highlight, at: request) }
+    ///     }
+    public func batch<T>(_ body: () throws -> T) throws -> T {
+        try engine.write { connection in try connection.batch(body) }
+    }
+
+    /// When the store was created (ISO 8601).
+    public func createdAt() throws -> String {
+        try engine.read { try $0.createdAt() }
+    }
+
+    /// The number of changes in the log.
+    public func changeCount() throws -> Int {
+        try engine.read { try $0.changeCount() }
+    }
+
+    /// The connection that writes, for tests and the library's own checks; only while nothing else uses the store.
+    var writer: StoreConnection {
+        get throws { try engine.write { $0 } }
+    }
+
+    /// The writer's database, for tests.
+    var db: any Database {
+        get throws { try writer.db }
+    }
+}
+
+extension StoreConnection.Access {
+    init(_ access: AnnotationStore.Access) {
+        switch access {
+        case .readOnly: self = .readOnly
+        case .readWrite: self = .readWrite
+        case .create: self = .create
+        }
+    }
+}
