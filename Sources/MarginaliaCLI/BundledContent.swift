@@ -55,21 +55,11 @@ enum BundledContent {
             throw ToolError("cannot read the bundled sample \(source)")
         }
         let name = (source as NSString).lastPathComponent.replacingOccurrences(of: ".json", with: "")
-        let path = "\(cacheDirectory)/\(name)-\(fnv1a(bytes)).db"
+        let path = "\(cacheDirectory)/\(name)-\(FNV1a.hex(of: bytes)).db"
         if !FileManager.default.fileExists(atPath: path) {
             try ContentBuilder.build(try ContentSource(bytes: Array(bytes), path: source), output: path)
         }
         return path
-    }
-
-    /// FNV-1a, 64 bits, in hex: a cheap fingerprint of the source for the cache file name.
-    private static func fnv1a(_ data: Data) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in data {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return String(hash, radix: 16)
     }
 }
 

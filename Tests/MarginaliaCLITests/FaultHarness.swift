@@ -28,7 +28,8 @@ enum FaultRuns {
     }
 }
 
-/// Deterministic pseudo-random numbers (SplitMix64), so that a printed seed repeats a run.
+/// Deterministic pseudo-random numbers (SplitMix64), so that a printed seed repeats a run (the fault and
+/// restore tests).
 struct FaultRandom: RandomNumberGenerator {
     private var state: UInt64
 

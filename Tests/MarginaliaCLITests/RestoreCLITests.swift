@@ -46,7 +46,7 @@ import Glibc
     func writesAcknowledgedWhileRestoresRunAreInTheStoreOrABak() throws {
         let seed = UInt64.random(in: 1...UInt64.max)
         print("writesAcknowledgedWhileRestoresRunAreInTheStoreOrABak seed: \(seed)")
-        var random = SplitMix(seed: seed)
+        var random = FaultRandom(seed: seed)
         let workspace = try CLIWorkspace()
         let (backup, late) = try Self.storeWithBackup(workspace)
         let acks = Acknowledgements()
@@ -127,7 +127,7 @@ import Glibc
         let workspace = try CLIWorkspace()
         // A source store of about 1.5 MB: notes of 100 kB edited over and over (the log keeps every version).
         let id = try workspace.ok(["note", "mai-am-un-singur-dor.1", "start", "--store", workspace.path("big.db")])
-        var random = SplitMix(seed: 7)
+        var random = FaultRandom(seed: 7)
         for _ in 0..<7 {
             let text = String((0..<100_000).map { _ in Character(Unicode.Scalar(UInt8(97 + random.next() % 26))) })
             try workspace.ok(["edit", id, "--note", text, "--store", workspace.path("big.db")])
@@ -203,19 +203,6 @@ private final class Acknowledgements: @unchecked Sendable {
     func stop() { lock.withLock { isStopped = true } }
     var stopped: Bool { lock.withLock { isStopped } }
     var ids: Set<String> { lock.withLock { acknowledged } }
-}
-
-/// A small seeded generator (SplitMix64).
-struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// The stock sqlite3 shell kept running on a database, answering one query at a time.

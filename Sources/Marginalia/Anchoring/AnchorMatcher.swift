@@ -37,7 +37,7 @@ struct AnchorMatcher {
                        wholeWords: (start: Bool, end: Bool) = (true, true)) -> Match? {
         let needle = Array(quote.unicodeScalars)
         guard !needle.isEmpty else { return nil }
-        if let range = nearest(exactOccurrences(of: needle, in: text), to: origin) {
+        if let range = nearest(text.exactOccurrences(of: needle), to: origin) {
             return Match(range: range, quality: .exact)
         }
         let foldedText = FoldedText(String(scalars: text), level: .words)
@@ -53,33 +53,16 @@ struct AnchorMatcher {
         }
         var range = foldedText.originalRange(folded: folded)
         if wholeWords.start {
-            while range.lowerBound > 0 && isWordCharacter(text[range.lowerBound - 1]) {
+            while range.lowerBound > 0 && text[range.lowerBound - 1].isLetterDigitOrInWordMark {
                 range = (range.lowerBound - 1)..<range.upperBound
             }
         }
         if wholeWords.end {
-            while range.upperBound < text.count && isWordCharacter(text[range.upperBound]) {
+            while range.upperBound < text.count && text[range.upperBound].isLetterDigitOrInWordMark {
                 range = range.lowerBound..<(range.upperBound + 1)
             }
         }
         return Match(range: range, quality: .close(edits: edits))
-    }
-
-    /// Letters, digits, and the marks and soft hyphens that sit inside words.
-    static func isWordCharacter(_ scalar: Unicode.Scalar) -> Bool {
-        let properties = scalar.properties
-        return properties.isAlphabetic || properties.numericType != nil || properties.generalCategory == .nonspacingMark
-            || scalar == FoldedText.softHyphen
-    }
-
-    private static func exactOccurrences(of needle: [Unicode.Scalar], in text: [Unicode.Scalar]) -> [Range<Int>] {
-        guard needle.count <= text.count else { return [] }
-        var result: [Range<Int>] = []
-        for index in 0...(text.count - needle.count)
-        where text[index] == needle[0] && text[index..<index + needle.count].elementsEqual(needle) {
-            result.append(index..<index + needle.count)
-        }
-        return result
     }
 
     private static func nearest(_ ranges: [Range<Int>], to origin: Int) -> Range<Int>? {

@@ -129,8 +129,8 @@ extension StoreConnection {
            start < end, window.text(start..<end) == anchor.quote {
             return AnchorCheck(annotation: annotation, status: .intact)
         }
-        let wholeWords = (start: !(anchor.prefix.unicodeScalars.last.map(AnchorMatcher.isWordCharacter) ?? false),
-                          end: !(anchor.suffix.unicodeScalars.first.map(AnchorMatcher.isWordCharacter) ?? false))
+        let wholeWords = (start: !(anchor.prefix.unicodeScalars.last.map(\.isLetterDigitOrInWordMark) ?? false),
+                          end: !(anchor.suffix.unicodeScalars.first.map(\.isLetterDigitOrInWordMark) ?? false))
         guard let match = AnchorMatcher.locate(anchor.quote, in: window.scalars, near: start, wholeWords: wholeWords),
               !match.range.isEmpty else {
             return orphaned("its text is no longer in \(anchor.start.passage) or the passages around it")

@@ -88,7 +88,7 @@ extension StoreConnection {
         let document = filter.document.map(DatabaseValue.text) ?? .null
         try db.forEachRow(
             sql: """
-                SELECT change_id, hlc, device, entity, entity_id, op, fields FROM changes
+                SELECT \(Change.columns) FROM changes
                 WHERE hlc >= ?1 AND (?2 IS NULL
                     OR (entity = 'annotation' AND entity_id IN (SELECT id FROM annotations WHERE document = ?2))
                     OR (entity = 'position' AND entity_id = ?2))
@@ -142,18 +142,20 @@ struct ArchiveLineWriter {
         try endLine()
     }
 
-    /// Writes a change record straight from a row of `changes`, copying its stored fields JSON as it is.
+    /// Writes a change record straight from a row that selects `Change.columns` first, copying its stored fields JSON as it is.
     mutating func writeChange(_ row: Row) throws {
         try writer.beginObject()
         try writer.key("type")
         try writer.string(ArchiveFormat.RecordType.change.rawValue)
-        for (index, key) in ["changeId", "hlc", "device", "entity", "entityId", "op"].enumerated() {
+        let keys: [(String, Change.Column)] = [("changeId", .changeID), ("hlc", .hlc), ("device", .device),
+                                               ("entity", .entity), ("entityId", .entityID), ("op", .operation)]
+        for (key, column) in keys {
             try writer.key(key)
-            try writer.string(try row.string(index))
+            try writer.string(try row.string(column.rawValue))
         }
         try writer.key("fields")
         // The log's fields are canonical JSON written by this code when the change was recorded or imported.
-        try writer.rawValue(row.bytes(at: 6))
+        try writer.rawValue(row.bytes(at: Change.Column.fields.rawValue))
         try writer.endObject()
         try endLine()
     }

@@ -140,24 +140,22 @@ extension StoreConnection {
         var known: [String: [String]] = [:]
         try db.forEachRow(
             sql: """
-                SELECT change_id, hlc, device, entity, entity_id, op, fields FROM changes
+                SELECT \(Change.columns) FROM changes
                 WHERE change_id IN (SELECT value FROM json_each(?))
                 """,
             arguments: [ids]
         ) { row in
-            known[try row.string(0)] = [try row.string(1), try row.string(2), try row.string(3), try row.string(4),
-                                        try row.string(5), try row.string(6)]
+            known[try Change.storedID(in: row)] = try Change.storedText(in: row)
         }
         var held: [String: [String]] = [:]
         try db.forEachRow(
             sql: """
-                SELECT change_id, hlc, device, entity, entity_id, op, fields FROM quarantine
+                SELECT \(Change.columns) FROM quarantine
                 WHERE change_id IN (SELECT value FROM json_each(?))
                 """,
             arguments: [ids]
         ) { row in
-            held[try row.string(0)] = [try row.string(1), try row.string(2), try row.string(3), try row.string(4),
-                                       try row.string(5), try row.string(6)]
+            held[try Change.storedID(in: row)] = try Change.storedText(in: row)
         }
         var cache = ProjectionCache()
         try cache.prepare(batch.compactMap { item in
@@ -167,8 +165,8 @@ extension StoreConnection {
         var fresh: [(change: Change, fieldsText: String)] = []
         for (change, line) in batch {
             report.changesRead += 1
-            let incoming = [change.hlc.description, change.device, change.entity.rawValue, change.entityID,
-                            change.operation.rawValue, try change.fields.jsonText()]
+            let fieldsText = try change.fields.jsonText()
+            let incoming = change.storedText(fieldsText: fieldsText)
             // Byte for byte: Swift's == on strings is canonical equivalence, which would let an NFD note pass for
             // the NFC one already stored under the same change id.
             func same(_ existing: [String]) -> Bool { zip(existing, incoming).allSatisfy { $0.utf8.elementsEqual($1.utf8) } }
@@ -193,7 +191,7 @@ extension StoreConnection {
             }
             if case .quarantine(let latestAllowed, let source) = future, change.hlc.milliseconds > latestAllowed {
                 if held[change.changeID] == nil {
-                    try quarantine(change, fieldsText: incoming[5], source: source)
+                    try quarantine(change, fieldsText: fieldsText, source: source)
                     held[change.changeID] = incoming
                 }
                 report.quarantined += 1

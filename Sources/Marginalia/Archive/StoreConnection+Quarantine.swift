@@ -14,11 +14,12 @@ extension StoreConnection {
     func quarantinedChanges() throws -> [QuarantinedChange] {
         try db.fetchAll(
             sql: """
-                SELECT change_id, hlc, device, entity, entity_id, op, fields, source, seen_at FROM quarantine
+                SELECT \(Change.columns), source, seen_at FROM quarantine
                 ORDER BY hlc, device, change_id
                 """
         ) { row in
-            QuarantinedChange(change: try Change(row: row), source: try row.string(7), seenAt: try row.string(8))
+            QuarantinedChange(change: try Change(row: row), source: try row.string(Change.columnCount),
+                              seenAt: try row.string(Change.columnCount + 1))
         }
     }
 
@@ -26,12 +27,11 @@ extension StoreConnection {
     func quarantine(_ change: Change, fieldsText: String, source: String) throws {
         try db.execute(
             sql: """
-                INSERT INTO quarantine (change_id, hlc, device, entity, entity_id, op, fields, source, seen_at)
+                INSERT INTO quarantine (\(Change.columns), source, seen_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-            arguments: [change.changeID, change.hlc.description, change.device, change.entity.rawValue,
-                        change.entityID, change.operation.rawValue, fieldsText, source,
-                        Timestamp.iso8601(milliseconds: clock.wallMilliseconds)])
+            arguments: StatementArguments(change.columnValues(fieldsText: fieldsText)
+                + [.text(source), .text(Timestamp.iso8601(milliseconds: clock.wallMilliseconds))]))
     }
 
     /// Takes a change out of quarantine once it is in the log.
@@ -50,7 +50,7 @@ extension StoreConnection {
         while true {
             let due = try db.fetchAll(
                 sql: """
-                    SELECT change_id, hlc, device, entity, entity_id, op, fields FROM quarantine WHERE hlc <= ?
+                    SELECT \(Change.columns) FROM quarantine WHERE hlc <= ?
                     ORDER BY hlc, device, change_id LIMIT 1000
                     """,
                 arguments: [bound.description], Change.init(row:))
@@ -84,7 +84,7 @@ extension StoreConnection {
         _ = try? db.transaction(.immediate) {
             try db.execute(sql: """
                 INSERT OR IGNORE INTO main.quarantine
-                SELECT change_id, hlc, device, entity, entity_id, op, fields, source, seen_at FROM previous.quarantine
+                SELECT \(Change.columns), source, seen_at FROM previous.quarantine
                 WHERE change_id NOT IN (SELECT change_id FROM main.changes)
                 """)
         }

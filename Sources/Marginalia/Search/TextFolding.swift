@@ -29,7 +29,7 @@ struct FoldedText {
         var offset = 0
         for scalar in original {
             for folded in Self.fold(scalar) {
-                if level == .words && !Self.isWordCharacter(folded) {
+                if level == .words && !folded.isLetterOrDigit {
                     // One space stands for the whole run, and none at the start.
                     if let last = scalars.last, last != " " {
                         scalars.append(" ")
@@ -60,17 +60,7 @@ struct FoldedText {
 
     /// The original ranges (in code points) where `needle`, folded the same way, occurs.
     func occurrences(of needle: FoldedText) -> [Range<Int>] {
-        let pattern = needle.scalars
-        guard !pattern.isEmpty, pattern.count <= scalars.count else { return [] }
-        var result: [Range<Int>] = []
-        var index = 0
-        while index + pattern.count <= scalars.count {
-            if scalars[index] == pattern[0] && scalars[index..<index + pattern.count].elementsEqual(pattern) {
-                result.append(originalRange(folded: index..<index + pattern.count))
-            }
-            index += 1
-        }
-        return result
+        scalars.exactOccurrences(of: needle.scalars).map { originalRange(folded: $0) }
     }
 
     /// The original range (in code points) that a range of folded code points came from: from the code point
@@ -101,10 +91,6 @@ struct FoldedText {
         // the nonspacing marks leaves the base letter.
         let decomposed = String(scalar).decomposedStringWithCanonicalMapping.lowercased()
         return decomposed.unicodeScalars.filter { $0.properties.generalCategory != .nonspacingMark }
-    }
-
-    private static func isWordCharacter(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.properties.isAlphabetic || scalar.properties.numericType != nil
     }
 }
 

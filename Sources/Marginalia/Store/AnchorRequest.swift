@@ -139,7 +139,7 @@ struct PassageSpan {
             ? try range(for: request) : 0..<scalars.count
         let needle = Array(quote.precomposedStringWithCanonicalMapping.unicodeScalars)
         guard !needle.isEmpty else { throw StoreError.invalidAnchor(reason: "the quote is empty") }
-        var matches = exactOccurrences(of: needle)
+        var matches = scalars.exactOccurrences(of: needle)
             .filter { bounds.contains($0.lowerBound) && $0.upperBound <= bounds.upperBound }
         if matches.isEmpty {
             let folded = FoldedText(String(scalars: scalars))
@@ -156,16 +156,6 @@ struct PassageSpan {
                     + "give offsets (PASSAGE:START-END) to choose")
         }
         return match
-    }
-
-    private func exactOccurrences(of needle: [Unicode.Scalar]) -> [Range<Int>] {
-        guard needle.count <= scalars.count else { return [] }
-        var result: [Range<Int>] = []
-        for index in 0...(scalars.count - needle.count)
-        where scalars[index] == needle[0] && scalars[index..<index + needle.count].elementsEqual(needle) {
-            result.append(index..<index + needle.count)
-        }
-        return result
     }
 
     func text(_ range: Range<Int>) -> String { String(scalars: scalars[range]) }

@@ -55,11 +55,10 @@ extension StoreConnection {
     func insert(_ change: Change) throws {
         try db.execute(
             sql: """
-                INSERT INTO changes (change_id, hlc, device, entity, entity_id, op, fields)
+                INSERT INTO changes (\(Change.columns))
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """,
-            arguments: [change.changeID, change.hlc.description, change.device, change.entity.rawValue,
-                        change.entityID, change.operation.rawValue, try change.fields.jsonText()])
+            arguments: StatementArguments(change.columnValues(fieldsText: try change.fields.jsonText())))
         clock.observe(change.hlc)
     }
 
@@ -76,13 +75,12 @@ extension StoreConnection {
             """)
         for (change, fields) in changes {
             try db.execute(
-                sql: "INSERT INTO temp.change_rows VALUES (?, ?, ?, ?, ?, ?, ?)",
-                arguments: [change.changeID, change.hlc.description, change.device, change.entity.rawValue,
-                            change.entityID, change.operation.rawValue, fields])
+                sql: "INSERT INTO temp.change_rows (\(Change.columns)) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                arguments: StatementArguments(change.columnValues(fieldsText: fields)))
         }
         try db.execute(sql: """
-            INSERT INTO main.changes (change_id, hlc, device, entity, entity_id, op, fields)
-            SELECT change_id, hlc, device, entity, entity_id, op, fields FROM temp.change_rows ORDER BY rowid
+            INSERT INTO main.changes (\(Change.columns))
+            SELECT \(Change.columns) FROM temp.change_rows ORDER BY rowid
             """)
         for (change, _) in changes { clock.observe(change.hlc) }
     }
@@ -123,31 +121,9 @@ extension StoreConnection {
     func changes(of entity: EntityKind, id: String) throws -> [Change] {
         try db.fetchAll(
             sql: """
-                SELECT change_id, hlc, device, entity, entity_id, op, fields FROM changes
+                SELECT \(Change.columns) FROM changes
                 WHERE entity = ? AND entity_id = ? ORDER BY hlc, device, change_id
                 """,
             arguments: [entity.rawValue, id], Change.init(row:))
-    }
-}
-
-extension Change {
-    /// Decodes a row selected as `change_id, hlc, device, entity, entity_id, op, fields`.
-    init(row: Row) throws {
-        let hlcText = try row.string(1)
-        let entityText = try row.string(3)
-        let opText = try row.string(5)
-        guard let hlc = HLC(hlcText), let entity = EntityKind(rawValue: entityText),
-              let operation = ChangeOperation(rawValue: opText) else {
-            throw StoreError.corruptRow(
-                reason: "the log holds an unreadable change (\(hlcText) \(entityText) \(opText))")
-        }
-        let fields: ChangeFields
-        do {
-            fields = try ChangeFields(json: try JSONParser.parse(try row.string(6)))
-        } catch {
-            throw StoreError.corruptRow(reason: "the log holds a change with unreadable fields: \(error)")
-        }
-        self.init(changeID: try row.string(0), hlc: hlc, device: try row.string(2), entity: entity,
-                  entityID: try row.string(4), operation: operation, fields: fields)
     }
 }

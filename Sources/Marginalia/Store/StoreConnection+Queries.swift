@@ -141,19 +141,18 @@ extension StoreConnection {
             arguments.append(.text(device))
         }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let columns = "change_id, hlc, device, entity, entity_id, op, fields"
         if let limit = filter.limit {
             arguments.append(.integer(Int64(limit)))
             let newest = try db.fetchAll(
                 sql: """
-                    SELECT \(columns) FROM changes \(whereClause) \
+                    SELECT \(Change.columns) FROM changes \(whereClause) \
                     ORDER BY hlc DESC, device DESC, change_id DESC LIMIT ?
                     """,
                 arguments: StatementArguments(arguments), Change.init(row:))
             return newest.reversed()
         }
         return try db.fetchAll(
-            sql: "SELECT \(columns) FROM changes \(whereClause) ORDER BY hlc, device, change_id",
+            sql: "SELECT \(Change.columns) FROM changes \(whereClause) ORDER BY hlc, device, change_id",
             arguments: StatementArguments(arguments), Change.init(row:))
     }
 }

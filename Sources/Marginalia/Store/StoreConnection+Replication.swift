@@ -45,11 +45,11 @@ extension StoreConnection {
         let start = try startSequence(of: cursor, log: log)
         let changes = try db.fetchAll(
             sql: """
-                SELECT change_id, hlc, device, entity, entity_id, op, fields, seq FROM changes
+                SELECT \(Change.columns), seq FROM changes
                 WHERE seq > ? ORDER BY seq LIMIT ?
                 """,
             arguments: [start, Int64(max(0, limit))]
-        ) { row in (try Change(row: row), try row.int64(7)) }
+        ) { row in (try Change(row: row), try row.int64(Change.columnCount)) }
         let last = changes.last?.1 ?? start
         return ChangePage(changes: changes.map(\.0), cursor: ChangeCursor(sequence: last, log: log))
     }
@@ -64,11 +64,10 @@ extension StoreConnection {
             let log = try logName()
             var last = try startSequence(of: cursor, log: log)
             try db.forEachRow(
-                sql: "SELECT change_id, hlc, device, entity, entity_id, op, fields, seq FROM changes WHERE seq > ? "
-                    + "ORDER BY seq",
+                sql: "SELECT \(Change.columns), seq FROM changes WHERE seq > ? ORDER BY seq",
                 arguments: [last]
             ) { row in
-                last = try row.int64(7)
+                last = try row.int64(Change.columnCount)
                 try body(try Change(row: row), ChangeCursor(sequence: last, log: log))
             }
             return ChangeCursor(sequence: last, log: log)

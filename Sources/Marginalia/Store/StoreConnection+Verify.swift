@@ -74,7 +74,7 @@ extension StoreConnection {
         }
         try db.forEachRow(
             sql: """
-                SELECT change_id, hlc, device, entity, entity_id, op, fields FROM changes
+                SELECT \(Change.columns) FROM changes
                 WHERE entity = 'annotation' ORDER BY entity, entity_id
                 """
         ) { row in
@@ -83,7 +83,7 @@ extension StoreConnection {
                 change = try Change(row: row)
                 try change.fields.validate(for: change.operation, on: change.entity)
             } catch {
-                report.problems.append("changes: change \((try? row.string(0)) ?? "?") is invalid: \(error)")
+                report.problems.append("changes: change \((try? Change.storedID(in: row)) ?? "?") is invalid: \(error)")
                 return
             }
             report.changeCount += 1
@@ -112,7 +112,7 @@ extension StoreConnection {
     private func replayPositions(into report: inout VerificationReport) throws {
         var latest: [String: Change] = [:]
         try db.forEachRow(
-            sql: "SELECT change_id, hlc, device, entity, entity_id, op, fields FROM changes WHERE entity = 'position'"
+            sql: "SELECT \(Change.columns) FROM changes WHERE entity = 'position'"
         ) { row in
             let change = try Change(row: row)
             report.changeCount += 1
@@ -147,24 +147,16 @@ extension StoreConnection {
     /// write. It is a quick check that something did not change (a content swap, a refused import), not a
     /// security measure.
     func canonicalFingerprint() throws -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func feed(_ bytes: UnsafeRawBufferPointer) {
-            for byte in bytes {
-                hash ^= UInt64(byte)
-                hash = hash &* 0x100_0000_01b3
-            }
-        }
+        var hash = FNV1a()
         for (table, key) in [("meta", "key"), ("changes", "seq"), ("annotations", "id"), ("positions", "document")] {
             try db.forEachRow(sql: "SELECT * FROM main.\(table) ORDER BY \(key)") { row in
                 for column in 0..<row.count {
-                    var tag = UInt8(row.isNull(column) ? 0 : 1)
-                    withUnsafeBytes(of: &tag) { feed($0) }
-                    feed(row.bytes(at: column))
-                    var separator: UInt8 = 0x1F
-                    withUnsafeBytes(of: &separator) { feed($0) }
+                    hash.feed(CollectionOfOne(UInt8(row.isNull(column) ? 0 : 1)))
+                    hash.feed(row.bytes(at: column))
+                    hash.feed(CollectionOfOne(UInt8(0x1F)))
                 }
             }
         }
-        return String(hash, radix: 16).leftPadded(to: 16, with: "0")
+        return hash.hex.leftPadded(to: 16, with: "0")
     }
 }

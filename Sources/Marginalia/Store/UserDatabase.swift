@@ -25,7 +25,7 @@ enum UserDatabase {
     ///   the process holds on it — the other connections' too — so that another process could take this one's
     ///   write-ahead log for abandoned and delete it: "if you close a file descriptor … all locks on that file
     ///   held by the process are released" https://www.sqlite.org/howtocorrupt.html#_posix_advisory_locks_canceled_by_a_separate_thread_doing_close_
-    static func open(path: String, access: Access, newDeviceID: () -> String = { UUID().uuidString.lowercased() },
+    static func open(path: String, access: Access, newDeviceID: () -> String = Identifiers.make,
                      vfs: String? = nil, alreadyOpen: Bool = false) throws -> SQLiteDatabase
     {
         // STRICT tables need SQLite 3.37.0: "STRICT tables … were added in version 3.37.0 (2021-11-27)."

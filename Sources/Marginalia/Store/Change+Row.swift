@@ -1,0 +1,62 @@
+// MARK: - Change rows
+
+extension Change {
+    /// The columns a change is kept in (in the log `changes`, in `quarantine`), in the order `init(row:)` reads
+    /// them and `columnValues(fieldsText:)` gives them.
+    ///
+    /// A statement names them first, `SELECT \(Change.columns), seq FROM changes …`; a column selected after
+    /// them is at index `Change.columnCount`.
+    static let columns = "change_id, hlc, device, entity, entity_id, op, fields"
+
+    /// How many columns `columns` names.
+    static let columnCount = 7
+
+    /// Where each of `columns` is in a row that selects them first.
+    enum Column: Int {
+        case changeID, hlc, device, entity, entityID, operation, fields
+    }
+
+    /// Decodes a row that selects `Change.columns` first.
+    ///
+    /// - Throws: `StoreError.corruptRow` when the stored clock, entity, operation or fields cannot be read.
+    init(row: Row) throws {
+        let hlcText = try row.string(Column.hlc.rawValue)
+        let entityText = try row.string(Column.entity.rawValue)
+        let opText = try row.string(Column.operation.rawValue)
+        guard let hlc = HLC(hlcText), let entity = EntityKind(rawValue: entityText),
+              let operation = ChangeOperation(rawValue: opText) else {
+            throw StoreError.corruptRow(
+                reason: "the log holds an unreadable change (\(hlcText) \(entityText) \(opText))")
+        }
+        let fields: ChangeFields
+        do {
+            fields = try ChangeFields(json: try JSONParser.parse(try row.string(Column.fields.rawValue)))
+        } catch {
+            throw StoreError.corruptRow(reason: "the log holds a change with unreadable fields: \(error)")
+        }
+        self.init(changeID: try row.string(Column.changeID.rawValue), hlc: hlc,
+                  device: try row.string(Column.device.rawValue), entity: entity,
+                  entityID: try row.string(Column.entityID.rawValue), operation: operation, fields: fields)
+    }
+
+    /// The id of the change a row that selects `Change.columns` first holds.
+    static func storedID(in row: Row) throws -> String {
+        try row.string(Column.changeID.rawValue)
+    }
+
+    /// The text of every column after the id, exactly as a row that selects `Change.columns` first holds it:
+    /// compared byte for byte with `storedText(fieldsText:)` of a change arriving under the same id.
+    static func storedText(in row: Row) throws -> [String] {
+        try (Column.hlc.rawValue..<columnCount).map { try row.string($0) }
+    }
+
+    /// The text this change is stored as in every column after the id, its fields as `fieldsText`.
+    func storedText(fieldsText: String) -> [String] {
+        [hlc.description, device, entity.rawValue, entityID, operation.rawValue, fieldsText]
+    }
+
+    /// The values to bind for `Change.columns`, in order, its fields as `fieldsText` (canonical JSON).
+    func columnValues(fieldsText: String) -> [DatabaseValue] {
+        [.text(changeID)] + storedText(fieldsText: fieldsText).map(DatabaseValue.text)
+    }
+}
