@@ -237,7 +237,7 @@ check_import_into() {  # check_import_into STORE what
     if cmp -s <(m "$A" list --json --deleted) <(m "$store" list --json --deleted); then
         pass "$2: list --json --deleted equals the original's"; else fail "$2: list --json --deleted differs"; fi
     same_tables "$A" "$store" "$2: every table equals the original's"
-    "$MARGINALIA" --store "$store" export re.swift.jsonl.gz 2>/dev/null
+    "$MARGINALIA" --store "$store" export --force re.swift.jsonl.gz 2>/dev/null
     python3 "$REF" export "$store" re.py.jsonl.gz 2>/dev/null
     same_exports a.swift.jsonl.gz re.swift.jsonl.gz "$2: Swift re-export equals the original export"
     same_exports a.swift.jsonl.gz re.py.jsonl.gz "$2: Python re-export equals the original export"

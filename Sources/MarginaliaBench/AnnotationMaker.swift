@@ -152,8 +152,9 @@ struct AnnotationMaker {
                         try store.setPosition(document: document.id, at: TextPosition(passage: passage, offset: 0))
                     }
                     written += 1
-                } catch StoreError.invalidChange {
+                } catch let error as MarginaliaError {
                     // The edit would change nothing (the same color, a tag already there): a reader's no-op.
+                    guard case .store(.invalidChange) = error.reason else { throw error }
                 }
             }
         }

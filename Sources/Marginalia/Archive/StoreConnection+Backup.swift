@@ -27,7 +27,7 @@ extension StoreConnection {
             return try target.write(purpose: "backup") { temporary in
                 written = temporary.path
                 return try db.transaction(.deferred) {
-                    let sink = try FileSink(fileDescriptor: try temporary.openForWriting(), name: temporary.path,
+                    let sink = FileSink(fileDescriptor: try temporary.openForWriting(), name: temporary.path,
                                             closesOnDeinit: true)
                     defer { try? sink.close() }
                     let counts = try exportArchive(to: sink)

@@ -55,7 +55,7 @@ extension StoreConnection {
     {
         let target = try OutputTarget.resolve(path, policy: outputPolicy(force: force))
         return try target.write(purpose: "export") { temporary in
-            let sink = try FileSink(fileDescriptor: try temporary.openForWriting(), name: temporary.path,
+            let sink = FileSink(fileDescriptor: try temporary.openForWriting(), name: temporary.path,
                                     closesOnDeinit: true)
             let counts = try exportArchive(to: sink, filter: filter)
             try sink.close()
