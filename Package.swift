@@ -21,9 +21,15 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // SHA-256 for the sync folder's file records: the system's libcrypto on Linux; CryptoKit on Apple's systems.
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .target(
             name: "Marginalia",
-            dependencies: ["CSQLite", "CZlib"]
+            dependencies: ["CSQLite", "CZlib", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]
         ),
         .executableTarget(
             name: "MarginaliaCLI",
