@@ -69,20 +69,8 @@ enum RestoreFiles {
         }
     }
 
-    /// Creates an empty file that only its owner may read (and exactly `mode`, whatever the umask).
-    static func createPrivateFile(at path: String, mode: mode_t) throws {
-        let descriptor = try SystemIO.open(path, flags: O_WRONLY | O_CREAT | O_EXCL, permissions: Int(mode))
-        defer { try? SystemIO.close(descriptor, path: path) }
-        guard fchmod(descriptor, mode) == 0 else { throw GzipError.posix("fchmod", path: path) }
-    }
-
     static func setMode(of path: String, to mode: mode_t) throws {
         guard chmod(path, mode) == 0 else { throw GzipError.posix("chmod", path: path) }
-    }
-
-    /// Removes a scratch database and the files SQLite keeps beside it.
-    static func removeDatabase(at path: String) {
-        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
     }
 
     /// A fresh dated name beside the store: `user.db.20261129T121441Z.bak`, then `-2`, `-3`… in the same second.
@@ -102,24 +90,25 @@ enum RestoreFiles {
 
     /// Copies the live store, as a new read transaction on another connection sees it, to a new `.bak` (mode
     /// 0600, or the store's own when tighter) through the online backup API, and makes it durable.
+    ///
+    /// The copy is written to a temporary file and renamed to the `.bak` only once whole and synced: a `.bak`
+    /// under its name is always a complete copy, and the half-written copy of a killed restore is a temporary
+    /// file that the next command removes. The name is free when chosen and stays free: this runs under the
+    /// store's write lock, which another restore of it would need first.
     static func copyToBak(_ live: LiveStore) throws -> String {
-        let bak = bakPath(for: live.path)
-        try createPrivateFile(at: bak, mode: live.mode & 0o600 | 0o200)
+        let temporary = try TemporaryFile(beside: live.path, purpose: "bak", mode: live.mode & 0o600 | 0o200)
+        defer { temporary.remove() }
         do {
-            do {
-                let reader = try SQLiteDatabase(
-                    path: SQLiteDatabase.fileURI(path: live.path, readOnly: true), mode: .readOnly)
-                let copy = try SQLiteDatabase(path: SQLiteDatabase.fileURI(path: bak, readOnly: false), mode: .readWrite)
-                // All pages in one step: one read transaction of the source, so one consistent snapshot.
-                try copy.replaceContents(with: reader, pagesPerStep: -1)
-            }
-            try setMode(of: bak, to: live.mode & 0o600)
-            try FileSync.syncFile(at: bak)
-            try FileSync.syncDirectory(containing: bak)
-        } catch {
-            removeDatabase(at: bak)
-            throw error
+            let reader = try SQLiteDatabase(
+                path: SQLiteDatabase.fileURI(path: live.path, readOnly: true), mode: .readOnly)
+            let copy = try SQLiteDatabase(
+                path: SQLiteDatabase.fileURI(path: temporary.path, readOnly: false), mode: .readWrite)
+            // All pages in one step: one read transaction of the source, so one consistent snapshot.
+            try copy.replaceContents(with: reader, pagesPerStep: -1)
         }
+        try setMode(of: temporary.path, to: live.mode & 0o600)
+        let bak = bakPath(for: live.path)
+        try temporary.moveIntoPlace(at: bak)
         return bak
     }
 
