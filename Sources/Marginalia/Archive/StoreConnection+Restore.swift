@@ -66,6 +66,13 @@ extension StoreConnection {
     ///   `.bak` after.
     static func restore(archive: String, to storePath: String, dryRun: Bool = false,
                                limits: ArchiveLimits = ArchiveLimits()) throws -> RestoreReport {
+        try restore(archive: archive, to: storePath, dryRun: dryRun, limits: limits, vfs: nil)
+    }
+
+    /// `restore` with the copy into the live store written through the registered SQLite VFS `vfs` (nil: the
+    /// default): how the power-loss tests put a simulated disk under the store being replaced.
+    static func restore(archive: String, to storePath: String, dryRun: Bool, limits: ArchiveLimits,
+                        vfs: String?) throws -> RestoreReport {
         let live = try RestoreFiles.resolveLiveStore(storePath)
         // Temporary databases that dead restores left are removed; this one is locked until it is removed, so a
         // command running meanwhile never takes it for a dead one's.
@@ -87,7 +94,7 @@ extension StoreConnection {
             if let reason = try RestoreFiles.damage(of: live.path) {
                 report.previousStore = try replaceDamagedStore(live, with: temporary, damage: reason)
             } else {
-                report.previousStore = try copyIntoLiveStore(live, from: temporary)
+                report.previousStore = try copyIntoLiveStore(live, from: temporary, vfs: vfs)
             }
         } else {
             try RestoreFiles.refuseOrphanedLog(of: live.path)
@@ -138,12 +145,17 @@ extension StoreConnection {
 
     /// Copies the verified new store into the healthy live one through the online backup API, after copying
     /// the live one to a `.bak` while holding its write lock.
-    private static func copyIntoLiveStore(_ live: RestoreFiles.LiveStore, from temporary: String) throws -> String {
+    private static func copyIntoLiveStore(_ live: RestoreFiles.LiveStore, from temporary: String,
+                                          vfs: String?) throws -> String {
         let source = try SQLiteDatabase(path: SQLiteDatabase.fileURI(path: temporary, readOnly: true), mode: .readOnly)
         // Writers of this store wait for up to 30 s; the restore waits as long for a writer to finish.
         let destination = try SQLiteDatabase(
-            path: SQLiteDatabase.fileURI(path: live.path, readOnly: false), mode: .readWrite,
+            path: SQLiteDatabase.fileURI(path: live.path, readOnly: false, vfs: vfs), mode: .readWrite,
             busyTimeoutMilliseconds: 30_000)
+        // The copy commits as every write to a store does, whatever SQLite's compiled-in default: "With
+        // synchronous=FULL in WAL mode, an additional sync operation of the WAL file happens after each transaction
+        // commit" https://www.sqlite.org/pragma.html#pragma_synchronous
+        try destination.executeScript(sql: "PRAGMA synchronous = FULL")
         let pageSizes = (try source.int(sql: "PRAGMA page_size"), try destination.int(sql: "PRAGMA page_size"))
         // "sqlite3_backup_step() might return SQLITE_READONLY if … the destination database is using
         // write-ahead-log journaling and the destination and source page sizes differ"
