@@ -114,7 +114,7 @@ final class RefusalTarget {
         let clock = ManualClock(ArchiveFixtures.epoch + 500)
         let source = try Fixtures.store(target.directory, "large.db", clock: clock)
         let alphabet = Array("abcdefghijklmnopqrstuvwxyzăâîşţ ")
-        for index in 0..<8 {
+        for index in 0..<10 {
             let note = String((0..<2_400).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
             try source.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.\(index % 4 + 1)"), note: note)
         }
