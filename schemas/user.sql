@@ -1,7 +1,7 @@
--- Marginalia user database: the readable end state of every migration (schema version 2).
+-- Marginalia user database: the readable end state of every migration (schema version 3).
 --
 --   PRAGMA application_id = 1297237845;  -- 0x4D524755, "MRGU"
---   PRAGMA user_version = 2;
+--   PRAGMA user_version = 3;
 --
 -- The change log `changes` is the source of truth; `annotations`, `positions` and `notes_fts` are its
 -- projection, rebuilt by replaying the log. Nothing here names the content database.
@@ -136,3 +136,21 @@ CREATE TABLE clock_notes (
     newest_change TEXT NOT NULL CHECK (length(newest_change) = 21),
     direction TEXT NOT NULL CHECK (direction IN ('ahead', 'behind'))
 ) STRICT;
+
+-- The files of sync folders (`marginalia sync`) this store wrote (`written`) or merged whole (`applied`): the
+-- device directory and file name under devices/, its size and SHA-256 (hex), the writer's log (its creation time)
+-- and the range of that log's sequence numbers the file holds, how many changes, and when (ISO 8601). A sync round
+-- reads only files not listed here.
+CREATE TABLE sync_files (
+    device TEXT NOT NULL,
+    name TEXT NOT NULL,
+    size INTEGER NOT NULL CHECK (size >= 0),
+    sha256 TEXT NOT NULL CHECK (length(sha256) = 64),
+    origin TEXT NOT NULL CHECK (origin IN ('written', 'applied')),
+    log TEXT NOT NULL,
+    first_seq INTEGER NOT NULL,
+    last_seq INTEGER NOT NULL,
+    changes INTEGER NOT NULL CHECK (changes >= 0),
+    recorded_at TEXT NOT NULL,
+    PRIMARY KEY (device, name)
+) STRICT, WITHOUT ROWID;

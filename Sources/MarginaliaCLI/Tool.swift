@@ -23,6 +23,7 @@ enum Tool {
         AnchorCommands.anchors, AnchorCommands.reattach,
         ArchiveCommands.export, ArchiveCommands.import, ArchiveCommands.backup, ArchiveCommands.restore,
         QuarantineCommand.command,
+        SyncCommand.command,
         DemoCommand.command,
     ]
 

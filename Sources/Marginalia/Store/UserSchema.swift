@@ -22,6 +22,7 @@ enum UserSchema {
     static let migrations: [Migration] = [
         Migration(version: 1, sql: version1),
         Migration(version: 2, sql: version2),
+        Migration(version: 3, sql: version3),
     ]
 
     /// Version 1: the change log, the current annotations and reading positions, the notes index.
@@ -143,5 +144,22 @@ enum UserSchema {
             newest_change TEXT NOT NULL CHECK (length(newest_change) = 21),
             direction TEXT NOT NULL CHECK (direction IN ('ahead', 'behind'))
         ) STRICT;
+        """
+
+    /// Version 3: the files of a sync folder this store wrote or applied, so that a sync round reads only new ones.
+    private static let version3 = """
+        CREATE TABLE sync_files (
+            device TEXT NOT NULL,
+            name TEXT NOT NULL,
+            size INTEGER NOT NULL CHECK (size >= 0),
+            sha256 TEXT NOT NULL CHECK (length(sha256) = 64),
+            origin TEXT NOT NULL CHECK (origin IN ('written', 'applied')),
+            log TEXT NOT NULL,
+            first_seq INTEGER NOT NULL,
+            last_seq INTEGER NOT NULL,
+            changes INTEGER NOT NULL CHECK (changes >= 0),
+            recorded_at TEXT NOT NULL,
+            PRIMARY KEY (device, name)
+        ) STRICT, WITHOUT ROWID;
         """
 }

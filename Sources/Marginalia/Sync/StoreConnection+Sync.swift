@@ -1,0 +1,221 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One sync round through a shared folder (see `SyncFormat` for the layout).
+extension StoreConnection {
+    /// A file this store wrote or applied, as `sync_files` records it.
+    private struct KnownFile {
+        var size: Int64
+        var written: Bool
+        var log: String
+        var lastSequence: Int64
+    }
+
+    /// Reads what is new in the folder, merges it, then writes one segment of what the folder does not hold of
+    /// this store's log yet (none when nothing is new), and compacts its own segments when asked or when more
+    /// than `SyncFormat.compactionThreshold` of them are there.
+    func sync(folder path: String, compact: Bool) throws -> SyncReport {
+        let folder = try SyncFolder(path: path)
+        try folder.refuseStore(at: self.path)
+        if let content { try folder.refuseStore(at: content.path) }
+        // The manifest first: a folder of a newer format is left untouched.
+        let createdManifest = try folder.checkManifest()
+        var report = SyncReport(folder: folder.root, deviceID: deviceID)
+        report.createdManifest = createdManifest
+        let log = try db.text(sql: "SELECT value FROM meta WHERE key = 'created_at'") ?? ""
+        var known = try knownFiles()
+        var cloneEvidence: String?
+
+        for device in try folder.deviceDirectories() {
+            var deviceReport = SyncDeviceReport(device: device)
+            let directory = folder.directory(of: device)
+            for name in try SyncFolder.list(directory) {
+                let relative = "\(SyncFormat.devicesDirectory)/\(device)/\(name)"
+                guard SyncFormat.isSegmentName(name) else {
+                    if name != ".DS_Store" {
+                        deviceReport.pending.append(SyncFileIssue(
+                            path: relative, reason: SyncFormat.pendingReason(forName: name)))
+                    }
+                    continue
+                }
+                let size = SyncFolder.size(of: "\(directory)/\(name)")
+                if let size, let file = known["\(device)/\(name)"], file.size == size { continue }
+                switch try SegmentFile.read("\(directory)/\(name)") {
+                case .pending(let reason):
+                    deviceReport.pending.append(SyncFileIssue(path: relative, reason: reason))
+                case .whole(let contents):
+                    if device == deviceID, try isOwnInterruptedWrite(contents, log: log) {
+                        // Written by this store in a round that stopped before recording it.
+                        try record(device: device, name: name, contents: contents, written: true)
+                        known["\(device)/\(name)"] = KnownFile(size: contents.size, written: true, log: log,
+                                                              lastSequence: contents.header?.lastSequence ?? 0)
+                        continue
+                    }
+                    if device == deviceID && cloneEvidence == nil {
+                        cloneEvidence = "\(relative) is in this store's own directory but was not written by it"
+                    }
+                    try apply(contents, device: device, name: name, relative: relative, into: &deviceReport,
+                              syncReport: &report)
+                }
+            }
+            report.devices.append(deviceReport)
+        }
+
+        // A copy of this store (same device id) writes into the same directory: take a new id before writing.
+        if report.renewedFromDeviceID == nil {
+            let newest = try db.int(sql: "SELECT coalesce(max(seq), 0) FROM changes") ?? 0
+            let published = known.values.filter { $0.written && $0.log == log }.map(\.lastSequence).max() ?? 0
+            if cloneEvidence == nil, published > newest {
+                cloneEvidence = "its own directory holds up to change \(published) of its log, but the store holds "
+                    + "only \(newest): it is an older copy of the store that wrote them"
+            }
+            if let cloneEvidence {
+                let old = deviceID
+                let renewed = Identifiers.make()
+                try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'device_id'", arguments: [renewed])
+                deviceID = renewed
+                report.renewedFromDeviceID = old
+                report.renewalReason = cloneEvidence
+            }
+        }
+        report.deviceID = deviceID
+        known = try knownFiles()
+        report.written = try writeSegment(in: folder, log: log, known: known)
+        known = try knownFiles()
+        let own = try ownSegments(in: folder, log: log, known: known)
+        if own.count > 1 && (compact || own.count > SyncFormat.compactionThreshold) {
+            report.compactedInto = try writeSegment(in: folder, log: log, known: known, from: 0)
+            for name in own {
+                let path = "\(folder.directory(of: deviceID))/\(name)"
+                if unlink(path) == 0 || errno == ENOENT {
+                    report.removed.append("\(SyncFormat.devicesDirectory)/\(deviceID)/\(name)")
+                }
+            }
+            try FileSync.syncDirectory(containing: "\(folder.directory(of: deviceID))/x")
+        }
+        return report
+    }
+
+    /// Merges a segment's valid changes in one transaction, and records it as applied when it is wholly valid.
+    private func apply(_ contents: SegmentContents, device: String, name: String, relative: String,
+                       into deviceReport: inout SyncDeviceReport, syncReport: inout SyncReport) throws {
+        var problem = contents.problem
+        if problem == nil, let header = contents.header, header.device != device {
+            problem = (1, "the header names device \(header.device), but the file lies in devices/\(device)")
+        }
+        if contents.header == nil || (problem != nil && problem?.line == 1) {
+            deviceReport.invalid.append(SyncFileIssue(path: relative, line: problem?.line ?? 1,
+                                                      reason: problem?.reason ?? "no header"))
+            return
+        }
+        let merged: MergeReport
+        do {
+            merged = try batch {
+                let merged = try merge(contents.changes)
+                if problem == nil { try record(device: device, name: name, contents: contents, written: false) }
+                return merged
+            }
+        } catch let error as StoreError {
+            // "change N: …" names the Nth change of the file, on line N + 1.
+            var line: Int?
+            if case .invalidChange(let reason) = error, reason.hasPrefix("change ") {
+                line = Int(reason.dropFirst(7).prefix { $0.isNumber }).map { $0 + 1 }
+            }
+            deviceReport.invalid.append(SyncFileIssue(path: relative, line: line, reason: "\(error)"))
+            return
+        }
+        if let problem {
+            deviceReport.invalid.append(SyncFileIssue(path: relative, line: problem.line, reason: problem.reason))
+        } else {
+            deviceReport.segmentsApplied += 1
+        }
+        deviceReport.changesApplied += merged.newChanges
+        deviceReport.duplicates += merged.duplicates
+        deviceReport.conflictsResolved += merged.conflictsResolved
+        deviceReport.quarantined += merged.quarantined
+        if let renewed = merged.renewedDeviceID, syncReport.renewedFromDeviceID == nil {
+            syncReport.renewedFromDeviceID = syncReport.deviceID
+            syncReport.renewalReason = "\(relative) holds changes made under this store's device id that it never "
+                + "made: another copy of this store writes under the same id"
+            syncReport.deviceID = renewed
+        }
+    }
+
+    /// Whether a segment in this store's own directory is one it wrote itself (the same changes at the same
+    /// places of its log), in a round that ended before recording it.
+    private func isOwnInterruptedWrite(_ contents: SegmentContents, log: String) throws -> Bool {
+        guard contents.problem == nil, let header = contents.header, header.log == log else { return false }
+        let ids = try db.fetchAll(
+            sql: "SELECT change_id FROM changes WHERE seq BETWEEN ? AND ? ORDER BY seq",
+            arguments: [header.firstSequence, header.lastSequence]
+        ) { try $0.string(0) }
+        return ids == contents.changes.map(\.changeID)
+    }
+
+    /// Writes the changes of this store's log after what its directory holds (after `from` when given) as a new
+    /// segment, and records it; nil when there is nothing to write.
+    private func writeSegment(in folder: SyncFolder, log: String, known: [String: KnownFile],
+                              from: Int64? = nil) throws -> SyncSegment? {
+        let published = from ?? known.filter { $0.key.hasPrefix("\(deviceID)/") && $0.value.written
+            && $0.value.log == log }.map(\.value.lastSequence).max() ?? 0
+        var changes: [Change] = []
+        var last = published
+        try db.forEachRow(
+            sql: "SELECT \(Change.columns), seq FROM changes WHERE seq > ? "
+                + "ORDER BY seq",
+            arguments: [published]
+        ) { row in
+            changes.append(try Change(row: row))
+            last = try row.int64(Change.columnCount)
+        }
+        guard !changes.isEmpty else { return nil }
+        let first = try db.int(sql: "SELECT min(seq) FROM changes WHERE seq > ?", arguments: [published]) ?? 1
+        let header = SegmentHeader(device: deviceID, log: log, firstSequence: first, lastSequence: last,
+                                   createdAt: Timestamp.iso8601(milliseconds: clock.wallMilliseconds))
+        let bytes = try SegmentFile.encode(header: header, changes: changes)
+        let nonce = String(Identifiers.make().filter { $0 != "-" }.lowercased().prefix(8))
+        let name = SyncFormat.segmentName(first: first, last: last, nonce: nonce)
+        let directory = try folder.makeDirectory(for: deviceID)
+        try folder.writeNew("\(directory)/\(name)", bytes: bytes)
+        let contents = SegmentContents(header: header, changes: [], size: Int64(bytes.count),
+                                       sha256: try SHA256Digest.hex(of: bytes))
+        try record(device: deviceID, name: name, contents: contents, written: true, count: changes.count)
+        return SyncSegment(path: "\(SyncFormat.devicesDirectory)/\(deviceID)/\(name)", changes: changes.count,
+                           bytes: bytes.count, firstSequence: first, lastSequence: last)
+    }
+
+    /// This store's own segments of its current log that are in its directory now.
+    private func ownSegments(in folder: SyncFolder, log: String, known: [String: KnownFile]) throws -> [String] {
+        try SyncFolder.list(folder.directory(of: deviceID)).filter { name in
+            guard let file = known["\(deviceID)/\(name)"] else { return false }
+            return file.written && file.log == log
+        }
+    }
+
+    private func knownFiles() throws -> [String: KnownFile] {
+        var files: [String: KnownFile] = [:]
+        try db.forEachRow(sql: "SELECT device, name, size, origin, log, last_seq FROM sync_files") { row in
+            files["\(try row.string(0))/\(try row.string(1))"] = KnownFile(
+                size: try row.int64(2), written: try row.string(3) == "written", log: try row.string(4),
+                lastSequence: try row.int64(5))
+        }
+        return files
+    }
+
+    private func record(device: String, name: String, contents: SegmentContents, written: Bool,
+                        count: Int? = nil) throws {
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO sync_files
+                    (device, name, size, sha256, origin, log, first_seq, last_seq, changes, recorded_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [device, name, contents.size, contents.sha256, written ? "written" : "applied",
+                        contents.header?.log ?? "", contents.header?.firstSequence ?? 0,
+                        contents.header?.lastSequence ?? 0, Int64(count ?? contents.changes.count),
+                        Timestamp.iso8601(milliseconds: clock.wallMilliseconds)])
+    }
+}

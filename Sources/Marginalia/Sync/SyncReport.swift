@@ -1,0 +1,79 @@
+/// What one sync round did.
+public struct SyncReport: Equatable, Sendable {
+    /// The folder, as an absolute path without symbolic links.
+    public var folder: String
+    /// This store's device id after the round (the directory it writes in).
+    public var deviceID: String
+    /// Whether this round created the folder's manifest (the folder's first sync).
+    public var createdManifest = false
+    /// The segment this round wrote (`devices/<id>/<name>`), if anything was new.
+    public var written: SyncSegment?
+    /// The combined segment a compaction wrote, and the store's own segments it then removed.
+    public var compactedInto: SyncSegment?
+    public var removed: [String] = []
+    /// Set when the store took a new device id before writing: the old id, and why (a copy of this store writes
+    /// under the same id elsewhere).
+    public var renewedFromDeviceID: String?
+    public var renewalReason: String?
+    /// What was read from each device's directory, by device id.
+    public var devices: [SyncDeviceReport] = []
+
+    /// Files not read whole this round (being copied, placeholders, conflict copies): retried next round.
+    public var pending: [SyncFileIssue] { devices.flatMap(\.pending) }
+    /// Whole files with a bad record: reported each round until replaced.
+    public var invalid: [SyncFileIssue] { devices.flatMap(\.invalid) }
+    /// Changes this store did not have, merged this round.
+    public var changesApplied: Int { devices.reduce(0) { $0 + $1.changesApplied } }
+
+    public init(folder: String, deviceID: String) {
+        self.folder = folder
+        self.deviceID = deviceID
+    }
+}
+
+/// A segment file a round wrote.
+public struct SyncSegment: Equatable, Sendable {
+    /// Its path inside the folder: `devices/<id>/<name>`.
+    public var path: String
+    public var changes: Int
+    public var bytes: Int
+    /// The range of the writer's log it holds.
+    public var firstSequence: Int64
+    public var lastSequence: Int64
+}
+
+/// What a round read from one device's directory.
+public struct SyncDeviceReport: Equatable, Sendable {
+    public var device: String
+    /// Segment files merged whole this round.
+    public var segmentsApplied = 0
+    /// Changes in them this store did not have, now in its log.
+    public var changesApplied = 0
+    /// Changes in them it already had (by change id).
+    public var duplicates = 0
+    /// Fields where a newer value already here was kept over the segment's (last writer wins); the value that
+    /// lost stays in the history.
+    public var conflictsResolved = 0
+    /// Changes held in quarantine, dated too far ahead of this machine's clock.
+    public var quarantined = 0
+    public var pending: [SyncFileIssue] = []
+    public var invalid: [SyncFileIssue] = []
+
+    public init(device: String) {
+        self.device = device
+    }
+}
+
+/// A file a round did not apply (pending) or applied only in part (invalid), and why.
+public struct SyncFileIssue: Equatable, Sendable, CustomStringConvertible {
+    /// Its path inside the folder: `devices/<id>/<name>`.
+    public var path: String
+    /// The 1-based line of the decompressed text, for a bad record.
+    public var line: Int?
+    public var reason: String
+
+    public var description: String {
+        if let line { return "\(path): line \(line): \(reason)" }
+        return "\(path): \(reason)"
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+/// `marginalia sync` through the built binary: two stores meet through one folder; refusals exit non-zero.
+@Suite struct SyncCLITests {
+    @Test func twoMachinesSyncThroughAFolder() throws {
+        let workspace = try CLIWorkspace()
+        let folder = workspace.path("Sync")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let phone = workspace.path("phone.db")
+        try workspace.ok(["note", "mai-am-un-singur-dor.1", "din laptop"])
+        let first = try workspace.ok(["sync", folder])
+        #expect(first.contains("Created") && first.contains("Wrote devices/"))
+        let joined = try workspace.run(["--store", phone, "--json", "sync", folder])
+        #expect(joined.status == 0, "\(joined.stderr)")
+        let report = try #require(try joined.json() as? [String: Any])
+        #expect(report["changesApplied"] as? Int == 1)
+        #expect(try workspace.ok(["--store", phone, "list"]).contains("din laptop"))
+        try workspace.ok(["--store", phone, "note", "mai-am-un-singur-dor.2", "din telefon"])
+        try workspace.ok(["--store", phone, "sync", folder])
+        try workspace.ok(["sync", folder])
+        #expect(try workspace.ok(["list"]).contains("din telefon"))
+        #expect(try workspace.ok(["sync", folder]).contains("Nothing new."))
+        #expect(try workspace.ok(["sync", folder, "--compact"]).contains("Compacted"))
+    }
+
+    @Test func refusalsExitNonZeroAndLeaveTheFolderAlone() throws {
+        let workspace = try CLIWorkspace()
+        let folder = workspace.path("Sync")
+        try FileManager.default.createDirectory(atPath: "\(folder)/inner", withIntermediateDirectories: true)
+        try workspace.ok(["note", "mai-am-un-singur-dor.1", "x"])
+        let inside = try workspace.run(["--store", "\(folder)/inner/user.db", "sync", folder])
+        #expect(inside.status == 1 && inside.stderr.contains("inside the folder"))
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/marginalia-sync.json"))
+        try Data(#"{"format":"marginalia-sync","formatVersion":9,"minReaderVersion":9}"#.utf8)
+            .write(to: URL(fileURLWithPath: "\(folder)/marginalia-sync.json"))
+        let newer = try workspace.run(["sync", folder])
+        #expect(newer.status == 65 && newer.stderr.contains("newer version"))
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/devices"))
+        let missing = try workspace.run(["sync", workspace.path("nowhere")])
+        #expect(missing.status != 0 && missing.stderr.contains("no sync folder"))
+        #expect(try workspace.run(["sync"]).status == 64)
+    }
+}
