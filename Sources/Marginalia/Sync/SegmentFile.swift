@@ -30,6 +30,8 @@ enum SegmentFile {
             bytes = try SyncFolder.readFile(path, limit: SyncFormat.maxSegmentBytes)
         } catch GzipError.io(_, _, ENOENT, _) {
             return .pending("gone while being read (compacted or moved by its writer); retried next round")
+        } catch let error as GzipError {
+            return .pending("cannot be read (\(error)); retried next round")
         }
         guard !bytes.isEmpty else { return .pending("empty: a copy in progress; retried next round") }
         let text: [UInt8]

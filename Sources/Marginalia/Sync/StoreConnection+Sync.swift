@@ -20,7 +20,6 @@ extension StoreConnection {
     func sync(folder path: String, compact: Bool) throws -> SyncReport {
         let folder = try SyncFolder(path: path)
         try folder.refuseStore(at: self.path)
-        if let content { try folder.refuseStore(at: content.path) }
         // The manifest first: a folder of a newer format is left untouched.
         let createdManifest = try folder.checkManifest()
         var report = SyncReport(folder: folder.root, deviceID: deviceID)
@@ -28,6 +27,8 @@ extension StoreConnection {
         let log = try db.text(sql: "SELECT value FROM meta WHERE key = 'created_at'") ?? ""
         var known = try knownFiles()
         var cloneEvidence: String?
+        // Temporary files this store's own interrupted rounds left (their lock is free); never anyone else's.
+        TemporaryFile.removeStale(inDirectory: folder.directory(of: deviceID))
 
         for device in try folder.deviceDirectories() {
             var deviceReport = SyncDeviceReport(device: device)
@@ -41,8 +42,11 @@ extension StoreConnection {
                     }
                     continue
                 }
-                let size = SyncFolder.size(of: "\(directory)/\(name)")
-                if let size, let file = known["\(device)/\(name)"], file.size == size { continue }
+                guard let size = SyncFolder.size(of: "\(directory)/\(name)") else {
+                    deviceReport.pending.append(SyncFileIssue(path: relative, reason: "not a regular file"))
+                    continue
+                }
+                if let file = known["\(device)/\(name)"], file.size == size { continue }
                 switch try SegmentFile.read("\(directory)/\(name)") {
                 case .pending(let reason):
                     deviceReport.pending.append(SyncFileIssue(path: relative, reason: reason))

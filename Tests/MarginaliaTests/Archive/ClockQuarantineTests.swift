@@ -205,7 +205,7 @@ import Testing
         #expect(try canonicalDump(path) == before)
         // And the real migration then succeeds.
         let store = try AnnotationStore.open(path: path, access: .readWrite)
-        #expect(try store.db.int(sql: "PRAGMA user_version") == 2)
+        #expect(try store.db.int(sql: "PRAGMA user_version") == Int64(UserSchema.currentVersion))
         #expect(try store.verify().problems == [])
     }
 }
