@@ -13,7 +13,9 @@ public enum AnchorStatus: String, Sendable, CaseIterable {
 
 /// One annotation checked against the attached content.
 public struct AnchorCheck: Equatable, Sendable {
+    /// The annotation, as it stands in the store.
     public var annotation: Annotation
+    /// Whether its text is where its anchor says, has moved, or is gone.
     public var status: AnchorStatus
     /// For a moved annotation: where its text is now, in the attached edition.
     public var newAnchor: Anchor?
@@ -22,6 +24,7 @@ public struct AnchorCheck: Equatable, Sendable {
     /// For an orphaned annotation: why.
     public var reason: String?
 
+    /// A check of `annotation` with the given outcome.
     public init(annotation: Annotation, status: AnchorStatus, newAnchor: Anchor? = nil, match: String? = nil,
                 reason: String? = nil) {
         self.annotation = annotation
@@ -36,9 +39,13 @@ public struct AnchorCheck: Equatable, Sendable {
 public struct ReconciliationReport: Equatable, Sendable {
     /// The attached edition; nil when no content is attached.
     public var edition: String?
+    /// Annotations whose text is where their anchor says.
     public var intact = 0
+    /// Annotations whose text was found elsewhere in the attached edition.
     public var moved = 0
+    /// Annotations whose text is no longer in the attached edition.
     public var orphaned = 0
+    /// Annotations that could not be checked (no content is attached).
     public var unchecked = 0
     /// Every annotation that is not intact, in reading order.
     public var checks: [AnchorCheck] = []
@@ -47,6 +54,7 @@ public struct ReconciliationReport: Equatable, Sendable {
     /// Confirm changes written to the log (intact annotations now anchored on this edition).
     public var confirmed = 0
 
+    /// An empty report for `edition` (nil when no content is attached).
     public init(edition: String?) {
         self.edition = edition
     }

@@ -4,6 +4,7 @@
 /// `quote` finds the text instead of counting offsets; `endPassage` extends the range to a later passage of
 /// the same document.
 public struct AnchorRequest: Equatable, Sendable {
+    /// The passage the range starts in, e.g. `luceafarul.3`.
     public var passage: String
     /// Start offset in `passage`, in code points; nil for the start of the passage.
     public var start: Int?
@@ -16,6 +17,7 @@ public struct AnchorRequest: Equatable, Sendable {
     /// End offset in `endPassage`; nil for the end of that passage.
     public var endOffset: Int?
 
+    /// A request for a range starting in `passage`; see the properties for what each part means.
     public init(passage: String, start: Int? = nil, end: Int? = nil, quote: String? = nil,
                 endPassage: String? = nil, endOffset: Int? = nil) {
         self.passage = passage

@@ -7,6 +7,7 @@ public enum ReanchorError: Error, Equatable, Sendable, CustomStringConvertible {
     /// work, and re-anchoring onto it would orphan every annotation.
     case differentWork(attached: String, anchored: String)
 
+    /// The refusal in words, naming the editions.
     public var description: String {
         switch self {
         case .olderEdition(let attached, let newer):

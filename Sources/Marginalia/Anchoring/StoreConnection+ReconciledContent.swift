@@ -7,6 +7,7 @@ public struct ReconciledContent: Equatable, Sendable {
     /// The content database's absolute path, when the content was given by path (not the bundled sample).
     public var path: String?
 
+    /// The content of `edition`, found at `path` when one was recorded.
     public init(edition: String, path: String?) {
         self.edition = edition
         self.path = path

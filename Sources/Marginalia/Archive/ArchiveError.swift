@@ -20,12 +20,16 @@ public struct ArchiveError: Error, Equatable, Sendable, CustomStringConvertible 
         case mismatch
     }
 
+    /// The archive's path, as given.
     public var file: String
     /// The 1-based line of the decompressed text, when the problem is in one line.
     public var line: Int?
+    /// What kind of problem it is.
     public var kind: Kind
+    /// What is wrong, in words.
     public var reason: String
 
+    /// A refusal of `file` (at `line`, when the problem is in one line).
     public init(file: String, line: Int? = nil, kind: Kind, reason: String) {
         self.file = file
         self.line = line
@@ -33,6 +37,7 @@ public struct ArchiveError: Error, Equatable, Sendable, CustomStringConvertible 
         self.reason = reason
     }
 
+    /// The refusal in words: the file, the line when there is one, and the reason.
     public var description: String {
         if let line { return "\(file): line \(line): \(reason)" }
         return "\(file): \(reason)"

@@ -23,6 +23,7 @@ public enum ArchiveFormat {
 
 /// The first line of an archive.
 public struct ArchiveHeader: Equatable, Sendable {
+    /// The archive format's version (`ArchiveFormat.version` for what this version writes).
     public var formatVersion: Int64
     /// The device id of the store that wrote it.
     public var device: String
@@ -37,6 +38,7 @@ public struct ArchiveHeader: Equatable, Sendable {
     /// For a partial archive, the filter that made it (`document`, `since`).
     public var filter: [String: String]
 
+    /// A header with the given values.
     public init(formatVersion: Int64 = ArchiveFormat.version, device: String, createdAt: String,
                 schemaVersion: Int64, editions: [String], partial: Bool, filter: [String: String] = [:]) {
         self.formatVersion = formatVersion
@@ -69,10 +71,14 @@ public struct ArchiveHeader: Equatable, Sendable {
 
 /// How many records of each type an archive holds: the trailer's counts.
 public struct ArchiveCounts: Equatable, Sendable {
+    /// Change records.
     public var changes = 0
+    /// Annotation state records.
     public var annotations = 0
+    /// Reading position state records.
     public var positions = 0
 
+    /// Counts with the given values.
     public init(changes: Int = 0, annotations: Int = 0, positions: Int = 0) {
         self.changes = changes
         self.annotations = annotations

@@ -9,6 +9,7 @@ public struct ArchiveLimits: Equatable, Sendable {
     /// How far past the local clock a change's timestamp may be before it is refused.
     public var maxClockDrift: Int64
 
+    /// Limits with the given caps; by default 8 GiB decompressed, 16 MiB a line, 50 million records, a day of drift.
     public init(maxDecompressedBytes: UInt64 = 8 << 30, maxLineBytes: Int = 16 << 20, maxRecords: Int = 50_000_000,
                 maxClockDrift: Int64 = HybridLogicalClock.defaultMaxDrift) {
         self.maxDecompressedBytes = maxDecompressedBytes

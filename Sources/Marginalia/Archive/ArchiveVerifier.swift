@@ -8,11 +8,14 @@ import Darwin
 
 /// What a complete check of an archive found.
 public struct ArchiveVerification: Equatable, Sendable {
+    /// What reading the archive found: header, counts and sizes.
     public var summary: ArchiveSummary
     /// State records found equal to the state rebuilt from the archive's changes.
     public var annotationsChecked = 0
+    /// Position state records found equal to the state rebuilt from the archive's changes.
     public var positionsChecked = 0
 
+    /// A verification of an archive read as `summary`, nothing checked yet.
     public init(summary: ArchiveSummary) {
         self.summary = summary
     }

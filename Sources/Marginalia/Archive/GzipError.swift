@@ -42,6 +42,7 @@ public enum GzipError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The writer or reader was used after it finished, failed or was closed.
     case alreadyFinished
 
+    /// The problem in words.
     public var description: String {
         switch self {
         case .emptyFile:

@@ -8,6 +8,7 @@ public struct ImportReport: Equatable, Sendable {
     public var newChanges = 0
     /// Changes it already had (by change id).
     public var duplicates = 0
+    /// New changes that made an annotation appear.
     public var annotationsCreated = 0
     /// New changes that altered an annotation or position already here.
     public var updates = 0
@@ -24,8 +25,10 @@ public struct ImportReport: Equatable, Sendable {
     /// Set when the file held new changes made under this store's own device id (the store was copied to
     /// another machine): the store then takes this new device id for its future changes.
     public var renewedDeviceID: String?
+    /// The archive's header, once read.
     public var header: ArchiveHeader?
 
+    /// A report of nothing done yet.
     public init() {}
 }
 

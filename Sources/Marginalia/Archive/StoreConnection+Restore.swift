@@ -2,6 +2,7 @@ import Foundation
 
 /// What a restore did (or, with a dry run, would do).
 public struct RestoreReport: Equatable, Sendable {
+    /// What checking the archive found before it was restored.
     public var verification: ArchiveVerification
     /// Where the store that was replaced now is; nil when there was none, or for a dry run.
     public var previousStore: String?

@@ -12,6 +12,7 @@ public struct ClockWarning: Equatable, Sendable, CustomStringConvertible {
         case behind
     }
 
+    /// Which way the wall clock was off.
     public let direction: Direction
     /// This machine's wall clock at the write, in milliseconds since 1970.
     public let wallClock: Int64
@@ -20,6 +21,7 @@ public struct ClockWarning: Equatable, Sendable, CustomStringConvertible {
     /// The change the write made.
     public let changeID: String
 
+    /// The warning in words: how far off the clock was, and which change it stamped.
     public var description: String {
         let gap = StoreConnection.duration(abs(wallClock - newestChange.milliseconds))
         let way = direction == .ahead ? "ahead of" : "behind"

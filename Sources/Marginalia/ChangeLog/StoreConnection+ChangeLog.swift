@@ -12,6 +12,7 @@ public struct ProjectionEffect: Equatable, Sendable {
     /// log and is applied when the create arrives.
     public var pending = false
 
+    /// An effect of nothing: no row created, altered or deleted.
     public init() {}
 }
 

@@ -16,6 +16,7 @@ public enum ContentError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A content source is valid JSON but not a valid source: `location` names the document or passage.
     case invalidSource(path: String, location: String, reason: String)
 
+    /// The problem in words, naming the file and what is wrong in it.
     public var description: String {
         switch self {
         case .missing(let path):

@@ -8,23 +8,31 @@ import Foundation
 ///
 /// Its JSON Schema is `schemas/content-source.schema.json`. Reading it is strict: unknown keys, empty or
 /// duplicate ids and empty texts are refused, with the document or passage named.
-public struct ContentSource: Equatable, Sendable {
-    public struct Passage: Equatable, Sendable {
+public struct ContentSource: Hashable, Sendable {
+    /// A passage of the source: its id and text.
+    public struct Passage: Hashable, Sendable, Identifiable {
+        /// The passage's id, unique in the source.
         public var id: String
         /// NFC-normalized.
         public var text: String
 
+        /// A passage with the given id and text.
         public init(id: String, text: String) {
             self.id = id
             self.text = text
         }
     }
 
-    public struct Document: Equatable, Sendable {
+    /// A document of the source: its id, title and passages in reading order.
+    public struct Document: Hashable, Sendable, Identifiable {
+        /// The document's id, unique in the source.
         public var id: String
+        /// The document's title.
         public var title: String
+        /// Its passages, in reading order.
         public var passages: [Passage]
 
+        /// A document with the given id, title and passages.
         public init(id: String, title: String, passages: [Passage]) {
             self.id = id
             self.title = title
@@ -32,11 +40,16 @@ public struct ContentSource: Equatable, Sendable {
         }
     }
 
+    /// The content's edition, e.g. `eminescu-2026.2`.
     public var edition: String
+    /// The language of its text, e.g. `ro`.
     public var language: String
+    /// The title of the whole content.
     public var title: String
+    /// Its documents, in reading order.
     public var documents: [Document]
 
+    /// A source with the given values, as they are (`init(bytes:path:)` reads and validates one).
     public init(edition: String, language: String, title: String, documents: [Document]) {
         self.edition = edition
         self.language = language

@@ -23,6 +23,7 @@ public struct OutputRefusal: Error, Equatable, Sendable, CustomStringConvertible
         self.init(path: requested, resolved: plain == path ? nil : path, what: what, advice: advice)
     }
 
+    /// A refusal of `path` (leading to `resolved`, when links lead elsewhere), which is `what`.
     public init(path: String, resolved: String? = nil, what: String, advice: String? = nil) {
         self.path = path
         self.resolved = resolved
@@ -30,6 +31,7 @@ public struct OutputRefusal: Error, Equatable, Sendable, CustomStringConvertible
         self.advice = advice
     }
 
+    /// The refusal in words: the path, what it leads to and is, and what to do instead.
     public var description: String {
         let via = resolved.map { " (which leads to \($0))" } ?? ""
         return "will not write over \(path)\(via): it is \(what)" + (advice.map { "; \($0)" } ?? "")
@@ -57,6 +59,8 @@ public struct OutputTarget: Equatable, Sendable {
         /// Further files never written over, each with what it is.
         public var others: [(path: String, what: String)] = []
 
+        /// A policy with the given permissions; `store` names the store whose files are protected (none for
+        /// `:memory:`).
         public init(force: Bool = false, replaceArchive: Bool = false, replaceContent: Bool = false,
                     store: String? = nil, others: [(path: String, what: String)] = []) {
             self.force = force
@@ -66,6 +70,7 @@ public struct OutputTarget: Equatable, Sendable {
             self.others = others
         }
 
+        /// Whether two policies allow and protect the same files.
         public static func == (left: Policy, right: Policy) -> Bool {
             left.force == right.force && left.replaceArchive == right.replaceArchive
                 && left.replaceContent == right.replaceContent && left.store == right.store

@@ -30,14 +30,20 @@ public enum ChangeOperation: String, Sendable, CaseIterable {
 public struct Change: Hashable, Sendable, Identifiable {
     /// Globally unique (a UUID); the same change reaching a store twice is recognised by it.
     public var changeID: String
+    /// The hybrid logical clock that orders the change.
     public var hlc: HLC
     /// The device (store) that made the change.
     public var device: String
+    /// Whether it is about an annotation or a reading position.
     public var entity: EntityKind
+    /// The annotation id, or the document id of a position.
     public var entityID: String
+    /// What the change did.
     public var operation: ChangeOperation
+    /// The fields it set, as stored in the log.
     public var fields: ChangeFields
 
+    /// A change with the given values; the merger checks it before it is taken in.
     public init(changeID: String, hlc: HLC, device: String, entity: EntityKind, entityID: String,
                 operation: ChangeOperation, fields: ChangeFields) {
         self.changeID = changeID

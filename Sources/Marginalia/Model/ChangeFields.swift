@@ -9,7 +9,9 @@
 /// - `set` (reading position): `passage`, `offset`
 /// Unknown keys are refused: a field this version does not understand could not be merged faithfully.
 public struct ChangeFields: Hashable, Sendable {
+    /// The kind an annotation is created as.
     public var kind: AnnotationKind?
+    /// Where it is anchored (create, reanchor, confirm, reattach).
     public var anchor: Anchor?
     /// A new note; the empty string clears it.
     public var note: String?
@@ -17,10 +19,12 @@ public struct ChangeFields: Hashable, Sendable {
     public var color: String?
     /// Tags added (true) or removed (false).
     public var tags: [String: Bool]
+    /// Whether the change deletes (true) or brings back (false) an annotation.
     public var deleted: Bool?
     /// A reading position.
     public var position: TextPosition?
 
+    /// Fields with the given values; nil (and an empty `tags`) leaves a field unset.
     public init(kind: AnnotationKind? = nil, anchor: Anchor? = nil, note: String? = nil, color: String? = nil,
                 tags: [String: Bool] = [:], deleted: Bool? = nil, position: TextPosition? = nil) {
         self.kind = kind
@@ -37,13 +41,16 @@ public struct ChangeFields: Hashable, Sendable {
 public struct FieldError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The field's path, e.g. `start.offset` or `tags`.
     public var field: String
+    /// What is wrong with it, in words.
     public var reason: String
 
+    /// A refusal of `field` for `reason`.
     public init(field: String, reason: String) {
         self.field = field
         self.reason = reason
     }
 
+    /// The refusal in words, naming the field when there is one.
     public var description: String { field.isEmpty ? reason : "field \"\(field)\": \(reason)" }
 }
 

@@ -14,6 +14,7 @@ public enum Register: Hashable, Sendable, CustomStringConvertible {
     /// Whether the annotation carries this tag.
     case tag(String)
 
+    /// The register in words, e.g. `note` or `tag poetry`.
     public var description: String {
         switch self {
         case .kind: return "kind"

@@ -14,8 +14,10 @@ public struct HLC: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// The largest representable milliseconds (15 decimal digits, year 33658).
     public static let maxMilliseconds: Int64 = 999_999_999_999_999
 
+    /// The earliest clock: before every change.
     public static let zero = HLC(milliseconds: 0, counter: 0)
 
+    /// A clock at `milliseconds` since 1970 with `counter` for changes in the same millisecond.
     public init(milliseconds: Int64, counter: Int32) {
         self.milliseconds = milliseconds
         self.counter = counter
@@ -32,6 +34,7 @@ public struct HLC: Comparable, Hashable, Sendable, CustomStringConvertible {
         self.counter = Int32(counter)
     }
 
+    /// The fixed-width text form, e.g. `001795954481123-00000`: text order is clock order.
     public var description: String {
         // Digit by digit into the 21 bytes of the fixed-width form: made for every change and every saved
         // annotation, so it skips the intermediate strings of padding.
@@ -51,6 +54,7 @@ public struct HLC: Comparable, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether `lhs` is earlier: by milliseconds, then by counter.
     public static func < (lhs: HLC, rhs: HLC) -> Bool {
         (lhs.milliseconds, lhs.counter) < (rhs.milliseconds, rhs.counter)
     }
@@ -68,22 +72,48 @@ public struct HLC: Comparable, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+extension HLC: Codable {
+    /// Decodes the fixed-width text form, e.g. `"001795954481123-00000"`.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` for any other text.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let hlc = HLC(text) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "not a clock like 001795954481123-00000: \(text)")
+        }
+        self = hlc
+    }
+
+    /// Encodes the fixed-width text form, as the log stores it.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
 /// The clock of one change: its timestamp, its device and its change id, the total order that decides
 /// which of two changes to the same field wins (last writer wins).
 ///
 /// The change id only breaks ties between changes a single device made at one timestamp, which happens
 /// only when a store was copied to a second machine; it keeps the winner the same on every replica.
 public struct ClockStamp: Comparable, Hashable, Sendable {
+    /// The change's clock.
     public let hlc: HLC
+    /// The device that made the change.
     public let device: String
+    /// The change's id.
     public let changeID: String
 
+    /// The stamp of a change with the given clock, device and id.
     public init(hlc: HLC, device: String, changeID: String) {
         self.hlc = hlc
         self.device = device
         self.changeID = changeID
     }
 
+    /// Whether `lhs` is earlier: by clock, then device, then change id.
     public static func < (lhs: ClockStamp, rhs: ClockStamp) -> Bool {
         if lhs.hlc != rhs.hlc { return lhs.hlc < rhs.hlc }
         if lhs.device != rhs.device { return lhs.device < rhs.device }
@@ -102,6 +132,7 @@ public struct HybridLogicalClock: Sendable {
 
     /// The latest timestamp issued or observed.
     public private(set) var latest: HLC
+    /// How far (milliseconds) a timestamp may be from the wall clock before it counts as drifting.
     public let maxDrift: Int64
     private let wallClock: @Sendable () -> Int64
 

@@ -65,6 +65,7 @@ public struct MarginaliaError: Error, Equatable, Sendable, CustomStringConvertib
     /// The specific failure.
     public let reason: Reason
 
+    /// An error of `category` for `reason`.
     public init(category: Category, reason: Reason) {
         self.category = category
         self.reason = reason
@@ -78,6 +79,7 @@ public struct MarginaliaError: Error, Equatable, Sendable, CustomStringConvertib
         }
     }
 
+    /// The error in words: what failed and why.
     public var description: String {
         switch reason {
         case .store(let error): return error.description
@@ -96,6 +98,7 @@ public struct MarginaliaError: Error, Equatable, Sendable, CustomStringConvertib
         }
     }
 
+    /// The error in words (`description`), for `LocalizedError`.
     public var errorDescription: String? { description }
 
     /// The failure as the part of the library that raised it named it: a `StoreError`, an `ArchiveError`, ….

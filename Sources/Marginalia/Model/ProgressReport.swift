@@ -7,6 +7,7 @@ public struct ProgressReport: Equatable, Sendable {
     /// All the items, when known in advance.
     public var total: Int?
 
+    /// Progress of `task`: `done` of `total` (nil when the total is not known).
     public init(task: String, done: Int, total: Int? = nil) {
         self.task = task
         self.done = done

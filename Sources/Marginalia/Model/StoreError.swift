@@ -29,6 +29,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Writing to this path would overwrite the store itself, its write-ahead log, or the attached content.
     case wouldOverwrite(path: String, what: String)
 
+    /// The problem in words.
     public var description: String {
         switch self {
         case .storeMissing(let path):

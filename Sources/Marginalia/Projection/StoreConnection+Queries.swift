@@ -1,13 +1,17 @@
 /// Which annotations to list.
 public struct AnnotationFilter: Equatable, Sendable {
+    /// Annotations in this document.
     public var document: String?
     /// Annotations that start or end in this passage.
     public var passage: String?
+    /// Annotations of this kind.
     public var kind: AnnotationKind?
+    /// Annotations with this tag.
     public var tag: String?
     /// Include deleted annotations (tombstones).
     public var includeDeleted = false
 
+    /// A filter with the given conditions; nil for no condition, deleted annotations left out by default.
     public init(document: String? = nil, passage: String? = nil, kind: AnnotationKind? = nil, tag: String? = nil,
                 includeDeleted: Bool = false) {
         self.document = document
@@ -24,10 +28,12 @@ public struct LogFilter: Equatable, Sendable {
     public var since: Int64?
     /// Changes before this time.
     public var until: Int64?
+    /// Changes made by this device.
     public var device: String?
     /// At most this many changes, the most recent ones.
     public var limit: Int?
 
+    /// A filter with the given conditions (times in milliseconds since 1970); nil for no condition.
     public init(since: Int64? = nil, until: Int64? = nil, device: String? = nil, limit: Int? = nil) {
         self.since = since
         self.until = until

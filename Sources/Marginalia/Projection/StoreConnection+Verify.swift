@@ -2,12 +2,17 @@
 public struct VerificationReport: Equatable, Sendable {
     /// Each problem, in words, naming the table and the row.
     public var problems: [String] = []
+    /// How many changes the log holds.
     public var changeCount = 0
+    /// How many annotation rows the store holds.
     public var annotationCount = 0
+    /// How many reading position rows the store holds.
     public var positionCount = 0
 
+    /// Whether no problem was found.
     public var isHealthy: Bool { problems.isEmpty }
 
+    /// A report of nothing checked yet.
     public init() {}
 }
 

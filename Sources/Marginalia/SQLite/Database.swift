@@ -45,6 +45,7 @@ public protocol Database: AnyObject {
 }
 
 extension Database {
+    /// Runs one statement without arguments.
     public func execute(sql: String) throws {
         try execute(sql: sql, arguments: [])
     }

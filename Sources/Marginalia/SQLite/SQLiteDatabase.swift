@@ -81,6 +81,7 @@ public final class SQLiteDatabase: Database {
 
     // MARK: - Database
 
+    /// Runs one statement with `arguments` bound to its parameters.
     public func execute(sql: String, arguments: StatementArguments) throws {
         try withStatement(sql: sql, arguments: arguments) { statement in
             while true {
@@ -91,6 +92,7 @@ public final class SQLiteDatabase: Database {
         }
     }
 
+    /// Runs several statements separated by semicolons, without arguments (schema scripts).
     public func executeScript(sql: String) throws {
         var message: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &message)
@@ -101,6 +103,7 @@ public final class SQLiteDatabase: Database {
         }
     }
 
+    /// Runs a query with `arguments` bound, handing each row to `body` until it returns false.
     public func iterateRows(sql: String, arguments: StatementArguments, _ body: (Row) throws -> Bool) throws {
         try withStatement(sql: sql, arguments: arguments) { statement in
             let row = Row(statement: statement.handle, sql: sql)
@@ -113,8 +116,10 @@ public final class SQLiteDatabase: Database {
         }
     }
 
+    /// Rows changed by the last INSERT, UPDATE or DELETE on this connection (`sqlite3_changes64`).
     public var changedRowCount: Int { Int(sqlite3_changes64(handle)) }
 
+    /// Whether a transaction is open on this connection (autocommit is off).
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     /// The rowid of the last row inserted on this connection.

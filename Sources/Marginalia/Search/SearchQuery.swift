@@ -109,6 +109,7 @@ public struct SearchQuery: Equatable, Sendable {
 public enum SearchError: Error, Equatable, Sendable, CustomStringConvertible {
     case malformedQuery(String, reason: String)
 
+    /// The problem with the query in words.
     public var description: String {
         switch self {
         case .malformedQuery(let query, let reason):

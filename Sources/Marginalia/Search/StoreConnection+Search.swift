@@ -1,7 +1,10 @@
 /// One passage found by a content search.
-public struct SearchHit: Equatable, Sendable {
+public struct SearchHit: Hashable, Sendable {
+    /// The passage's id.
     public var passage: String
+    /// The id of the document it belongs to.
     public var document: String
+    /// The title of that document.
     public var documentTitle: String
     /// The passage's whole text.
     public var text: String
@@ -14,15 +17,19 @@ public struct SearchHit: Equatable, Sendable {
 }
 
 /// Markers around matched words in snippets.
-public struct SnippetMarkers: Sendable {
+public struct SnippetMarkers: Hashable, Sendable {
+    /// Put before each matched word.
     public var open: String
+    /// Put after each matched word.
     public var close: String
 
+    /// Markers `open` and `close` around matched words.
     public init(open: String, close: String) {
         self.open = open
         self.close = close
     }
 
+    /// Square brackets around matched words, as the CLI prints them.
     public static let brackets = SnippetMarkers(open: "[", close: "]")
 }
 
