@@ -10,10 +10,12 @@ public struct SyncReport: Equatable, Sendable {
     public var written: SyncSegment?
     /// The combined segment a compaction wrote, and the store's own segments it then removed.
     public var compactedInto: SyncSegment?
+    /// The store's own segments the compaction removed, as paths inside the folder.
     public var removed: [String] = []
     /// Set when the store took a new device id before writing: the old id, and why (a copy of this store writes
     /// under the same id elsewhere).
     public var renewedFromDeviceID: String?
+    /// Why the device id was renewed, in words; nil when it was not.
     public var renewalReason: String?
     /// What was read from each device's directory, by device id.
     public var devices: [SyncDeviceReport] = []
@@ -25,6 +27,7 @@ public struct SyncReport: Equatable, Sendable {
     /// Changes this store did not have, merged this round.
     public var changesApplied: Int { devices.reduce(0) { $0 + $1.changesApplied } }
 
+    /// A report of a round on `folder` by device `deviceID`, nothing done yet.
     public init(folder: String, deviceID: String) {
         self.folder = folder
         self.deviceID = deviceID
@@ -35,15 +38,19 @@ public struct SyncReport: Equatable, Sendable {
 public struct SyncSegment: Equatable, Sendable {
     /// Its path inside the folder: `devices/<id>/<name>`.
     public var path: String
+    /// How many changes it holds.
     public var changes: Int
+    /// Its size, in bytes.
     public var bytes: Int
     /// The range of the writer's log it holds.
     public var firstSequence: Int64
+    /// The last sequence of the writer's log it holds.
     public var lastSequence: Int64
 }
 
 /// What a round read from one device's directory.
 public struct SyncDeviceReport: Equatable, Sendable {
+    /// The device whose directory it is.
     public var device: String
     /// Segment files merged whole this round.
     public var segmentsApplied = 0
@@ -56,9 +63,12 @@ public struct SyncDeviceReport: Equatable, Sendable {
     public var conflictsResolved = 0
     /// Changes held in quarantine, dated too far ahead of this machine's clock.
     public var quarantined = 0
+    /// Files of this device not read whole this round (being copied, placeholders): retried next round.
     public var pending: [SyncFileIssue] = []
+    /// Whole files of this device with a bad record: reported each round until replaced.
     public var invalid: [SyncFileIssue] = []
 
+    /// A report of `device`'s directory, nothing read yet.
     public init(device: String) {
         self.device = device
     }
@@ -70,8 +80,10 @@ public struct SyncFileIssue: Equatable, Sendable, CustomStringConvertible {
     public var path: String
     /// The 1-based line of the decompressed text, for a bad record.
     public var line: Int?
+    /// What is wrong with the file, in words.
     public var reason: String
 
+    /// The issue in words: the path, the line when there is one, and the reason.
     public var description: String {
         if let line { return "\(path): line \(line): \(reason)" }
         return "\(path): \(reason)"
