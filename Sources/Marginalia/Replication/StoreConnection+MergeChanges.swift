@@ -25,26 +25,18 @@ extension StoreConnection {
     func merge(_ batch: [(change: Change, line: Int)], file: String, into report: inout ImportReport,
                future: FutureChanges, sawOwnDevice: inout Bool) throws {
         let ids = try ProjectionCache.jsonList(batch.map(\.change.changeID))
-        var known: [String: [String]] = [:]
-        try db.forEachRow(
-            sql: """
-                SELECT \(Change.columns) FROM changes
-                WHERE change_id IN (SELECT value FROM json_each(?))
-                """,
-            arguments: [ids]
-        ) { row in
-            known[try Change.storedID(in: row)] = try Change.storedText(in: row)
+        /// The stored text of each change of the batch a statement finds, by change id.
+        func storedByID(sql: String) throws -> [String: [String]] {
+            var found: [String: [String]] = [:]
+            try db.forEachRow(sql: sql, arguments: [ids]) { row in
+                found[try Change.storedID(in: row)] = try Change.storedText(in: row)
+            }
+            return found
         }
-        var held: [String: [String]] = [:]
-        try db.forEachRow(
-            sql: """
-                SELECT \(Change.columns) FROM quarantine
-                WHERE change_id IN (SELECT value FROM json_each(?))
-                """,
-            arguments: [ids]
-        ) { row in
-            held[try Change.storedID(in: row)] = try Change.storedText(in: row)
-        }
+        var known = try storedByID(
+            sql: "SELECT \(Change.columns) FROM changes WHERE change_id IN (SELECT value FROM json_each(?))")
+        var held = try storedByID(
+            sql: "SELECT \(Change.columns) FROM quarantine WHERE change_id IN (SELECT value FROM json_each(?))")
         var cache = ProjectionCache()
         try cache.prepare(batch.compactMap { item in
             item.change.entity == .annotation && known[item.change.changeID] == nil ? item.change.entityID : nil
