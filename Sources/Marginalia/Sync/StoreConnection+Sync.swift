@@ -118,7 +118,13 @@ extension StoreConnection {
         let merged: MergeReport
         do {
             merged = try batch {
+                let fresh = try unknownChangeIDs(contents.changes)
                 let merged = try merge(contents.changes)
+                if merged.conflictsResolved > 0 {
+                    deviceReport.conflicts += try conflicts(
+                        among: contents.changes, fresh: fresh,
+                        limit: max(0, Self.listedConflictsLimit - deviceReport.conflicts.count))
+                }
                 if problem == nil { try record(device: device, name: name, contents: contents, written: false) }
                 return merged
             }

@@ -42,6 +42,10 @@ enum SyncCommand {
             lines.append("\(device.device): \(device.segmentsApplied) segment(s), \(device.changesApplied) new "
                 + "change(s), \(device.duplicates) already here, \(device.conflictsResolved) conflict(s) resolved")
         }
+        for conflict in report.devices.flatMap(\.conflicts) {
+            lines.append("conflict: \(conflict.annotationID) \(conflict.field): kept "
+                + "\(conflict.keptValue.map { "\"\($0)\"" } ?? "none") over \"\(conflict.lostValue)\" (still in its history)")
+        }
         for issue in report.pending { lines.append("pending: \(issue)") }
         for issue in report.invalid { lines.append("invalid: \(issue)") }
         if let written = report.written {
@@ -86,6 +90,14 @@ enum SyncCommand {
                     ("changesApplied", .int(Int64(device.changesApplied))),
                     ("duplicates", .int(Int64(device.duplicates))),
                     ("conflictsResolved", .int(Int64(device.conflictsResolved))),
+                    ("conflicts", .array(device.conflicts.map { conflict in
+                        .object(JSONObject([
+                            ("annotationId", .string(conflict.annotationID)), ("field", .string(conflict.field)),
+                            ("lost", .string(conflict.lostValue)),
+                            ("kept", conflict.keptValue.map(JSONValue.string) ?? .null),
+                            ("lostChangeId", .string(conflict.lostChangeID)),
+                        ]))
+                    })),
                     ("quarantined", .int(Int64(device.quarantined))),
                     ("pending", .array(device.pending.map(issue))), ("invalid", .array(device.invalid.map(issue))),
                 ]))

@@ -84,6 +84,27 @@ import Testing
         #expect(try Fixtures.state(of: laptop) == Fixtures.state(of: phone))
     }
 
+    @Test func aConflictIsReportedWithTheAnnotationAndTheValueThatLost() throws {
+        let setup = try Setup()
+        let laptop = try setup.store("laptop")
+        let phone = try setup.store("phone")
+        let shared = try setup.note(laptop, "la început")
+        _ = try SyncChecks.round(laptop, folder: setup.folder)
+        _ = try SyncChecks.round(phone, folder: setup.folder)
+        setup.clock.advance(1_000)
+        try laptop.editAnnotation(id: shared.id, note: "de pe laptop")
+        setup.clock.advance(1_000)
+        try phone.editAnnotation(id: shared.id, note: "de pe telefon")
+        _ = try SyncChecks.round(laptop, folder: setup.folder)
+        let round = try SyncChecks.round(phone, folder: setup.folder)
+        let fromLaptop = try #require(round.devices.first { $0.device == laptop.deviceID })
+        #expect(fromLaptop.conflictsResolved == 1)
+        #expect(fromLaptop.conflicts.map(\.annotationID) == [shared.id])
+        #expect(fromLaptop.conflicts.first?.field == "note" && fromLaptop.conflicts.first?.lostValue == "de pe laptop")
+        #expect(fromLaptop.conflicts.first?.keptValue == "de pe telefon")
+        #expect(try phone.history(id: shared.id).contains { $0.fields.note == "de pe laptop" })
+    }
+
     @Test func aFileThatDoesNotReadWholeIsPendingAndABadRecordIsReportedWithItsLine() throws {
         let setup = try Setup()
         let laptop = try setup.store("laptop")
