@@ -69,9 +69,13 @@ import Darwin
     /// the process (SIGSTOP) so that it cannot finish before the signal under test; false if it ended first.
     static func stopOnceWriting(_ running: Running, in directory: String, purpose: String) -> Bool {
         while running.process.isRunning {
-            if temporaries(in: directory).contains(where: { $0.contains(".\(purpose)-") }) {
+            // Only a temporary file under its own name: one still being made (`-new`) is not locked yet.
+            let writing = {
+                temporaries(in: directory).contains { $0.contains(".\(purpose)-") && $0.hasSuffix(".tmp") }
+            }
+            if writing() {
                 kill(running.process.processIdentifier, SIGSTOP)
-                return temporaries(in: directory).contains { $0.contains(".\(purpose)-") }
+                return writing()
             }
             usleep(500)
         }

@@ -24,6 +24,22 @@ extension TemporaryFile {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
         var removed: [String] = []
         let present = Set(names)
+        for name in names where name.hasSuffix(TemporaryFile.creatingSuffix)
+            && isTemporaryName(String(name.dropLast(TemporaryFile.creatingSuffix.count))) {
+            // A process killed between making a file and renaming it, microseconds apart, left it unlocked: taken
+            // for abandoned only once it is a minute old.
+            let path = directory + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            #if canImport(Darwin)
+            let modified = info.st_mtimespec.tv_sec
+            #else
+            let modified = info.st_mtim.tv_sec
+            #endif
+            if time(nil) - modified > 60, unlink(path) == 0 {
+                removed.append(path)
+            }
+        }
         for name in names where isTemporaryName(name) {
             let path = directory + "/" + name
             guard let owner = lockIfAbandoned(path) else { continue }

@@ -45,9 +45,14 @@ public final class TemporaryFile: @unchecked Sendable {
         state.lock()
         defer { state.unlock() }
         try CleanupRegistry.shared.add(self)
+        // The file is made under a name that `removeStale` does not take for a temporary file, locked, and only then
+        // renamed to its own name: another process's scan, listing the directory between the creation and the lock,
+        // would otherwise take the lock first and delete a live file. The lock stays with the open file across the
+        // rename.
+        let creating = path + Self.creatingSuffix
         let descriptor: Int32
         do {
-            descriptor = try SystemIO.open(path, flags: O_RDWR | O_CREAT | O_EXCL,
+            descriptor = try SystemIO.open(creating, flags: O_RDWR | O_CREAT | O_EXCL,
                                            permissions: Int(mode & PrivateFiles.fileMode))
         } catch {
             CleanupRegistry.shared.remove(self)
@@ -55,11 +60,13 @@ public final class TemporaryFile: @unchecked Sendable {
         }
         var info = stat()
         do {
-            try PrivateFiles.setMode(descriptor, mode & PrivateFiles.fileMode, path: path)
-            // A fresh file nobody else can know of yet: the lock is granted at once.
-            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { throw GzipError.posix("flock", path: path) }
+            try PrivateFiles.setMode(descriptor, mode & PrivateFiles.fileMode, path: creating)
+            // No other process looks for this name: the lock is granted at once.
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { throw GzipError.posix("flock", path: creating) }
+            guard rename(creating, path) == 0 else { throw GzipError.posix("rename", path: creating) }
             guard fstat(descriptor, &info) == 0 else { throw GzipError.posix("fstat", path: path) }
         } catch {
+            unlink(creating)
             unlink(path)
             try? SystemIO.close(descriptor, path: path)
             CleanupRegistry.shared.remove(self)
@@ -73,6 +80,9 @@ public final class TemporaryFile: @unchecked Sendable {
     deinit {
         remove()
     }
+
+    /// The suffix of a temporary file's name while it is being made, before it is locked; see `init`.
+    static let creatingSuffix = "-new"
 
     /// A new descriptor for writing the file (the caller closes it); the lock stays with this object.
     public func openForWriting() throws -> Int32 {
