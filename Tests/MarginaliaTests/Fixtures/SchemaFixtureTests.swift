@@ -4,13 +4,37 @@ import Testing
 
 /// Stores and archives made by earlier releases open, migrate, verify and import, forever.
 @Suite struct SchemaFixtureTests {
-    static let directory = URL(fileURLWithPath: #filePath)
+    static let fixtures = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/schema-1")
+        .appendingPathComponent("Fixtures")
+    static let directory = fixtures.appendingPathComponent("schema-1")
 
-    static func lines(_ name: String) throws -> [String] {
-        try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+    static func lines(_ name: String, in folder: URL = directory) throws -> [String] {
+        try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
             .split(separator: "\n").map(String.init)
+    }
+
+    /// Each later schema's store and archive, as `(folder, store file, archive file)`.
+    static let later = [("schema-3", "user-schema3.db", "archive-format1-schema3.jsonl.gz")]
+
+    @Test(arguments: later)
+    func aLaterSchemasStoreOpensVerifiesAndItsArchiveImports(folder: String, store: String, archive: String) throws {
+        let fixture = Self.fixtures.appendingPathComponent(folder)
+        let temporary = try TemporaryDirectory()
+        let path = temporary.path("user.db")
+        try FileManager.default.copyItem(atPath: fixture.appendingPathComponent(store).path, toPath: path)
+        let opened = try AnnotationStore.open(path: path, access: .readWrite)
+        #expect(try opened.verify().problems == [])
+        let changeIDs = try opened.db.fetchAll(sql: "SELECT change_id FROM changes ORDER BY seq") { try $0.string(0) }
+        #expect(changeIDs == (try Self.lines("change-ids.txt", in: fixture)))
+        let annotationIDs = try opened.db.fetchAll(sql: "SELECT id FROM annotations ORDER BY id") { try $0.string(0) }
+        #expect(annotationIDs == (try Self.lines("annotation-ids.txt", in: fixture)))
+        #expect(try opened.db.int(sql: "PRAGMA user_version") == Int64(UserSchema.currentVersion))
+
+        let empty = try AnnotationStore.open(path: temporary.path("empty.db"), access: .create)
+        let report = try empty.importArchive(path: fixture.appendingPathComponent(archive).path)
+        #expect(report.newChanges == changeIDs.count)
+        #expect(try empty.verify().problems == [])
     }
 
     @Test func schemaOneStoreOpensMigratesAndVerifiesWithEveryIDIntact() throws {
