@@ -43,8 +43,9 @@ enum SyncCommand {
                 + "change(s), \(device.duplicates) already here, \(device.conflictsResolved) conflict(s) resolved")
         }
         for conflict in report.devices.flatMap(\.conflicts) {
-            lines.append("conflict: \(conflict.annotationID) \(conflict.field): kept "
-                + "\(conflict.keptValue.map { "\"\($0)\"" } ?? "none") over \"\(conflict.lostValue)\" (still in its history)")
+            let kept = conflict.keptValue.map { "\"\($0)\"" } ?? "none"
+            lines.append("conflict: \(conflict.annotationID) \(conflict.field): kept \(kept) over "
+                + "\"\(conflict.lostValue)\" (still in its history)")
         }
         for issue in report.pending { lines.append("pending: \(issue)") }
         for issue in report.invalid { lines.append("invalid: \(issue)") }

@@ -72,7 +72,9 @@ import Testing
         #expect(try phone.annotation(id: a.id).note == "din laptop")
         // Applied files are recorded (device, name, size, SHA-256) and not read again.
         let recorded = try phone.db.fetchAll(sql: "SELECT device, name, size, sha256 FROM sync_files "
-            + "WHERE origin = 'applied'") { row in (try row.string(0), try row.string(1), try row.int64(2), try row.string(3)) }
+            + "WHERE origin = 'applied'") { row in
+                (try row.string(0), try row.string(1), try row.int64(2), try row.string(3))
+            }
         #expect(recorded.count == 1 && recorded[0].0 == laptop.deviceID && recorded[0].3.count == 64)
         let path = "\(setup.folder)/devices/\(recorded[0].0)/\(recorded[0].1)"
         #expect(try SHA256Digest.hex(of: Array(Data(contentsOf: URL(fileURLWithPath: path)))) == recorded[0].3)
@@ -169,7 +171,8 @@ import Testing
         #expect(try Fixtures.state(of: phone) == Fixtures.state(of: laptop))
         let oldSegment = try setup.files(under: "devices/\(laptop.deviceID)")[0]
         let stranger = "devices/\(Identifiers.make())"
-        try FileManager.default.createDirectory(atPath: "\(setup.folder)/\(stranger)", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: "\(setup.folder)/\(stranger)",
+                                                withIntermediateDirectories: true)
         try Data(contentsOf: URL(fileURLWithPath: "\(setup.folder)/devices/\(laptop.deviceID)/\(oldSegment)"))
             .write(to: URL(fileURLWithPath: "\(setup.folder)/\(stranger)/\(oldSegment)"))
         _ = try SyncChecks.round(tablet, folder: setup.folder)
@@ -236,7 +239,8 @@ import Testing
                                                     withIntermediateDirectories: true)
             try Data(bytes).write(to: url)
         }
-        try FileManager.default.copyItem(atPath: "\(setup.folder)/\(combined.path)", toPath: "\(racing)/\(combined.path)")
+        try FileManager.default.copyItem(atPath: "\(setup.folder)/\(combined.path)",
+                                         toPath: "\(racing)/\(combined.path)")
         let earlyRound = try SyncChecks.round(early, folder: racing)
         #expect(earlyRound.invalid.isEmpty && earlyRound.pending.isEmpty)
         _ = try SyncChecks.round(late, folder: setup.folder)
