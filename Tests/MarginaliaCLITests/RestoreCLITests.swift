@@ -138,13 +138,13 @@ import Glibc
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
         var outcomes: [String] = []
         for kilobytes in [768, 1024, 1280, 1536, 1792, 2048, 3072, 8192] {
-            let mount = try runTool("/bin/mount", ["-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs",
-                                                                    mountPoint])
+            let mount = try DiskFullTests.tool(
+                "/bin/mount", ["-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs", mountPoint])
             guard mount.status == 0 else {
                 print("restoreOntoATinyDiskIsExactOrRefused skipped: cannot mount a tmpfs (\(mount.stderr))")
                 return
             }
-            defer { _ = try? runTool("/bin/umount", [mountPoint]) }
+            defer { _ = try? DiskFullTests.tool("/bin/umount", [mountPoint]) }
             let store = mountPoint + "/user.db"
             let original = try workspace.ok(["bookmark", "mai-am-un-singur-dor.2", "--store", store])
             let listed = try workspace.ok(["list", "--json", "--store", store])
@@ -172,20 +172,6 @@ import Glibc
         print("restoreOntoATinyDiskIsExactOrRefused: \(outcomes.joined(separator: ", "))")
         #expect(outcomes.first == "768 kB: refused" && outcomes.last == "8192 kB: restored")
     }
-}
-
-/// Runs a system tool to its end; its status and its error output.
-private func runTool(_ path: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let errors = Pipe()
-    process.standardError = errors
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    let data = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }
 
 private final class UncheckedBox<Value>: @unchecked Sendable {
