@@ -185,8 +185,8 @@ enum Tool {
             case .notAStore, .newerSchema, .invalidAnchor, .invalidChange, .corruptRow, .passageNotFound,
                  .documentNotFound:
                 return 65
-            case .storeMissing, .unreadable, .sqliteTooOld, .annotationNotFound, .ambiguousID, .contentUnavailable,
-                 .wouldOverwrite:
+            case .storeMissing, .unreadable, .sqliteTooOld, .annotationNotFound, .ambiguousID, .idPrefixTooShort,
+                 .idNotFound, .contentUnavailable, .wouldOverwrite:
                 return 1
             }
         case let error as DatabaseError:

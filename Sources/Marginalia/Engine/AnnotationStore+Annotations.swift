@@ -82,6 +82,17 @@ extension AnnotationStore {
         try engine.read { try $0.resolveAnnotationID(text) }
     }
 
+    /// The full id of the annotation, device or change that `text` names: the id itself, or a unique prefix of at
+    /// least `IDPrefix.minimumLength` characters ignoring ASCII case (the short ids the CLI prints are 8).
+    ///
+    ///     try store.resolveID("3F1C2A9E", kind: .annotation)   // "3f1c2a9e-…"
+    ///
+    /// - Throws: `MarginaliaError`: `.notFound`, or `.invalidArgument` for a prefix under 4 characters or one
+    ///   that matches several ids (the error lists them).
+    public func resolveID(_ text: String, kind: IDKind) throws -> String {
+        try engine.read { try $0.resolveID(text, kind: kind) }
+    }
+
     /// The annotations that match `filter`: in reading order when content is attached (document, passage,
     /// offset), else in the order they were made.
     public func annotations(matching filter: AnnotationFilter = AnnotationFilter()) throws -> [Annotation] {

@@ -161,14 +161,15 @@ extension MarginaliaError {
 
     private static func category(of error: StoreError) -> Category {
         switch error {
-        case .storeMissing, .annotationNotFound: return .notFound
+        case .storeMissing, .annotationNotFound, .idNotFound: return .notFound
         case .notAStore: return .invalidData
         case .unreadable: return .io
         case .newerSchema: return .newerVersion
         case .corruptRow: return .corruptStore
         case .contentUnavailable: return .contentUnavailable
         case .sqliteTooOld: return .io
-        case .ambiguousID, .passageNotFound, .documentNotFound, .invalidAnchor, .invalidChange, .wouldOverwrite:
+        case .ambiguousID, .idPrefixTooShort, .passageNotFound, .documentNotFound, .invalidAnchor, .invalidChange,
+             .wouldOverwrite:
             return .invalidArgument
         }
     }

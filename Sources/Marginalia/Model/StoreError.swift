@@ -12,8 +12,13 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case newerSchema(path: String, found: Int32, supported: Int32)
     /// No annotation has this id.
     case annotationNotFound(id: String)
-    /// An id prefix matches more than one annotation.
-    case ambiguousID(prefix: String, matches: Int)
+    /// An id prefix matches more than one id of its kind: the first `IDPrefix.listedMatches` of them, and how many
+    /// there are.
+    case ambiguousID(prefix: String, kind: IDKind, matches: [String], count: Int)
+    /// An id given by a prefix shorter than `minimum` characters that is not itself an id.
+    case idPrefixTooShort(prefix: String, kind: IDKind, minimum: Int)
+    /// No device or change has this id (or an id starting with it); annotations have `annotationNotFound`.
+    case idNotFound(id: String, kind: IDKind)
     /// The operation needs the content database, which is not attached.
     case contentUnavailable(reason: String)
     /// The attached content has no passage with this id.
@@ -43,8 +48,18 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
                 + "reads up to \(supported)); it was left untouched — upgrade marginalia to open it"
         case .annotationNotFound(let id):
             return "no annotation with id \(id)"
-        case .ambiguousID(let prefix, let matches):
-            return "id prefix \(prefix) matches \(matches) annotations; give more characters"
+        case .ambiguousID(let prefix, let kind, let matches, let count):
+            let more = count > matches.count ? " and \(count - matches.count) more" : ""
+            return "'\(prefix)' matches \(count) \(kind.noun(count)): \(matches.joined(separator: ", "))\(more); "
+                + "give more characters"
+        case .idPrefixTooShort(let prefix, let kind, let minimum):
+            let article = kind == .annotation ? "an" : "a"
+            return "'\(prefix)' is too short for \(article) \(kind.rawValue) id: give at least \(minimum) characters "
+                + "(the short ids shown have 8)"
+        case .idNotFound(let id, let kind):
+            return kind == .device
+                ? "no device \(id) in this store (neither this store's own nor one that made a change in its log)"
+                : "no \(kind.rawValue) with id \(id) in this store's log"
         case .contentUnavailable(let reason):
             return "content is not available: \(reason)"
         case .passageNotFound(let id):

@@ -28,7 +28,7 @@ public struct LogFilter: Equatable, Sendable {
     public var since: Int64?
     /// Changes before this time.
     public var until: Int64?
-    /// Changes made by this device.
+    /// Changes made by this device: its id or a unique prefix of it (see `AnnotationStore.resolveID`).
     public var device: String?
     /// At most this many changes, the most recent ones.
     public var limit: Int?
@@ -55,23 +55,10 @@ extension StoreConnection {
         return annotation
     }
 
-    /// The full id of the annotation `text` names: the id itself or a unique prefix of at least 4 characters.
+    /// The full id of the annotation `text` names: the id itself or a unique prefix of at least 4 characters,
+    /// ignoring ASCII case.
     func resolveAnnotationID(_ text: String) throws -> String {
-        if try db.int(sql: "SELECT 1 FROM annotations WHERE id = ?", arguments: [text]) != nil { return text }
-        guard text.count >= 4 else { throw StoreError.annotationNotFound(id: text) }
-        // A range scan on the primary key: every id starting with `text` sorts between text and text + U+10FFFF.
-        let ids = try db.fetchAll(
-            sql: "SELECT id FROM annotations WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",
-            arguments: [text, text + "\u{10FFFF}"]) { try $0.string(0) }
-        switch ids.count {
-        case 0: throw StoreError.annotationNotFound(id: text)
-        case 1: return ids[0]
-        default:
-            let count = Int(try db.int(
-                sql: "SELECT count(*) FROM annotations WHERE id >= ? AND id < ?",
-                arguments: [text, text + "\u{10FFFF}"]) ?? 2)
-            throw StoreError.ambiguousID(prefix: text, matches: count)
-        }
+        try resolveID(text, kind: .annotation)
     }
 
     /// The annotations that match `filter`: in reading order when content is attached (document, passage,
@@ -123,7 +110,13 @@ extension StoreConnection {
 extension StoreConnection {
     /// Every change to one annotation, oldest first (by clock).
     func history(id: String) throws -> [Change] {
-        let fullID = (try? resolveAnnotationID(id)) ?? id
+        // An annotation a partial archive's changes still wait for has changes but no row yet.
+        let fullID: String
+        do {
+            fullID = try resolveAnnotationID(id)
+        } catch StoreError.annotationNotFound {
+            fullID = id
+        }
         let changes = try changes(of: .annotation, id: fullID)
         guard !changes.isEmpty else { throw StoreError.annotationNotFound(id: id) }
         return changes
@@ -144,7 +137,7 @@ extension StoreConnection {
         }
         if let device = filter.device {
             conditions.append("device = ?")
-            arguments.append(.text(device))
+            arguments.append(.text(try resolveID(device, kind: .device)))
         }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         if let limit = filter.limit {

@@ -21,7 +21,9 @@ enum HistoryCommands {
             options: [
                 .init(name: "since", value: "TIME", help: "Changes at or after TIME."),
                 .init(name: "until", value: "TIME", help: "Changes before TIME."),
-                .init(name: "device", value: "D", help: "Changes made by device D."),
+                .init(name: "device", value: "D",
+                      help: "Changes made by device D: its id, the 8 characters shown, or any unique prefix of it "
+                          + "(at least 4 characters)."),
                 .init(name: "limit", value: "N", help: "Only the N most recent changes."),
             ],
             examples: ["marginalia log --since 2026-11-01 --limit 20", "marginalia log --json"]),

@@ -64,7 +64,9 @@ import Testing
         let store = try makeStore(directory, source: source)
         let made = try store.createAnnotation(.bookmark, at: AnchorRequest(passage: "luceafarul.2"), note: "aici")
         #expect(try store.annotation(id: String(made.id.prefix(6))).id == made.id)
-        #expect(throws: MarginaliaError(StoreError.annotationNotFound(id: "abc"))) { _ = try store.annotation(id: "abc") }
+        #expect(throws: MarginaliaError(StoreError.idPrefixTooShort(prefix: "abc", kind: .annotation, minimum: 4))) {
+            _ = try store.annotation(id: "abc")
+        }
         #expect(throws: MarginaliaError(StoreError.annotationNotFound(id: "ffffffff"))) { _ = try store.annotation(id: "ffffffff") }
     }
 
