@@ -30,4 +30,19 @@ import Testing
         let tooShortID = try workspace.run(["delete", String(id.prefix(2))])
         #expect(tooShortID.status == 1 && tooShortID.stderr.contains("too short for an annotation id"))
     }
+
+    @Test func listByTagIgnoresCaseAndDiacriticsAndShowsTheTagAsWritten() throws {
+        let workspace = try CLIWorkspace()
+        let cedilla = try workspace.ok(["highlight", "mai-am-un-singur-dor.1", "--tag", "ţară"])
+        let comma = try workspace.ok(["highlight", "mai-am-un-singur-dor.3", "--tag", "Țară"])
+        try workspace.ok(["highlight", "mai-am-un-singur-dor.4", "--tag", "tare"])
+        let listed = try #require(try workspace.run(["list", "--tag", "tara", "--json"]).json() as? [[String: Any]])
+        #expect(listed.map { $0["id"] as? String } == [cedilla, comma])
+        #expect(listed.map { $0["tags"] as? [String] } == [["ţară"], ["Țară"]])
+        let text = try workspace.ok(["list", "--tag", "TARA"])
+        #expect(text.contains("tags: ţară") && text.contains("tags: Țară") && !text.contains("tare"))
+        try workspace.ok(["edit", cedilla, "--untag", "tara"])
+        #expect(try workspace.ok(["list", "--tag", "țară", "--json"]).contains(comma))
+        #expect(!(try workspace.ok(["list", "--tag", "țară", "--json"]).contains(cedilla)))
+    }
 }

@@ -21,7 +21,8 @@ extension StoreConnection {
         return try write(.create, annotation: id, fields, freshID: true)
     }
 
-    /// Sets the note or color (an empty string clears it), adds and removes tags.
+    /// Sets the note or color (an empty string clears it), adds and removes tags (a removed tag matches ignoring
+    /// case and diacritics, as tag filters do).
     /// - Throws: `StoreError.annotationNotFound`, or `.invalidChange` when nothing would change or the
     ///   annotation is deleted.
     @discardableResult
@@ -38,7 +39,9 @@ extension StoreConnection {
         if let note, note != (current.note ?? "") { fields.note = note }
         if let color, color != (current.color ?? "") { fields.color = color }
         for tag in addTags where !current.tags.contains(tag) { fields.tags[tag] = true }
-        for tag in removeTags where current.tags.contains(tag) { fields.tags[tag] = false }
+        // A tag is removed however it was spelled: as a filter finds it, ignoring case and diacritics.
+        let removedKeys = Set(removeTags.map(Self.tagKey))
+        for tag in current.tags where removedKeys.contains(Self.tagKey(tag)) { fields.tags[tag] = false }
         guard fields != ChangeFields() else {
             throw StoreError.invalidChange(
                 reason: "annotation \(current.id) already has those values; nothing to change")

@@ -6,7 +6,8 @@ public struct AnnotationFilter: Equatable, Sendable {
     public var passage: String?
     /// Annotations of this kind.
     public var kind: AnnotationKind?
-    /// Annotations with this tag.
+    /// Annotations with this tag, ignoring case and diacritics as search does (`tara` finds `ţară`); tags are
+    /// stored as written.
     public var tag: String?
     /// Include deleted annotations (tombstones).
     public var includeDeleted = false
@@ -80,8 +81,12 @@ extension StoreConnection {
             arguments.append(.text(kind.rawValue))
         }
         if let tag = filter.tag {
-            conditions.append("EXISTS (SELECT 1 FROM json_each(a.tags) WHERE json_each.value = ?)")
-            arguments.append(.text(tag))
+            // Every spelling of the tag the store holds, bound as one JSON array.
+            let spellings = try tagSpellings(matching: tag)
+            conditions.append("""
+                EXISTS (SELECT 1 FROM json_each(a.tags) WHERE json_each.value IN (SELECT value FROM json_each(?)))
+                """)
+            arguments.append(.text(try JSONWriter.encodeString(.array(spellings.map(JSONValue.string)))))
         }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let columns = Self.annotationColumns(of: "a")
@@ -95,6 +100,20 @@ extension StoreConnection {
                 ORDER BY d.ord IS NULL, d.ord, p.ord IS NULL, p.ord, a.start_offset, a.created_hlc, a.id
                 """
         return try db.fetchAll(sql: sql, arguments: StatementArguments(arguments), Annotation.init(row:))
+    }
+
+    /// The tags as stored (deleted annotations' too) that are `tag` when case and diacritics are ignored as search
+    /// ignores them (cedilla ş/ţ and comma-below ș/ț alike): `tara` finds `ţară`, `Țara` and `tara`.
+    func tagSpellings(matching tag: String) throws -> [String] {
+        let wanted = Self.tagKey(tag)
+        return try db.fetchAll(
+            sql: "SELECT DISTINCT t.value FROM annotations a, json_each(a.tags) t ORDER BY t.value"
+        ) { try $0.string(0) }.filter { Self.tagKey($0) == wanted }
+    }
+
+    /// What two tags must share to be the same tag to a reader.
+    static func tagKey(_ tag: String) -> String {
+        FoldedText(tag, level: .letters).string
     }
 
     /// How many annotations there are: live ones and tombstones.

@@ -14,7 +14,8 @@ enum EditCommands {
                 .init(name: "note", value: "TEXT", help: "Set the note (a bookmark's title)."),
                 .init(name: "color", value: "C", help: "Set the color."),
                 .init(name: "tag", value: "T", help: "Add a tag.", repeatable: true),
-                .init(name: "untag", value: "T", help: "Remove a tag.", repeatable: true),
+                .init(name: "untag", value: "T", help: "Remove a tag, however its case and diacritics are written.",
+                      repeatable: true),
             ],
             examples: [
                 "marginalia edit 3f1c2a9e --note \"a better note\" --tag favorite",

@@ -11,7 +11,7 @@ enum ListCommands {
                 .init(name: "passage", value: "P", help: "Only annotations that start or end in passage P."),
                 .init(name: "kind", value: "K",
                       help: "Only highlights, notes or bookmarks (highlight, note, bookmark)."),
-                .init(name: "tag", value: "T", help: "Only annotations tagged T."),
+                .init(name: "tag", value: "T", help: "Only annotations tagged T, ignoring case and diacritics (tara finds ţară)."),
                 .init(name: "status", value: "S",
                       help: "Only annotations that are intact, moved or orphaned against the attached content "
                           + "(see 'anchors')."),
