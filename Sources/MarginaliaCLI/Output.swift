@@ -38,6 +38,11 @@ enum Output {
 
     // MARK: - Text
 
+    /// `1 passage`, `2 passages`, `0 passages`: a count with its noun in the right number.
+    static func count(_ count: Int, _ noun: String, plural: String? = nil) -> String {
+        "\(count) " + (count == 1 ? noun : plural ?? noun + "s")
+    }
+
     /// The first 8 characters of an id: enough to name it in later commands.
     static func shortID(_ id: String) -> String { String(id.prefix(8)) }
 

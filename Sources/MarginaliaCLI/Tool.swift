@@ -12,7 +12,8 @@ struct Command: Sendable {
 enum Tool {
     static let commands: [Command] = [
         InitCommand.command,
-        ContentCommands.build, ContentCommands.info,
+        ContentCommands.build, ContentCommands.info, ContentListCommands.documents, ContentListCommands.passages,
+        ReadCommand.command,
         AnnotateCommands.highlight, AnnotateCommands.note, AnnotateCommands.bookmark,
         EditCommands.edit, EditCommands.delete, EditCommands.undelete,
         PositionCommand.command,
@@ -30,8 +31,9 @@ enum Tool {
     /// Command groups, whose first word alone shows the group's help.
     static let groups: [String: CommandSpec] = [
         "content": CommandSpec(
-            name: "content", summary: "Build and inspect content databases.",
-            subcommands: [("build", ContentCommands.build.spec.summary), ("info", ContentCommands.info.spec.summary)]),
+            name: "content", summary: "Build and inspect content databases, and list their documents and passages.",
+            subcommands: [ContentCommands.build, ContentCommands.info, ContentListCommands.documents,
+                          ContentListCommands.passages].map { (String($0.spec.name.dropFirst(8)), $0.spec.summary) }),
     ]
 
     static let topSpec = CommandSpec(
@@ -194,6 +196,8 @@ enum Tool {
         case GzipError.io(_, path: "stdout", _, _):
             // `export -` streams through a FileSink named stdout: its output failed, like Console's (74).
             return 74
+        case is InputError:
+            return 65
         case is OutputRefusal:
             return 1
         default:

@@ -55,7 +55,7 @@ import Testing
 
         let missing = try workspace.run(["note", "luceafarul.1"])
         #expect(missing.status == 64)
-        #expect(missing.stderr.hasPrefix("Error: missing TEXT\n"))
+        #expect(missing.stderr.hasPrefix("Error: missing TEXT (or --note-file FILE)\n"))
 
         let badRange = try workspace.run(["highlight", "luceafarul.1:9-3"])
         #expect(badRange.status == 64)

@@ -9,6 +9,8 @@ enum AnnotateCommands {
     private static let quoteOption = CommandSpec.Option(
         name: "quote", value: "TEXT", help: "Find TEXT in the passage instead of counting offsets; it must occur once.")
     private static let tagOption = CommandSpec.Option(name: "tag", value: "T", help: "Add a tag.", repeatable: true)
+    private static let noteFileOption = CommandSpec.Option(
+        name: "note-file", value: "FILE", help: "Take the note from FILE (UTF-8; one final line feed dropped).")
 
     static let highlight = Command(
         spec: CommandSpec(
@@ -19,7 +21,8 @@ enum AnnotateCommands {
                 .init(name: "to", value: "PASSAGE[:END]",
                       help: "End the range in a later passage of the same document."),
                 .init(name: "color", value: "C", help: "A color name, e.g. yellow."),
-                .init(name: "note", value: "TEXT", help: "A note on the highlight."),
+                .init(name: "note", value: "TEXT", help: "A note on the highlight; '-' reads it from standard input."),
+                noteFileOption,
                 tagOption,
             ],
             examples: [
@@ -29,9 +32,12 @@ enum AnnotateCommands {
             ]),
         run: { context in
             let request = try AnchorSyntax.request(context.arguments.positionals[0], arguments: context.arguments)
+            let note = try StandardInput.text(
+                context.arguments.value("note"), file: context.arguments.value("note-file"), what: "--note",
+                fileOption: "note-file", console: context.console)
             let store = try context.openStore(.create, content: .required)
             let annotation = try store.createAnnotation(
-                .highlight, at: request, note: context.arguments.value("note"), color: context.arguments.value("color"),
+                .highlight, at: request, note: note, color: context.arguments.value("color"),
                 tags: context.arguments.all("tag"))
             try report(annotation, context: context)
         })
@@ -39,17 +45,22 @@ enum AnnotateCommands {
     static let note = Command(
         spec: CommandSpec(
             name: "note", summary: "Write a note on a range of text; prints the new annotation's id.",
-            arguments: [rangeArgument, .init(name: "TEXT", help: "The note.")],
-            options: [quoteOption, tagOption],
+            arguments: [rangeArgument,
+                        .init(name: "TEXT", help: "The note; '-' reads it from standard input (or give --note-file).",
+                              optional: true)],
+            options: [quoteOption, noteFileOption, tagOption],
             examples: [
                 "marginalia note luceafarul.2 \"Ea, una la părinți\"",
                 "marginalia note luceafarul.1 --quote odată \"once upon a time\" --tag basm",
             ]),
         run: { context in
             let request = try AnchorSyntax.request(context.arguments.positionals[0], arguments: context.arguments)
-            let text = context.arguments.positionals[1]
+            guard let text = try StandardInput.text(
+                context.arguments.positional(1), file: context.arguments.value("note-file"), what: "TEXT",
+                fileOption: "note-file", console: context.console)
+            else { throw UsageError("missing TEXT (or --note-file FILE)") }
             guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                throw UsageError("the note TEXT is empty")
+                throw UsageError("the note is empty")
             }
             let store = try context.openStore(.create, content: .required)
             let annotation = try store.createAnnotation(
@@ -61,13 +72,20 @@ enum AnnotateCommands {
         spec: CommandSpec(
             name: "bookmark", summary: "Bookmark a passage; prints the new annotation's id.",
             arguments: [.init(name: "PASSAGE", help: "The passage id.")],
-            options: [.init(name: "title", value: "TEXT", help: "A title for the bookmark.")],
+            options: [
+                .init(name: "title", value: "TEXT",
+                      help: "A title for the bookmark; '-' reads it from standard input."),
+                .init(name: "title-file", value: "FILE",
+                      help: "Take the title from FILE (UTF-8; one final line feed dropped)."),
+            ],
             examples: ["marginalia bookmark scrisoarea-i.12 --title \"Unde-am rămas\""]),
         run: { context in
+            let title = try StandardInput.text(
+                context.arguments.value("title"), file: context.arguments.value("title-file"), what: "--title",
+                fileOption: "title-file", console: context.console)
             let store = try context.openStore(.create, content: .required)
             let annotation = try store.createAnnotation(
-                .bookmark, at: AnchorRequest(passage: context.arguments.positionals[0]),
-                note: context.arguments.value("title"))
+                .bookmark, at: AnchorRequest(passage: context.arguments.positionals[0]), note: title)
             try report(annotation, context: context)
         })
 

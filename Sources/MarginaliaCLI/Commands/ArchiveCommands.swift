@@ -54,21 +54,23 @@ enum ArchiveCommands {
                 are held in quarantine instead of merged (see 'marginalia quarantine') and merged once they are \
                 plausible, by the next import or command that writes; the rest of the file is merged.
                 """,
-            arguments: [.init(name: "FILE", help: "The archive (.jsonl.gz).")],
+            arguments: [.init(name: "FILE", help: "The archive (.jsonl.gz); '-' reads it from standard input.")],
             options: [.init(name: "dry-run", help: "Say what would change, and change nothing."),
                       .init(name: "accept-future",
                             help: "Merge changes dated ahead of this machine's clock at once (and those of the file "
                                 + "already in quarantine).")],
-            examples: ["marginalia import laptop.jsonl.gz --dry-run", "marginalia import laptop.jsonl.gz"]),
+            examples: ["marginalia import laptop.jsonl.gz --dry-run", "marginalia import laptop.jsonl.gz",
+                       "ssh laptop marginalia export - | marginalia import -"]),
         run: { context in
             let dryRun = context.arguments.flag("dry-run")
             let acceptFuture = context.arguments.flag("accept-future")
+            let path = try StandardInput.archivePath(context.arguments.positionals[0])
             // A dry run into a store that does not exist yet runs against an empty one in memory: it creates nothing.
             let store = dryRun && !context.storeExists
                 ? try AnnotationStore.open(path: ":memory:", access: .create)
                 : try context.openStore(.create, content: .none)
             let report = try context.withProgress(on: store) {
-                try store.importArchive(path: context.arguments.positionals[0], dryRun: dryRun,
+                try store.importArchive(path: path, dryRun: dryRun,
                                         acceptFuture: acceptFuture)
             }
             if context.json {

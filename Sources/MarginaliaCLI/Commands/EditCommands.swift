@@ -11,7 +11,10 @@ enum EditCommands {
             discussion: "An empty --note or --color clears it. Each edit is a change in the log (see 'history').",
             arguments: [idArgument],
             options: [
-                .init(name: "note", value: "TEXT", help: "Set the note (a bookmark's title)."),
+                .init(name: "note", value: "TEXT",
+                      help: "Set the note (a bookmark's title); '-' reads it from standard input."),
+                .init(name: "note-file", value: "FILE",
+                      help: "Set the note (or title) to the text of FILE (UTF-8; one final line feed dropped)."),
                 .init(name: "color", value: "C", help: "Set the color."),
                 .init(name: "tag", value: "T", help: "Add a tag.", repeatable: true),
                 .init(name: "untag", value: "T", help: "Remove a tag, however its case and diacritics are written.",
@@ -23,13 +26,15 @@ enum EditCommands {
             ]),
         run: { context in
             let arguments = context.arguments
-            guard arguments.value("note") != nil || arguments.value("color") != nil || !arguments.all("tag").isEmpty
-                || !arguments.all("untag").isEmpty else {
-                throw UsageError("nothing to change: give --note, --color, --tag or --untag")
+            let given = ["note", "note-file", "color"].contains { arguments.value($0) != nil }
+            guard given || !arguments.all("tag").isEmpty || !arguments.all("untag").isEmpty else {
+                throw UsageError("nothing to change: give --note, --note-file, --color, --tag or --untag")
             }
+            let note = try StandardInput.text(arguments.value("note"), file: arguments.value("note-file"),
+                                              what: "--note", fileOption: "note-file", console: context.console)
             let store = try context.openStore(.readWrite, content: .none)
             let annotation = try store.editAnnotation(
-                id: arguments.positionals[0], note: arguments.value("note"), color: arguments.value("color"),
+                id: arguments.positionals[0], note: note, color: arguments.value("color"),
                 addTags: arguments.all("tag"), removeTags: arguments.all("untag"))
             try report(annotation, verb: "Edited", context: context)
         })
