@@ -16,6 +16,9 @@ public struct ImportReport: Equatable, Sendable {
     public var deletions = 0
     /// Fields where a newer value already here was kept over the file's (last writer wins).
     public var conflictsResolved = 0
+    /// The conflicts themselves, at most `MergeConflict.listedLimit` of them: annotation, field, the value kept
+    /// and the value that lost.
+    public var conflicts: [MergeConflict] = []
     /// New changes to annotations whose create this store has not seen; applied when it arrives.
     public var pending = 0
     /// New changes held in quarantine because they are dated too far ahead of this machine's clock.

@@ -7,7 +7,7 @@ public struct ProjectionEffect: Equatable, Sendable {
     /// The change turned an annotation into a tombstone.
     public var deleted = false
     /// Fields that kept a newer value instead of the change's (conflicts resolved by last writer wins).
-    public var conflicts = 0
+    public var conflicts: [MergeConflict] = []
     /// The change refers to an annotation whose create change this store has not seen yet; it waits in the
     /// log and is applied when the create arrives.
     public var pending = false
@@ -107,7 +107,9 @@ extension StoreConnection {
         guard let position = change.fields.position else { return effect }
         if var register = try loadPosition(document: change.entityID) {
             guard register.apply(change) else {
-                effect.conflicts = 1
+                if change.stamp != register.clock, let lost = MergeConflict.lostPosition(change, to: register.position) {
+                    effect.conflicts = [lost]
+                }
                 return effect
             }
             try savePosition(register)

@@ -28,8 +28,10 @@ struct AnnotationRegisters: Equatable {
     struct Outcome: Equatable {
         /// Registers the change set.
         var won = 0
-        /// Registers that kept a newer value instead (a conflict resolved against the change).
-        var lost = 0
+        /// Registers that kept a newer value instead (a conflict resolved against the change), by name.
+        var lostRegisters: [String] = []
+        /// How many registers kept a newer value.
+        var lost: Int { lostRegisters.count }
     }
 
     /// Applies one change; fields whose register holds a newer stamp are left as they are.
@@ -40,7 +42,7 @@ struct AnnotationRegisters: Equatable {
         var outcome = Outcome()
         func register(_ name: String, _ assign: (inout AnnotationRegisters) -> Void) {
             if let current = clocks[name], current >= stamp {
-                outcome.lost += 1
+                if current != stamp { outcome.lostRegisters.append(name) }
                 return
             }
             clocks[name] = stamp

@@ -60,7 +60,7 @@ struct ProjectionCache {
             let wasDeleted = current.deleted
             let before = current
             let outcome = current.apply(change)
-            effect.conflicts = outcome.lost
+            effect.conflicts = MergeConflict.lost(outcome.lostRegisters, by: change, to: current)
             if current != before {
                 registers[id] = current
                 markDirty(id)

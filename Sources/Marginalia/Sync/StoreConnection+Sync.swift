@@ -118,13 +118,7 @@ extension StoreConnection {
         let merged: MergeReport
         do {
             merged = try batch {
-                let fresh = try unknownChangeIDs(contents.changes)
                 let merged = try merge(contents.changes)
-                if merged.conflictsResolved > 0 {
-                    deviceReport.conflicts += try conflicts(
-                        among: contents.changes, fresh: fresh,
-                        limit: max(0, Self.listedConflictsLimit - deviceReport.conflicts.count))
-                }
                 if problem == nil { try record(device: device, name: name, contents: contents, written: false) }
                 return merged
             }
@@ -145,6 +139,8 @@ extension StoreConnection {
         deviceReport.changesApplied += merged.newChanges
         deviceReport.duplicates += merged.duplicates
         deviceReport.conflictsResolved += merged.conflictsResolved
+        deviceReport.conflicts += merged.conflicts.prefix(
+            max(0, MergeConflict.listedLimit - deviceReport.conflicts.count))
         deviceReport.quarantined += merged.quarantined
         if let renewed = merged.renewedDeviceID, syncReport.renewedFromDeviceID == nil {
             syncReport.renewedFromDeviceID = syncReport.deviceID

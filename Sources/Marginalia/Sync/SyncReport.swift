@@ -62,7 +62,7 @@ public struct SyncDeviceReport: Equatable, Sendable {
     /// lost stays in the history.
     public var conflictsResolved = 0
     /// The conflicts themselves (at most 100 per device and round): annotation, field, the value that lost.
-    public var conflicts: [SyncConflict] = []
+    public var conflicts: [MergeConflict] = []
     /// Changes held in quarantine, dated too far ahead of this machine's clock.
     public var quarantined = 0
     /// Files of this device not read whole this round (being copied, placeholders): retried next round.

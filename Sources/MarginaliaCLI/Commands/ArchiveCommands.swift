@@ -85,6 +85,9 @@ enum ArchiveCommands {
                   deletions:           \(report.deletions)
                   conflicts resolved:  \(report.conflictsResolved) (newer values kept)
                 """)
+            for line in ConflictOutput.lines(report.conflicts, total: report.conflictsResolved) {
+                context.console.out("  " + line)
+            }
             if report.pending > 0 {
                 context.console.out("  waiting for their annotation: \(report.pending) (the file is partial)")
             }
@@ -174,6 +177,7 @@ enum ArchiveCommands {
             ("newChanges", .int(Int64(report.newChanges))), ("duplicates", .int(Int64(report.duplicates))),
             ("annotationsCreated", .int(Int64(report.annotationsCreated))), ("updates", .int(Int64(report.updates))),
             ("deletions", .int(Int64(report.deletions))), ("conflictsResolved", .int(Int64(report.conflictsResolved))),
+            ("conflicts", ConflictOutput.json(report.conflicts)),
             ("pending", .int(Int64(report.pending))), ("quarantined", .int(Int64(report.quarantined))),
             ("releasedFromQuarantine", .int(Int64(report.releasedFromQuarantine))),
             ("renewedDeviceId", report.renewedDeviceID.map(JSONValue.string) ?? .null),

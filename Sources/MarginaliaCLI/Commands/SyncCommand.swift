@@ -42,10 +42,8 @@ enum SyncCommand {
             lines.append("\(device.device): \(device.segmentsApplied) segment(s), \(device.changesApplied) new "
                 + "change(s), \(device.duplicates) already here, \(device.conflictsResolved) conflict(s) resolved")
         }
-        for conflict in report.devices.flatMap(\.conflicts) {
-            let kept = conflict.keptValue.map { "\"\($0)\"" } ?? "none"
-            lines.append("conflict: \(conflict.annotationID) \(conflict.field): kept \(kept) over "
-                + "\"\(conflict.lostValue)\" (still in its history)")
+        for device in report.devices {
+            lines += ConflictOutput.lines(device.conflicts, total: device.conflictsResolved)
         }
         for issue in report.pending { lines.append("pending: \(issue)") }
         for issue in report.invalid { lines.append("invalid: \(issue)") }
@@ -91,14 +89,7 @@ enum SyncCommand {
                     ("changesApplied", .int(Int64(device.changesApplied))),
                     ("duplicates", .int(Int64(device.duplicates))),
                     ("conflictsResolved", .int(Int64(device.conflictsResolved))),
-                    ("conflicts", .array(device.conflicts.map { conflict in
-                        .object(JSONObject([
-                            ("annotationId", .string(conflict.annotationID)), ("field", .string(conflict.field)),
-                            ("lost", .string(conflict.lostValue)),
-                            ("kept", conflict.keptValue.map(JSONValue.string) ?? .null),
-                            ("lostChangeId", .string(conflict.lostChangeID)),
-                        ]))
-                    })),
+                    ("conflicts", ConflictOutput.json(device.conflicts)),
                     ("quarantined", .int(Int64(device.quarantined))),
                     ("pending", .array(device.pending.map(issue))), ("invalid", .array(device.invalid.map(issue))),
                 ]))

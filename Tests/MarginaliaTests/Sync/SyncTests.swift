@@ -101,7 +101,7 @@ import Testing
         let round = try SyncChecks.round(phone, folder: setup.folder)
         let fromLaptop = try #require(round.devices.first { $0.device == laptop.deviceID })
         #expect(fromLaptop.conflictsResolved == 1)
-        #expect(fromLaptop.conflicts.map(\.annotationID) == [shared.id])
+        #expect(fromLaptop.conflicts.map(\.id) == [shared.id])
         #expect(fromLaptop.conflicts.first?.field == "note" && fromLaptop.conflicts.first?.lostValue == "de pe laptop")
         #expect(fromLaptop.conflicts.first?.keptValue == "de pe telefon")
         #expect(try phone.history(id: shared.id).contains { $0.fields.note == "de pe laptop" })
