@@ -73,6 +73,11 @@ enum MarginaliaBench {
         try archives.importAndReimport(archive: archive, changes: changes)
         try archives.merge(built)
 
+        var syncRandom = SeededGenerator(seed: options.seed &+ 3)
+        try SyncBenchmarks(workspace: workspace, options: options, report: report)
+            .run(store: built.store, annotations: options.annotations, maker: maker, content: edition1,
+                 using: &syncRandom)
+
         var queryRandom = SeededGenerator(seed: options.seed &+ 2)
         let search = SearchBenchmarks(options: options, report: report, store: built.store,
                                       queries: text.queries(100, using: &queryRandom))
