@@ -47,7 +47,7 @@ struct CommandSpec: Sendable {
 
     /// The usage line: `marginalia NAME [OPTIONS] ARGS`.
     var usage: String {
-        var parts = ["marginalia", name]
+        var parts = name.isEmpty ? ["marginalia"] : ["marginalia", name]
         if !subcommands.isEmpty { parts.append("<subcommand>") }
         for argument in arguments {
             let shown = argument.variadic ? "\(argument.name)..." : argument.name

@@ -43,6 +43,12 @@ enum Output {
         "\(count) " + (count == 1 ? noun : plural ?? noun + "s")
     }
 
+    /// `3 changes, 1 annotation and 0 reading positions`.
+    static func counts(changes: Int, annotations: Int, positions: Int) -> String {
+        "\(count(changes, "change")), \(count(annotations, "annotation")) and "
+            + count(positions, "reading position")
+    }
+
     /// The first 8 characters of an id: enough to name it in later commands.
     static func shortID(_ id: String) -> String { String(id.prefix(8)) }
 
@@ -118,21 +124,22 @@ enum Output {
         return lines
     }
 
-    /// One change on one line, for `history` and `log`.
-    static func line(_ change: Change, showEntity: Bool) -> String {
+    /// One change on one line, for `history` and `log`; `kind` is the annotation's, so that a bookmark's title is
+    /// called a title.
+    static func line(_ change: Change, showEntity: Bool, kind: AnnotationKind? = nil) -> String {
         var text = "\(change.hlc.iso8601)  \(change.operation.rawValue.padding(9)) "
         if showEntity {
             let id = change.entity == .annotation ? shortID(change.entityID) : change.entityID
             text += "\(change.entity.rawValue) \(id)  "
         }
-        let fields = describe(change.fields)
+        let fields = describe(change.fields, kind: change.fields.kind ?? kind)
         if !fields.isEmpty { text += fields + "  " }
         text += "(device \(shortID(change.device)))"
         return text
     }
 
     /// The fields of a change in words.
-    static func describe(_ fields: ChangeFields) -> String {
+    static func describe(_ fields: ChangeFields, kind: AnnotationKind? = nil) -> String {
         var parts: [String] = []
         if let kind = fields.kind { parts.append(kind.rawValue) }
         if let anchor = fields.anchor {
@@ -141,7 +148,8 @@ enum Output {
                 + " (edition \(anchor.edition))")
         }
         if let note = fields.note {
-            parts.append(note.isEmpty ? "note cleared" : "note “\(excerpt(note, limit: 40))”")
+            let label = kind == .bookmark ? "title" : "note"
+            parts.append(note.isEmpty ? "\(label) cleared" : "\(label) “\(excerpt(note, limit: 40))”")
         }
         if let color = fields.color { parts.append(color.isEmpty ? "color cleared" : "color \(color)") }
         for (tag, present) in fields.tags.sorted(by: { $0.key < $1.key }) {

@@ -74,7 +74,8 @@ func parse(_ arguments: [String], for spec: CommandSpec) throws -> ParsedArgumen
                 name = body
             }
             guard let found = spec.option(named: String(name)) else {
-                throw fail("unknown option '--\(name)'")
+                let names = (spec.options + CommandSpec.globalOptions).map { "--" + $0.name }
+                throw fail("unknown option '--\(name)'" + Suggestion.hint(for: "--\(name)", among: names))
             }
             option = found
         } else {

@@ -77,18 +77,27 @@ enum Tool {
                     console.out("marginalia \(Marginalia.version)")
                     return 0
                 }
-                if let group = rest.first.flatMap({ groups[$0] }) {
-                    console.out(Help.text(for: group))
-                    return rest.contains("--help") || rest.contains("-h") ? 0 : 64
+                let asksHelp = rest.contains("--help") || rest.contains("-h")
+                if let name = rest.first, let group = groups[name] {
+                    if rest.count > 1, !rest[1].hasPrefix("-") {
+                        let subcommands = group.subcommands.map { "\(name) \($0.0)" }
+                        throw UsageError("unknown command '\(name) \(rest[1])'"
+                            + Suggestion.hint(for: "\(name) \(rest[1])", among: subcommands), command: group)
+                    }
+                    // Help asked for is output (stdout, exit 0); help for a command line that names no command is
+                    // a usage error's (stderr, exit 64).
+                    asksHelp ? console.out(Help.text(for: group)) : console.err(Help.text(for: group))
+                    return asksHelp ? 0 : 64
                 }
-                if rest.isEmpty || rest.contains("--help") || rest.contains("-h") {
-                    console.out(Help.text(for: topSpec))
-                    return rest.isEmpty ? 64 : 0
+                if rest.isEmpty || asksHelp {
+                    asksHelp ? console.out(Help.text(for: topSpec)) : console.err(Help.text(for: topSpec))
+                    return asksHelp ? 0 : 64
                 }
                 if rest.first == "help" {
                     return help(Array(rest.dropFirst()), console: console)
                 }
-                throw UsageError("unknown command '\(rest.first ?? "")'")
+                let name = rest.first ?? ""
+                throw UsageError("unknown command '\(name)'" + Suggestion.hint(for: name, among: commandWords))
             }
             spec = command.spec
             let parsed = try parse(rest, for: command.spec)
@@ -121,6 +130,16 @@ enum Tool {
             console.err("Error: \(error)")
             return exitStatus(for: error)
         }
+    }
+
+    /// The first words of every command (and `help`), for suggestions.
+    static var commandWords: [String] {
+        var words: [String] = []
+        for command in commands {
+            let word = String(command.spec.name.prefix { $0 != " " })
+            if !words.contains(word) { words.append(word) }
+        }
+        return words + ["help"]
     }
 
     /// The command a command line names and the words that follow its name; global options may come first.
@@ -161,7 +180,8 @@ enum Tool {
         } else if let group = groups[name] {
             console.out(Help.text(for: group))
         } else {
-            console.err("Error: no command '\(name)'")
+            let names = commands.map(\.spec.name) + groups.keys.sorted()
+            console.err("Error: no command '\(name)'" + Suggestion.hint(for: name, among: names))
             console.err("See 'marginalia --help'.")
             return 64
         }
@@ -185,7 +205,7 @@ enum Tool {
         case let error as StoreError:
             switch error {
             case .notAStore, .newerSchema, .invalidAnchor, .invalidChange, .corruptRow, .passageNotFound,
-                 .documentNotFound:
+                 .documentNotFound, .unchanged:
                 return 65
             case .storeMissing, .unreadable, .sqliteTooOld, .annotationNotFound, .ambiguousID, .idPrefixTooShort,
                  .idNotFound, .contentUnavailable, .wouldOverwrite:

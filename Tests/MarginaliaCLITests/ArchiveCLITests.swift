@@ -10,10 +10,10 @@ import Testing
         let archive = first.path("first.jsonl.gz")
         let exported = try first.run(["export", archive])
         #expect(exported.status == 0)
-        #expect(exported.stderr == "Exported 3 changes, 1 annotations and 1 reading positions to \(archive)\n")
+        #expect(exported.stderr == "Exported 3 changes, 1 annotation and 1 reading position to \(archive)\n")
         let verified = try first.run(["verify", archive])
         #expect(verified.status == 0)
-        #expect(verified.stdout.hasPrefix("ok: \(archive) holds 3 changes, 1 annotations and 1 reading positions"))
+        #expect(verified.stdout.hasPrefix("ok: \(archive) holds 3 changes, 1 annotation and 1 reading position"))
 
         let second = try CLIWorkspace()
         let dryRun = try #require(try second.run(["import", archive, "--dry-run", "--json"]).json() as? [String: Any])

@@ -29,7 +29,7 @@ import Testing
         // A second re-anchor onto the default writes nothing: it is the same edition.
         let again = try workspace.run(["anchors", "--reanchor"], environment: noContent)
         #expect(again.status == 0)
-        #expect(again.stdout.hasPrefix("Edition tiny-2: 1 annotations — 1 intact"))
+        #expect(again.stdout.hasPrefix("Edition tiny-2: 1 annotation — 1 intact"))
     }
 
     @Test(.enabled(if: hasSQLiteShell)) func reanchoringOntoAnOlderEditionIsRefusedAndLeavesTheStoreAsItWas() throws {

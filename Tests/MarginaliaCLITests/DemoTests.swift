@@ -11,7 +11,7 @@ import Testing
         #expect(result.stdout.contains("Edition eminescu-2026.2: 5 annotations — 1 intact, 3 moved, 1 orphaned"))
         #expect(result.stdout.contains("Re-anchored 3 annotations and confirmed 1 on edition eminescu-2026.2"))
         #expect(result.stdout.contains("Re-anchored 0 annotations and confirmed 0 on edition eminescu-2026.2"))
-        #expect(result.stdout.contains("ok: 16 changes replay to 6 annotations and 1 reading positions"))
+        #expect(result.stdout.contains("ok: 16 changes replay to 6 annotations and 1 reading position"))
         // It used its own store, never the user's.
         #expect(!FileManager.default.fileExists(atPath: workspace.store))
         #expect(FileManager.default.fileExists(atPath: tour + "/user.db"))

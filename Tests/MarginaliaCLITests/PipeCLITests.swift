@@ -36,7 +36,7 @@ import Testing
         #expect(notGzip.status == 65)
         #expect(try workspace.bytes(workspace.store) == before)
         let whole = try workspace.run(["import", "-", "--dry-run"], input: try workspace.bytes(archive))
-        #expect(whole.status == 0 && whole.stdout.hasPrefix("Would import 1 changes: 0 new, 1 already here"))
+        #expect(whole.status == 0 && whole.stdout.hasPrefix("Would import 1 change: 0 new, 1 already here"))
     }
 
     @Test(.enabled(if: CLIWorkspace.hasScript))

@@ -51,6 +51,23 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: workspace.store))
     }
 
+    @Test func theHeadlineSearchFindsPassagesInTheBundledSample() throws {
+        let workspace = try CLIWorkspace(sample: nil)
+        let environment = ["MARGINALIA_CONTENT": ""]
+        let search = try workspace.run(["search", "stiinta"], environment: environment)
+        #expect(search.status == 0)
+        #expect(search.stdout == """
+            scrisoarea-ii.39       La aceste acad? mii de [ştiinţ]- a zânei Vineri
+            scrisoarea-iii.266     Drept [ştiinţ]-având în minte vre un vals de Bal-Mabil,
+
+            """)
+        #expect(search.stderr == "Nothing matches the words as typed; showing words that begin with 'stiint'\n")
+        let tara = try workspace.run(["search", "tara", "--limit", "2"], environment: environment)
+        #expect(tara.status == 0 && tara.stderr.isEmpty && tara.stdout.contains("[ţara]"))
+        let none = try workspace.run(["search", "xyzzyq"], environment: environment)
+        #expect(none.status == 0 && none.stdout.isEmpty && none.stderr == "No passages match\n")
+    }
+
     @Test func readMarksHighlightsAndShowsNotesUnderTheirPassage() throws {
         let workspace = try CLIWorkspace()
         let highlight = try workspace.ok(["highlight", "mai-am-un-singur-dor.1", "--quote", "singur", "--color",

@@ -73,13 +73,13 @@ import Testing
         let id = try workspace.ok(["note", "mai-am-un-singur-dor.2", "original"])
         let healthy = try workspace.run(["verify"])
         #expect(healthy.status == 0)
-        #expect(healthy.stdout == "ok: 1 changes replay to 1 annotations and 0 reading positions\n")
+        #expect(healthy.stdout == "ok: 1 change replays to 1 annotation and 0 reading positions\n")
         #expect(try workspace.sqlite(workspace.store, "UPDATE annotations SET note = 'forged';").status == 0)
         let tampered = try workspace.run(["verify"])
         #expect(tampered.status == 1)
         #expect(tampered.stdout == """
             problem: annotations: row \(id) differs from the replay of its 1 changes
-            FAILED: 1 problem(s)
+            FAILED: 1 problem
 
             """)
     }

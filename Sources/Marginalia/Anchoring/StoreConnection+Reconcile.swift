@@ -81,7 +81,14 @@ extension StoreConnection {
     /// annotation was anchored on another edition: the cue to run `marginalia anchors`.
     func pendingReconciliation() throws -> String? {
         guard let content else { return nil }
+        // A store restored from an archive (or that took another copy's re-anchoring by import) holds no record
+        // of its own: the edition of the newest re-anchoring in its log stands for it, so that it does not warn
+        // about an edition the store it came from never warned about.
         let reconciled = try db.text(sql: "SELECT value FROM meta WHERE key = 'reconciled_edition'")
+            ?? db.text(sql: """
+                SELECT json_extract(fields, '$.edition') FROM changes WHERE op IN ('reanchor', 'confirm')
+                ORDER BY hlc DESC, device DESC, change_id DESC LIMIT 1
+                """)
         guard reconciled != content.edition else { return nil }
         let other = try db.text(
             sql: "SELECT anchor_edition FROM annotations WHERE anchor_edition != ? LIMIT 1",

@@ -14,9 +14,10 @@ extension AnnotationStore {
         try engine.write { try $0.createAnnotation(kind, at: request, note: note, color: color, tags: tags) }
     }
 
-    /// Sets the note or color (an empty string clears it), adds and removes tags.
-    /// - Throws: `MarginaliaError`: `.notFound`, or `.invalidArgument` when nothing would change or the annotation
-    ///   is deleted.
+    /// Sets the note or color (an empty string clears it), adds and removes tags (a removed tag matches however its
+    /// case and diacritics are written).
+    /// - Throws: `MarginaliaError`: `.notFound`, or `.invalidArgument` when the annotation is deleted, or when
+    ///   nothing would change (reason `StoreError.unchanged`: nothing was written).
     @discardableResult
     public func editAnnotation(id: String, note: String? = nil, color: String? = nil, addTags: [String] = [],
                                removeTags: [String] = []) throws -> Annotation {
@@ -26,12 +27,16 @@ extension AnnotationStore {
     }
 
     /// Deletes an annotation: it becomes a tombstone, still listed with deleted ones and kept in history.
+    /// - Throws: `MarginaliaError`: `.notFound`, or `.invalidArgument` (`StoreError.unchanged`) when it is already
+    ///   deleted.
     @discardableResult
     public func deleteAnnotation(id: String) throws -> Annotation {
         try engine.write { try $0.deleteAnnotation(id: id) }
     }
 
     /// Brings a deleted annotation back.
+    /// - Throws: `MarginaliaError`: `.notFound`, or `.invalidArgument` (`StoreError.unchanged`) when it is not
+    ///   deleted.
     @discardableResult
     public func undeleteAnnotation(id: String) throws -> Annotation {
         try engine.write { try $0.undeleteAnnotation(id: id) }
@@ -152,8 +157,10 @@ extension AnnotationStore {
 
     /// Searches the user's own notes and quotes (not deleted ones), best matches first, folding case and
     /// diacritics as content search does. Works without content.
-    public func searchNotes(_ text: String, limit: Int = 20) throws -> [Annotation] {
-        try engine.read { try $0.searchNotes(text, limit: limit) }
+    public func searchNotes(_ text: String, limit: Int = 20, matchingInflections: Bool = false) throws
+        -> [Annotation]
+    {
+        try engine.read { try $0.searchNotes(text, limit: limit, matchingInflections: matchingInflections) }
     }
 
     /// Checks the store: SQLite's integrity check, that the log is intact and append-only, and that replaying the

@@ -44,10 +44,15 @@ extension AnnotationStore {
     }
 
     /// Searches the attached content, best matches first (FTS5's bm25 rank).
-    public func searchContent(_ text: String, limit: Int = 20, markers: SnippetMarkers = .brackets) throws
-        -> [SearchHit]
+    ///
+    /// - Parameter matchingInflections: look for each plain word of 5 letters or more by its stem, as a prefix
+    ///   (`stiinta` finds `ştiinţei` and `ştiinţ-`; see `SearchQuery.stem(of:)`).
+    public func searchContent(_ text: String, limit: Int = 20, markers: SnippetMarkers = .brackets,
+                              matchingInflections: Bool = false) throws -> [SearchHit]
     {
-        try engine.read { try $0.searchContent(text, limit: limit, markers: markers) }
+        try engine.read {
+            try $0.searchContent(text, limit: limit, markers: markers, matchingInflections: matchingInflections)
+        }
     }
 }
 

@@ -23,8 +23,8 @@ extension StoreConnection {
 
     /// Sets the note or color (an empty string clears it), adds and removes tags (a removed tag matches ignoring
     /// case and diacritics, as tag filters do).
-    /// - Throws: `StoreError.annotationNotFound`, or `.invalidChange` when nothing would change or the
-    ///   annotation is deleted.
+    /// - Throws: `StoreError.annotationNotFound`, `.unchanged` when nothing would change, or `.invalidChange` when
+    ///   the annotation is deleted.
     @discardableResult
     func editAnnotation(id: String, note: String? = nil, color: String? = nil, addTags: [String] = [],
                                removeTags: [String] = []) throws -> Annotation {
@@ -43,8 +43,8 @@ extension StoreConnection {
         let removedKeys = Set(removeTags.map(Self.tagKey))
         for tag in current.tags where removedKeys.contains(Self.tagKey(tag)) { fields.tags[tag] = false }
         guard fields != ChangeFields() else {
-            throw StoreError.invalidChange(
-                reason: "annotation \(current.id) already has those values; nothing to change")
+            throw StoreError.unchanged(
+                id: current.id, reason: "annotation \(current.id) already has those values")
         }
         return try write(.edit, annotation: current.id, fields)
     }
@@ -54,7 +54,7 @@ extension StoreConnection {
     func deleteAnnotation(id: String) throws -> Annotation {
         let current = try annotation(id: id)
         guard !current.deleted else {
-            throw StoreError.invalidChange(reason: "annotation \(current.id) is already deleted")
+            throw StoreError.unchanged(id: current.id, reason: "annotation \(current.id) is already deleted")
         }
         return try write(.delete, annotation: current.id, ChangeFields(deleted: true))
     }
@@ -63,7 +63,9 @@ extension StoreConnection {
     @discardableResult
     func undeleteAnnotation(id: String) throws -> Annotation {
         let current = try annotation(id: id)
-        guard current.deleted else { throw StoreError.invalidChange(reason: "annotation \(current.id) is not deleted") }
+        guard current.deleted else {
+            throw StoreError.unchanged(id: current.id, reason: "annotation \(current.id) is not deleted")
+        }
         return try write(.undelete, annotation: current.id, ChangeFields(deleted: false))
     }
 

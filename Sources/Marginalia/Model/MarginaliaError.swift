@@ -169,7 +169,7 @@ extension MarginaliaError {
         case .contentUnavailable: return .contentUnavailable
         case .sqliteTooOld: return .io
         case .ambiguousID, .idPrefixTooShort, .passageNotFound, .documentNotFound, .invalidAnchor, .invalidChange,
-             .wouldOverwrite:
+             .unchanged, .wouldOverwrite:
             return .invalidArgument
         }
     }

@@ -29,6 +29,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidAnchor(reason: String)
     /// A requested change is not valid for the annotation (e.g. a color on a bookmark).
     case invalidChange(reason: String)
+    /// The request asks for what the annotation already is (an edit to the values it has, a delete of a deleted
+    /// one, an undelete of one that is not deleted): nothing was written.
+    case unchanged(id: String, reason: String)
     /// A row the store holds cannot be read: the store is damaged (never the caller's mistake).
     case corruptRow(reason: String)
     /// Writing to this path would overwrite the store itself, its write-ahead log, or the attached content.
@@ -69,6 +72,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidAnchor(let reason):
             return reason
         case .invalidChange(let reason):
+            return reason
+        case .unchanged(_, let reason):
             return reason
         case .sqliteTooOld(let found, let required):
             return "this SQLite (\(found)) is too old for Marginalia's stores, which need \(required) or later"

@@ -7,14 +7,23 @@
 public struct SearchQuery: Equatable, Sendable {
     /// The FTS5 MATCH expression.
     public let expression: String
+    /// With `matchingInflections`: the stems each changed word is looked for as (`stiinta` → `stiint`), in order.
+    public let stems: [String]
 
+    /// The fewest letters a word must have to be looked for by its stem.
+    public static let minimumInflectedLength = 5
+
+    /// - Parameter matchingInflections: look for each plain word of at least `minimumInflectedLength` letters
+    ///   (not a phrase, prefix or exclusion) as a prefix: the word folded (case and diacritics) without its
+    ///   final vowels, `stiinta` → `stiint*`, so that `ştiinţei`, `ştiinţele` and `ştiinţ-` match too.
     /// - Throws: `SearchError.malformedQuery` for an empty query, an unclosed quote, a dangling `OR`, or a
     ///   query with only exclusions.
-    public init(_ text: String) throws {
+    public init(_ text: String, matchingInflections: Bool = false) throws {
         var positive: [String] = []
         var negative: [String] = []
         var pendingOr = false
-        for token in try Self.tokens(text) {
+        var stems: [String] = []
+        for token in try Self.tokens(text, inflecting: matchingInflections ? { stems.append($0) } : nil) {
             switch token {
             case .or:
                 guard !positive.isEmpty, !pendingOr else {
@@ -41,6 +50,18 @@ public struct SearchQuery: Equatable, Sendable {
         var expression = positive.joined(separator: " AND ")
         for term in negative { expression = "(\(expression)) NOT \(term)" }
         self.expression = expression
+        self.stems = stems
+    }
+
+    /// The stem a word is looked for as when inflections match, or nil when it is looked for as typed: the word
+    /// folded, without its final vowels, when the word is at least `minimumInflectedLength` letters and the stem
+    /// keeps at least 4.
+    public static func stem(of word: String) -> String? {
+        let folded = FoldedText(word, level: .letters).string
+        guard folded.count >= minimumInflectedLength, folded.allSatisfy(\.isLetter) else { return nil }
+        var stem = Substring(folded)
+        while let last = stem.last, "aeiouy".contains(last) { stem = stem.dropLast() }
+        return stem.count >= 4 ? String(stem) : nil
     }
 
     private enum Token {
@@ -48,7 +69,7 @@ public struct SearchQuery: Equatable, Sendable {
         case or
     }
 
-    private static func tokens(_ text: String) throws -> [Token] {
+    private static func tokens(_ text: String, inflecting: ((String) -> Void)?) throws -> [Token] {
         var tokens: [Token] = []
         let characters = Array(text)
         var index = 0
@@ -89,6 +110,10 @@ public struct SearchQuery: Equatable, Sendable {
             if word.hasSuffix("*") {
                 prefix = true
                 while word.hasSuffix("*") { word.removeLast() }
+            } else if let inflecting, !excluded, let stem = stem(of: word) {
+                inflecting(stem)
+                word = stem
+                prefix = true
             }
             if let term = quoted(word, prefix: prefix) { tokens.append(.term(term, excluded: excluded)) }
         }

@@ -48,13 +48,14 @@ extension StoreConnection {
         LIMIT ?
         """
 
-    /// Searches the attached content, best matches first (FTS5's bm25 rank).
+    /// Searches the attached content, best matches first (FTS5's bm25 rank); with `matchingInflections`, words
+    /// are looked for by their stems (see `SearchQuery`).
     ///
     /// - Throws: `SearchError.malformedQuery`, or `StoreError.contentUnavailable`.
-    func searchContent(_ text: String, limit: Int = 20,
-                              markers: SnippetMarkers = .brackets) throws -> [SearchHit] {
+    func searchContent(_ text: String, limit: Int = 20, markers: SnippetMarkers = .brackets,
+                       matchingInflections: Bool = false) throws -> [SearchHit] {
         _ = try requireContent()
-        let query = try SearchQuery(text)
+        let query = try SearchQuery(text, matchingInflections: matchingInflections)
         return try runSearch(query: text) {
             try db.fetchAll(
                 sql: Self.contentSearchSQL,
@@ -70,8 +71,8 @@ extension StoreConnection {
 
     /// Searches the user's own notes and quotes (not deleted ones), best matches first, with the same folding
     /// as content search. Works without content.
-    func searchNotes(_ text: String, limit: Int = 20) throws -> [Annotation] {
-        let query = try SearchQuery(text)
+    func searchNotes(_ text: String, limit: Int = 20, matchingInflections: Bool = false) throws -> [Annotation] {
+        let query = try SearchQuery(text, matchingInflections: matchingInflections)
         let columns = Self.annotationColumns(of: "a")
         return try runSearch(query: text) {
             try db.fetchAll(

@@ -53,7 +53,9 @@ public enum Timestamp {
         if scanner.isAtEnd { return milliseconds }
         let sign: Int64
         if scanner.take("+") { sign = 1 } else if scanner.take("-") { sign = -1 } else { return nil }
-        guard let zoneHours = scanner.digits(2) else { return nil }
+        guard let zoneHours = scanner.digits(2), zoneHours < 24 else { return nil }
+        // ISO 8601 allows an offset of whole hours alone: +02.
+        if scanner.isAtEnd { return milliseconds - sign * zoneHours * 3_600_000 }
         _ = scanner.take(":")
         guard let zoneMinutes = scanner.digits(2), scanner.isAtEnd, zoneHours < 24, zoneMinutes < 60 else { return nil }
         return milliseconds - sign * (zoneHours * 3_600_000 + zoneMinutes * 60_000)

@@ -48,13 +48,13 @@ enum AnchorCommands {
                 ])), to: context.console)
                 return
             }
-            context.console.out("Edition \(report.edition ?? "?"): \(report.total) annotations — "
+            context.console.out("Edition \(report.edition ?? "?"): \(Output.count(report.total, "annotation")) — "
                 + "\(report.intact) intact, \(report.moved) moved, \(report.orphaned) orphaned")
             for check in report.checks {
                 Output.checkLines(check).forEach { context.console.out($0) }
             }
             if reanchor {
-                context.console.out("Re-anchored \(report.reanchored) annotation\(report.reanchored == 1 ? "" : "s") "
+                context.console.out("Re-anchored \(Output.count(report.reanchored, "annotation")) "
                     + "and confirmed \(report.confirmed) on edition \(report.edition ?? "?")")
             } else if report.moved > 0 {
                 context.console.err("Nothing was written; run 'marginalia anchors --reanchor' to record the moves")

@@ -37,8 +37,9 @@ enum ArchiveCommands {
                     ? try store.exportArchive(to: FileSink(fileDescriptor: 1, name: "stdout"), filter: filter)
                     : try store.exportArchive(toFile: path, filter: filter, force: context.arguments.flag("force"))
             }
-            context.console.err("Exported \(counts.changes) changes, \(counts.annotations) annotations and "
-                + "\(counts.positions) reading positions\(filter.isEmpty ? "" : " (partial)")"
+            context.console.err("Exported " + Output.counts(
+                changes: counts.changes, annotations: counts.annotations, positions: counts.positions)
+                + "\(filter.isEmpty ? "" : " (partial)")"
                 + "\(path == "-" ? "" : " to \(path)")")
         })
 
@@ -79,7 +80,7 @@ enum ArchiveCommands {
             }
             let lead = dryRun ? "Would import" : "Imported"
             context.console.out("""
-                \(lead) \(report.changesRead) changes: \(report.newChanges) new, \(report.duplicates) already here
+                \(lead) \(Output.count(report.changesRead, "change")): \(report.newChanges) new, \(report.duplicates) already here
                   annotations created: \(report.annotationsCreated)
                   updates applied:     \(report.updates)
                   deletions:           \(report.deletions)
@@ -127,8 +128,9 @@ enum ArchiveCommands {
                     ("positions", .int(Int64(report.counts.positions))), ("bytes", .int(Int64(report.compressedBytes))),
                 ])), to: context.console)
             } else {
-                context.console.out("Backed up \(report.counts.changes) changes, \(report.counts.annotations) "
-                    + "annotations and \(report.counts.positions) reading positions to \(report.path) "
+                context.console.out("Backed up " + Output.counts(
+                    changes: report.counts.changes, annotations: report.counts.annotations,
+                    positions: report.counts.positions) + " to \(report.path) "
                     + "(\(report.compressedBytes) bytes, verified)")
             }
         })
@@ -164,8 +166,8 @@ enum ArchiveCommands {
                 ])), to: context.console)
                 return
             }
-            context.console.out("\(dryRun ? "Would restore" : "Restored") \(counts.changes) changes, "
-                + "\(counts.annotations) annotations and \(counts.positions) reading positions "
+            context.console.out("\(dryRun ? "Would restore" : "Restored") " + Output.counts(
+                changes: counts.changes, annotations: counts.annotations, positions: counts.positions) + " "
                 + "\(dryRun ? "to" : "into") \(context.storePath)")
             if let previous = report.previousStore { context.console.out("The previous store is kept at \(previous)") }
             if dryRun { context.console.err("Dry run: nothing was written") }

@@ -10,14 +10,17 @@ enum HistoryCommands {
         run: { context in
             let store = try context.openStore(.readOnly, content: .none)
             try printChanges(try store.history(id: context.arguments.positionals[0]),
-                             showEntity: false, context: context)
+                             showEntity: false, store: store, context: context)
         })
 
     static let log = Command(
         spec: CommandSpec(
             name: "log", summary: "The change log, oldest first.",
-            discussion: "TIME is ISO 8601: 2026-11-29, 2026-11-29T12:00, 2026-11-29T12:00:00+02:00 "
-                + "(UTC without a zone).",
+            discussion: """
+                TIME is ISO 8601: 2026-11-29, 2026-11-29T12:00, 2026-11-29T12:00:00Z. A local time with its offset \
+                (2026-11-29T14:00+02:00, +0200 or +02) is that instant; a time without a zone is UTC. Times are \
+                printed in UTC (ending in Z), whatever the machine's time zone.
+                """,
             options: [
                 .init(name: "since", value: "TIME", help: "Changes at or after TIME."),
                 .init(name: "until", value: "TIME", help: "Changes before TIME."),
@@ -33,7 +36,7 @@ enum HistoryCommands {
             filter.since = try time(arguments.value("since"), option: "since")
             filter.until = try time(arguments.value("until"), option: "until")
             let store = try context.openStore(.readOnly, content: .none)
-            try printChanges(try store.log(filter), showEntity: true, context: context)
+            try printChanges(try store.log(filter), showEntity: true, store: store, context: context)
         })
 
     /// Milliseconds for an ISO 8601 option value.
@@ -41,16 +44,31 @@ enum HistoryCommands {
         guard let text else { return nil }
         guard let milliseconds = Timestamp.parseISO8601(text) else {
             throw UsageError(
-                "--\(option) takes an ISO 8601 time such as 2026-11-29 or 2026-11-29T12:00:00Z, not '\(text)'")
+                "--\(option) takes an ISO 8601 time such as 2026-11-29, 2026-11-29T12:00:00Z or a local time with "
+                    + "its offset, 2026-11-29T14:00+02:00; not '\(text)'")
         }
         return milliseconds
     }
 
-    private static func printChanges(_ changes: [Change], showEntity: Bool, context: Context) throws {
+    private static func printChanges(_ changes: [Change], showEntity: Bool, store: AnnotationStore,
+                                     context: Context) throws {
         if context.json {
             try Output.print(.array(changes.map(Output.json)), to: context.console)
         } else {
-            changes.forEach { context.console.out(Output.line($0, showEntity: showEntity)) }
+            // Each annotation's kind, so that a bookmark's title is called a title: from its create change when
+            // it is listed, else from the store (one read, only when needed).
+            var kinds: [String: AnnotationKind] = [:]
+            for change in changes where change.entity == .annotation {
+                if let kind = change.fields.kind { kinds[change.entityID] = kind }
+            }
+            if changes.contains(where: { $0.entity == .annotation && $0.fields.note != nil && kinds[$0.entityID] == nil }) {
+                for annotation in try store.annotations(matching: AnnotationFilter(includeDeleted: true)) {
+                    kinds[annotation.id] = annotation.kind
+                }
+            }
+            changes.forEach {
+                context.console.out(Output.line($0, showEntity: showEntity, kind: kinds[$0.entityID]))
+            }
             if changes.isEmpty { context.console.err("No changes") }
         }
     }

@@ -5,9 +5,12 @@ enum SearchCommand {
         spec: CommandSpec(
             name: "search", summary: "Full-text search of the content (or of your notes), diacritics ignored.",
             discussion: """
-                Words typed without diacritics find text with them: 'stiinta' finds ştiinţă and știință. \
-                All words must match; "a phrase" matches words in order; stiin* matches a prefix; a OR b matches \
-                either; -word excludes. Best matches first; each hit shows how many of your annotations start there.
+                Words typed without diacritics find text with them, and case does not count: 'tara' finds ţara, \
+                Țară and țară. All words must match; "a phrase" matches words in order; stiin* matches a prefix; \
+                a OR b matches either; -word excludes. Best matches first; each hit shows how many of your \
+                annotations start there. When the words as typed match nothing, each plain word of 5 letters or \
+                more is looked for again by its stem: the word without its final vowels, as a prefix ('stiinta' \
+                finds ştiinţei, ştiinţele and ştiinţ-, as stiint* would), and stderr says so.
                 """,
             arguments: [.init(name: "QUERY", help: "What to look for.")],
             options: [
@@ -36,7 +39,11 @@ enum SearchCommand {
         _ = try SearchQuery(query)
         if context.arguments.flag("notes") {
             let store = try context.openStore(.readOnly, content: .none)
-            let annotations = try store.searchNotes(query, limit: limit)
+            var annotations = try store.searchNotes(query, limit: limit)
+            if annotations.isEmpty, let stems = try inflections(of: query, context: context) {
+                annotations = try store.searchNotes(query, limit: limit, matchingInflections: true)
+                if !annotations.isEmpty { context.console.err(stems) }
+            }
             if context.json {
                 try Output.print(.array(annotations.map(\.json)), to: context.console)
             } else {
@@ -46,7 +53,11 @@ enum SearchCommand {
             return
         }
         let store = try context.openStoreIfPresent(content: .required)
-        let hits = try store.searchContent(query, limit: limit)
+        var hits = try store.searchContent(query, limit: limit)
+        if hits.isEmpty, let stems = try inflections(of: query, context: context) {
+            hits = try store.searchContent(query, limit: limit, matchingInflections: true)
+            if !hits.isEmpty { context.console.err(stems) }
+        }
         if context.json {
             try Output.print(.array(hits.map { hit in
                 .object(JSONObject([
@@ -64,5 +75,14 @@ enum SearchCommand {
             }
             if hits.isEmpty { context.console.err("No passages match") }
         }
+    }
+
+    /// What stderr says when the words as typed matched nothing and their stems are tried instead, or nil when no
+    /// word has a stem to try.
+    private static func inflections(of query: String, context: Context) throws -> String? {
+        let stems = try SearchQuery(query, matchingInflections: true).stems
+        guard !stems.isEmpty else { return nil }
+        return "Nothing matches the words as typed; showing words that begin with "
+            + stems.map { "'\($0)'" }.joined(separator: ", ")
     }
 }

@@ -39,8 +39,9 @@ enum SyncCommand {
         }
         for device in report.devices where device.device != report.deviceID || device.segmentsApplied > 0 {
             guard device.segmentsApplied > 0 || !device.pending.isEmpty || !device.invalid.isEmpty else { continue }
-            lines.append("\(device.device): \(device.segmentsApplied) segment(s), \(device.changesApplied) new "
-                + "change(s), \(device.duplicates) already here, \(device.conflictsResolved) conflict(s) resolved")
+            lines.append("\(device.device): \(Output.count(device.segmentsApplied, "segment")), "
+                + "\(Output.count(device.changesApplied, "new change")), \(device.duplicates) already here, "
+                + "\(Output.count(device.conflictsResolved, "conflict")) resolved")
         }
         for device in report.devices {
             lines += ConflictOutput.lines(device.conflicts, total: device.conflictsResolved)
@@ -48,14 +49,16 @@ enum SyncCommand {
         for issue in report.pending { lines.append("pending: \(issue)") }
         for issue in report.invalid { lines.append("invalid: \(issue)") }
         if let written = report.written {
-            lines.append("Wrote \(written.path): \(written.changes) change(s), \(written.bytes) bytes.")
+            lines.append("Wrote \(written.path): \(Output.count(written.changes, "change")), "
+                + "\(Output.count(written.bytes, "byte")).")
         }
         if let compacted = report.compactedInto {
-            lines.append("Compacted \(report.removed.count) segment(s) into \(compacted.path).")
+            lines.append("Compacted \(Output.count(report.removed.count, "segment")) into \(compacted.path).")
         }
         if report.written == nil && report.changesApplied == 0 { lines.append("Nothing new.") }
         if !report.pending.isEmpty {
-            lines.append("\(report.pending.count) file(s) pending: run sync again once the sync tool has caught up.")
+            lines.append("\(Output.count(report.pending.count, "file")) pending: run sync again once the sync tool "
+                + "has caught up.")
         }
         return lines
     }

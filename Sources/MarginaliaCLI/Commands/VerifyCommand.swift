@@ -32,8 +32,9 @@ enum VerifyCommand {
                 ("positions", .int(Int64(summary.counts.positions))),
             ])), to: context.console)
         } else {
-            context.console.out("ok: \(path) holds \(summary.counts.changes) changes, \(summary.counts.annotations) "
-                + "annotations and \(summary.counts.positions) reading positions"
+            context.console.out("ok: \(path) holds " + Output.counts(
+                changes: summary.counts.changes, annotations: summary.counts.annotations,
+                positions: summary.counts.positions)
                 + (summary.header.partial ? " (partial)" : "; its state matches the replay of its changes"))
             context.console.out("written \(summary.header.createdAt) by device \(summary.header.device)")
         }
@@ -51,9 +52,10 @@ enum VerifyCommand {
         } else {
             report.problems.forEach { context.console.out("problem: \($0)") }
             context.console.out(report.isHealthy
-                ? "ok: \(report.changeCount) changes replay to \(report.annotationCount) annotations and "
-                    + "\(report.positionCount) reading positions"
-                : "FAILED: \(report.problems.count) problem(s)")
+                ? "ok: \(Output.count(report.changeCount, "change")) \(report.changeCount == 1 ? "replays" : "replay") to "
+                    + "\(Output.count(report.annotationCount, "annotation")) and "
+                    + Output.count(report.positionCount, "reading position")
+                : "FAILED: \(Output.count(report.problems.count, "problem"))")
         }
         if !report.isHealthy { throw VerificationFailed(count: report.problems.count) }
     }
@@ -62,5 +64,5 @@ enum VerifyCommand {
 /// `verify` found problems (exit status 1; they were already printed).
 struct VerificationFailed: Error, CustomStringConvertible {
     let count: Int
-    var description: String { "verification found \(count) problem(s)" }
+    var description: String { "verification found \(Output.count(count, "problem"))" }
 }

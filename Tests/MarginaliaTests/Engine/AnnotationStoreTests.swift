@@ -41,11 +41,11 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try makeStore(directory, source: source)
         let made = try store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.2"), note: "n")
-        #expect(throws: MarginaliaError(StoreError.invalidChange(
-            reason: "annotation \(made.id) already has those values; nothing to change"))) {
+        #expect(throws: MarginaliaError(StoreError.unchanged(
+            id: made.id, reason: "annotation \(made.id) already has those values"))) {
             try store.editAnnotation(id: made.id, note: "n")
         }
-        #expect(throws: MarginaliaError(StoreError.invalidChange(reason: "annotation \(made.id) is not deleted"))) {
+        #expect(throws: MarginaliaError(StoreError.unchanged(id: made.id, reason: "annotation \(made.id) is not deleted"))) {
             try store.undeleteAnnotation(id: made.id)
         }
         #expect(throws: MarginaliaError(StoreError.invalidChange(
