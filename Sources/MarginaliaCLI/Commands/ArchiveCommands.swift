@@ -78,9 +78,9 @@ enum ArchiveCommands {
                 try Output.print(importJSON(report, dryRun: dryRun), to: context.console)
                 return
             }
-            let lead = dryRun ? "Would import" : "Imported"
+            let lead = (dryRun ? "Would import " : "Imported ") + Output.count(report.changesRead, "change")
             context.console.out("""
-                \(lead) \(Output.count(report.changesRead, "change")): \(report.newChanges) new, \(report.duplicates) already here
+                \(lead): \(report.newChanges) new, \(report.duplicates) already here
                   annotations created: \(report.annotationsCreated)
                   updates applied:     \(report.updates)
                   deletions:           \(report.deletions)

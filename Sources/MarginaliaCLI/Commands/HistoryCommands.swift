@@ -61,7 +61,10 @@ enum HistoryCommands {
             for change in changes where change.entity == .annotation {
                 if let kind = change.fields.kind { kinds[change.entityID] = kind }
             }
-            if changes.contains(where: { $0.entity == .annotation && $0.fields.note != nil && kinds[$0.entityID] == nil }) {
+            let unknown = changes.contains {
+                $0.entity == .annotation && $0.fields.note != nil && kinds[$0.entityID] == nil
+            }
+            if unknown {
                 for annotation in try store.annotations(matching: AnnotationFilter(includeDeleted: true)) {
                     kinds[annotation.id] = annotation.kind
                 }

@@ -52,7 +52,7 @@ enum VerifyCommand {
         } else {
             report.problems.forEach { context.console.out("problem: \($0)") }
             context.console.out(report.isHealthy
-                ? "ok: \(Output.count(report.changeCount, "change")) \(report.changeCount == 1 ? "replays" : "replay") to "
+                ? "ok: \(Output.count(report.changeCount, "change")) replay\(report.changeCount == 1 ? "s" : "") to "
                     + "\(Output.count(report.annotationCount, "annotation")) and "
                     + Output.count(report.positionCount, "reading position")
                 : "FAILED: \(Output.count(report.problems.count, "problem"))")

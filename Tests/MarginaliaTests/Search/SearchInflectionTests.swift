@@ -15,7 +15,8 @@ import Testing
         #expect(SearchQuery.stem(of: "12345") == nil)
         #expect(SearchQuery.stem(of: "ca-n") == nil)
 
-        let query = try SearchQuery("stiinta \"simtim ca-n vis\" dor* -padurea tara OR codrii", matchingInflections: true)
+        let query = try SearchQuery("stiinta \"simtim ca-n vis\" dor* -padurea tara OR codrii",
+                                    matchingInflections: true)
         #expect(query.stems == ["stiint", "codr"])
         #expect(query.expression
             == "(\"stiint\" * AND \"simtim ca-n vis\" AND \"dor\" * AND (\"tara\" OR \"codr\" *)) NOT \"padurea\"")
