@@ -21,10 +21,13 @@ extension CLIWorkspace {
         try Self.launch(Self.binary, arguments, input: input, environment: environment(extra))
     }
 
-    /// Runs `script` with bash (`pipefail` on) in the workspace directory.
-    func shell(_ script: String, environment extra: [String: String] = [:]) throws -> CLIResult {
+    /// Runs `script` with bash (`pipefail` on) in the workspace directory, with `environment` added to this
+    /// workspace's (or, with `replacing`, as the whole environment).
+    func shell(_ script: String, environment extra: [String: String] = [:], replacing: Bool = false) throws
+        -> CLIResult
+    {
         try Self.launch(URL(fileURLWithPath: "/bin/bash"), ["-o", "pipefail", "-c", script], input: nil,
-                        environment: environment(extra), directory: directory)
+                        environment: replacing ? extra : environment(extra), directory: directory)
     }
 
     /// Runs `marginalia ARGS` with stdin, stdout and stderr on a pseudo-terminal (through script(1)); returns

@@ -73,7 +73,9 @@ enum AnchorCommands {
                 .init(name: "to", value: "PASSAGE[:END]",
                       help: "End the range in a later passage of the same document."),
             ],
-            examples: ["marginalia reattach 3f1c2a9e luceafarul.7 --quote \"mândră-n toate cele\""]),
+            examples: [
+                "marginalia reattach $(marginalia highlight luceafarul.5) luceafarul.6 --quote \"mindra-n toate cele\"",
+            ]),
         run: { context in
             let request = try AnchorSyntax.request(context.arguments.positionals[1], arguments: context.arguments)
             let store = try context.openStore(.readWrite, content: .required, remind: false)

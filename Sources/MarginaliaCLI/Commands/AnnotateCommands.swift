@@ -27,7 +27,7 @@ enum AnnotateCommands {
             ],
             examples: [
                 "marginalia highlight luceafarul.1:0-8 --color yellow",
-                "marginalia highlight luceafarul.2 --quote \"fată\" --tag eroina",
+                "marginalia highlight luceafarul.4 --quote \"fată\" --tag eroina",
                 "marginalia highlight luceafarul.1 --to luceafarul.4 --note \"the opening\"",
             ]),
         run: { context in

@@ -60,8 +60,9 @@ enum ArchiveCommands {
                       .init(name: "accept-future",
                             help: "Merge changes dated ahead of this machine's clock at once (and those of the file "
                                 + "already in quarantine).")],
-            examples: ["marginalia import laptop.jsonl.gz --dry-run", "marginalia import laptop.jsonl.gz",
-                       "ssh laptop marginalia export - | marginalia import -"]),
+            examples: ["marginalia --store laptop.db import notes.jsonl.gz --dry-run",
+                       "marginalia --store laptop.db import notes.jsonl.gz",
+                       "marginalia --store laptop.db export - | marginalia import -"]),
         run: { context in
             let dryRun = context.arguments.flag("dry-run")
             let acceptFuture = context.arguments.flag("accept-future")
@@ -116,7 +117,7 @@ enum ArchiveCommands {
                 (an earlier backup); a store, its own files, a directory, FIFO or device never.
                 """,
             arguments: [.init(name: "FILE", help: "The backup archive (.jsonl.gz).")],
-            examples: ["marginalia backup ~/backups/marginalia-$(date +%F).jsonl.gz"]),
+            examples: ["marginalia backup backup.jsonl.gz"]),
         run: { context in
             let store = try context.openStore(.readOnly, content: .none)
             let report = try context.withProgress(on: store) { try store.backup(to: context.arguments.positionals[0]) }
@@ -149,7 +150,8 @@ enum ArchiveCommands {
                 """,
             arguments: [.init(name: "FILE", help: "The backup archive (.jsonl.gz).")],
             options: [.init(name: "dry-run", help: "Verify and say what would be restored; change nothing.")],
-            examples: ["marginalia restore ~/backups/marginalia-2026-11-29.jsonl.gz --dry-run"]),
+            examples: ["marginalia restore backup.jsonl.gz --dry-run",
+                       "marginalia --store elsewhere.db restore backup.jsonl.gz"]),
         run: { context in
             let dryRun = context.arguments.flag("dry-run")
             context.removeStaleFiles()

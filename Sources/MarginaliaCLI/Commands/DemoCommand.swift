@@ -15,7 +15,7 @@ enum DemoCommand {
                 """,
             options: [.init(name: "dir", value: "DIR",
                             help: "Work in DIR (created if needed) instead of a temporary directory.")],
-            examples: ["marginalia demo", "marginalia demo --dir /tmp/marginalia-tour"]),
+            examples: ["marginalia demo", "marginalia demo --dir tour"]),
         run: { context in
             let directory: String
             if let given = context.arguments.value("dir") {

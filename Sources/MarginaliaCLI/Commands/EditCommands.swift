@@ -79,8 +79,9 @@ enum EditCommands {
         spec: CommandSpec(
             name: "undelete", summary: "Bring a deleted annotation back.",
             arguments: [idArgument],
-            examples: ["marginalia undelete $(marginalia list --deleted --json | jq -r 'map(select(.deleted))[0].id')"]
-        ),
+            examples: [
+                "marginalia undelete $(marginalia list --deleted --json | jq -r 'map(select(.deleted))[0].id')",
+            ]),
         run: { context in
             let store = try context.openStore(.readWrite, content: .none)
             try unlessUnchanged(store: store, context: context) {

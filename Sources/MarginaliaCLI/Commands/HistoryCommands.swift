@@ -6,7 +6,10 @@ enum HistoryCommands {
         spec: CommandSpec(
             name: "history", summary: "Every change to one annotation, oldest first.",
             arguments: [.init(name: "ID", help: "The annotation's id or a unique prefix (at least 4 characters).")],
-            examples: ["marginalia history 3f1c2a9e", "marginalia history 3f1c2a9e --json"]),
+            examples: [
+                "marginalia history $(marginalia list --json | jq -r '.[0].id' | cut -c1-8)",
+                "marginalia history $(marginalia note luceafarul.3 \"a note\") --json",
+            ]),
         run: { context in
             let store = try context.openStore(.readOnly, content: .none)
             try printChanges(try store.history(id: context.arguments.positionals[0]),

@@ -11,7 +11,8 @@ enum ListCommands {
                 .init(name: "passage", value: "P", help: "Only annotations that start or end in passage P."),
                 .init(name: "kind", value: "K",
                       help: "Only highlights, notes or bookmarks (highlight, note, bookmark)."),
-                .init(name: "tag", value: "T", help: "Only annotations tagged T, ignoring case and diacritics (tara finds ţară)."),
+                .init(name: "tag", value: "T",
+                      help: "Only annotations tagged T, ignoring case and diacritics (tara finds ţară)."),
                 .init(name: "status", value: "S",
                       help: "Only annotations that are intact, moved or orphaned against the attached content "
                           + "(see 'anchors')."),
@@ -55,7 +56,10 @@ enum ListCommands {
         spec: CommandSpec(
             name: "show", summary: "Show one annotation in full.",
             arguments: [.init(name: "ID", help: "The annotation's id or a unique prefix (at least 4 characters).")],
-            examples: ["marginalia show 3f1c2a9e", "marginalia show 3f1c2a9e --json"]),
+            examples: [
+                "marginalia show $(marginalia highlight luceafarul.3)",
+                "marginalia show $(marginalia list --json | jq -r '.[0].id' | cut -c1-8) --json",
+            ]),
         run: { context in
             let store = try context.openStore(.readOnly, content: .optional)
             let annotation = try store.annotation(id: context.arguments.positionals[0])

@@ -16,7 +16,8 @@ enum SyncCommand {
                 """,
             arguments: [.init(name: "FOLDER", help: "The shared folder.")],
             options: [.init(name: "compact", help: "Fold this store's own segments into one.")],
-            examples: ["marginalia sync ~/Sync/marginalia", "marginalia --json sync ~/Dropbox/marginalia"]),
+            examples: ["mkdir -p ~/Sync/marginalia && marginalia sync ~/Sync/marginalia",
+                       "marginalia --json sync ~/Sync/marginalia"]),
         run: { context in
             // Before the store is opened: opening creates it, and a store inside the folder must never be made.
             try AnnotationStore.checkSyncLocation(store: context.storePath, folder: context.arguments.positionals[0])
