@@ -95,6 +95,7 @@ import Testing
         // The runner itself can fail: an example whose id was made up, as the old ones were.
         let failures = try Self.run(["marginalia init", "marginalia show 3f1c2a9e"])
         #expect(failures.count == 1)
-        #expect(failures.first?.hasPrefix("example 2 'marginalia show 3f1c2a9e' exited 1: Error: no annotation") == true)
+        let expected = "example 2 'marginalia show 3f1c2a9e' exited 1: Error: no annotation"
+        #expect(failures.first?.hasPrefix(expected) == true)
     }
 }
