@@ -21,9 +21,15 @@ extension StoreConnection {
         let folder = try SyncFolder(path: path)
         try folder.refuseStore(at: self.path)
         // The manifest first: a folder of a newer format is left untouched.
-        let createdManifest = try folder.checkManifest()
         var report = SyncReport(folder: folder.root, deviceID: deviceID)
-        report.createdManifest = createdManifest
+        do {
+            report.createdManifest = try folder.checkManifest()
+        } catch is SyncFolder.ManifestPending {
+            report.manifestPending = SyncFileIssue(
+                path: SyncFormat.manifestName,
+                reason: "does not read whole (a sync tool may still be copying it): nothing was read or written")
+            return report
+        }
         let log = try db.text(sql: "SELECT value FROM meta WHERE key = 'created_at'") ?? ""
         var known = try knownFiles()
         var cloneEvidence: String?
@@ -182,7 +188,8 @@ extension StoreConnection {
         let header = SegmentHeader(device: deviceID, log: log, firstSequence: first, lastSequence: last,
                                    createdAt: Timestamp.iso8601(milliseconds: clock.wallMilliseconds))
         let bytes = try SegmentFile.encode(header: header, changes: changes)
-        let nonce = String(Identifiers.make().filter { $0 != "-" }.lowercased().prefix(8))
+        // The random end of a new id: its start is the time, which two copies of a store can share.
+        let nonce = String(Identifiers.make().filter { $0 != "-" }.lowercased().suffix(8))
         let name = SyncFormat.segmentName(first: first, last: last, nonce: nonce)
         let directory = try folder.makeDirectory(for: deviceID)
         try folder.writeNew("\(directory)/\(name)", bytes: bytes)

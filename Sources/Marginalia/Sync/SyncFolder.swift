@@ -52,9 +52,13 @@ struct SyncFolder {
 
     // MARK: - Manifest
 
+    /// The manifest does not parse and ends before its JSON or its final newline (empty, or cut short): a sync
+    /// tool may still be copying it.
+    struct ManifestPending: Error {}
+
     /// Reads the manifest, or writes it when the folder has none; returns whether it wrote it.
-    /// - Throws: `ArchiveError` for a manifest that is not one, or one that needs a newer reader (the folder is
-    ///   then left untouched).
+    /// - Throws: `ManifestPending` for a manifest cut short; `ArchiveError` for a manifest that is not one, or one
+    ///   that needs a newer reader (the folder is then left untouched).
     func checkManifest() throws -> Bool {
         let bytes: [UInt8]
         do {
@@ -69,7 +73,16 @@ struct SyncFolder {
         func refuse(_ kind: ArchiveError.Kind, _ reason: String) -> ArchiveError {
             ArchiveError(file: manifestPath, kind: kind, reason: reason)
         }
-        guard case .object(let manifest)? = try? JSONParser.parse(bytes) else {
+        let parsed: JSONValue
+        do {
+            parsed = try JSONParser.parse(bytes)
+        } catch let error as JSONParseError where error.offset >= bytes.count || bytes.last != 0x0A {
+            // It ends before its JSON or its final newline: a sync tool may be writing it under its final name.
+            throw ManifestPending()
+        } catch {
+            throw refuse(.corrupt, "is not a sync manifest (\(error))")
+        }
+        guard case .object(let manifest) = parsed else {
             throw refuse(.corrupt, "is not a sync manifest (not a JSON object)")
         }
         guard case .string(let format)? = manifest["format"], format == SyncFormat.name else {

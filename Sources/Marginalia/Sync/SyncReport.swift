@@ -19,9 +19,12 @@ public struct SyncReport: Equatable, Sendable {
     public var renewalReason: String?
     /// What was read from each device's directory, by device id.
     public var devices: [SyncDeviceReport] = []
+    /// Set when the manifest itself did not read whole (a sync tool still copying it): the round then read and
+    /// wrote nothing, and the next one tries again.
+    public var manifestPending: SyncFileIssue?
 
     /// Files not read whole this round (being copied, placeholders, conflict copies): retried next round.
-    public var pending: [SyncFileIssue] { devices.flatMap(\.pending) }
+    public var pending: [SyncFileIssue] { (manifestPending.map { [$0] } ?? []) + devices.flatMap(\.pending) }
     /// Whole files with a bad record: reported each round until replaced.
     public var invalid: [SyncFileIssue] { devices.flatMap(\.invalid) }
     /// Changes this store did not have, merged this round.

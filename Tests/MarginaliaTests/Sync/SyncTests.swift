@@ -282,6 +282,27 @@ import Testing
         #expect(try laptop.sync(folder: setup.folder).written != nil)
     }
 
+    @Test func aManifestStillBeingCopiedMakesARoundThatDoesNothingAndAForeignOneIsRefused() throws {
+        let setup = try Setup()
+        let laptop = try setup.store("laptop")
+        _ = try setup.note(laptop, "x")
+        let manifest = #"{"format":"marginalia-sync","formatVersion":1,"minReaderVersion":1}"# + "\n"
+        let path = "\(setup.folder)/marginalia-sync.json"
+        for cut in [0, 1, manifest.utf8.count / 2, manifest.utf8.count - 2] {
+            try Data(manifest.utf8.prefix(cut)).write(to: URL(fileURLWithPath: path))
+            let before = try SimulatedSyncTool.files(in: setup.folder)
+            let report = try laptop.sync(folder: setup.folder)
+            #expect(report.pending.map(\.path) == ["marginalia-sync.json"], "cut at \(cut)")
+            #expect(report.written == nil && report.devices.isEmpty, "cut at \(cut)")
+            #expect(try SimulatedSyncTool.files(in: setup.folder) == before, "cut at \(cut)")
+        }
+        // Whole, but not JSON: an error, not a file to wait for.
+        try Data("<html>\n".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(throws: MarginaliaError.self) { try laptop.sync(folder: setup.folder) }
+        try Data(manifest.utf8).write(to: URL(fileURLWithPath: path))
+        #expect(try laptop.sync(folder: setup.folder).written != nil)
+    }
+
     @Test func aStoreInsideTheFolderIsRefused() throws {
         let setup = try Setup()
         try FileManager.default.createDirectory(atPath: "\(setup.folder)/sub", withIntermediateDirectories: true)
