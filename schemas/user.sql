@@ -1,7 +1,7 @@
--- Marginalia user database: the readable end state of every migration (schema version 3).
+-- Marginalia user database: the readable end state of every migration (schema version 4).
 --
 --   PRAGMA application_id = 1297237845;  -- 0x4D524755, "MRGU"
---   PRAGMA user_version = 3;
+--   PRAGMA user_version = 4;
 --
 -- The change log `changes` is the source of truth; `annotations`, `positions` and `notes_fts` are its
 -- projection, rebuilt by replaying the log. Nothing here names the content database.
@@ -15,6 +15,10 @@ CREATE TABLE meta (
 -- One row per change, in the order this store received them; never updated, never deleted.
 -- hlc is the fixed-width text form of the hybrid logical clock (MMMMMMMMMMMMMMM-CCCCC), so text order is
 -- clock order. fields is a JSON object of the fields the change set.
+-- digest (schema 4) chains the rows in seq order: the SHA-256 (hex) of the previous row's digest (32 zero bytes
+-- before the first row) followed by change_id, hlc, device, entity, entity_id, op and fields, each as its UTF-8
+-- byte length (4 bytes, big-endian) and its bytes. receipt (schema 4) is the receipt the change arrived by; NULL
+-- for a change made on this device. Both columns were added by ALTER TABLE, hence the line they share.
 CREATE TABLE changes (
     seq INTEGER PRIMARY KEY,
     change_id TEXT NOT NULL UNIQUE,
@@ -26,7 +30,7 @@ CREATE TABLE changes (
         op IN ('create', 'edit', 'delete', 'undelete', 'reanchor', 'confirm', 'reattach', 'set')
     ),
     fields TEXT NOT NULL CHECK (json_valid(fields))
-) STRICT;
+, digest TEXT CHECK (length(digest) = 64), receipt INTEGER REFERENCES receipts (id)) STRICT;
 
 CREATE INDEX changes_by_entity ON changes (entity, entity_id);
 
@@ -111,6 +115,7 @@ END;
 -- imported (another device's clock was wrong): the change as it came (the columns of `changes`), the file it
 -- came from (`source`) and when this store first saw it (`seen_at`, ISO 8601). Each moves to the log once it is
 -- plausible, or at once with `import --accept-future`. Archives carry only the log; a restore keeps these.
+-- receipt (schema 4) is the receipt of the import that brought the change; the change points to it once merged.
 CREATE TABLE quarantine (
     change_id TEXT PRIMARY KEY NOT NULL,
     hlc TEXT NOT NULL CHECK (length(hlc) = 21),
@@ -123,7 +128,7 @@ CREATE TABLE quarantine (
     fields TEXT NOT NULL CHECK (json_valid(fields)),
     source TEXT NOT NULL,
     seen_at TEXT NOT NULL
-) STRICT, WITHOUT ROWID;
+, receipt INTEGER REFERENCES receipts (id)) STRICT, WITHOUT ROWID;
 
 CREATE INDEX quarantine_by_clock ON quarantine (hlc);
 
@@ -154,3 +159,21 @@ CREATE TABLE sync_files (
     recorded_at TEXT NOT NULL,
     PRIMARY KEY (device, name)
 ) STRICT, WITHOUT ROWID;
+
+-- How received changes arrived (schema 4): one row per import (`import`), restore (`restore`), applied sync
+-- segment (`sync`) or merge through the library (`merge`); `unrecorded` for the changes a store held from other
+-- devices when it was upgraded to schema 4. When (ISO 8601), the file as named to the command, its size and
+-- SHA-256 (hex) as read, and what merging it did: change records read, new changes (which point here),
+-- duplicates, changes held in quarantine.
+CREATE TABLE receipts (
+    id INTEGER PRIMARY KEY,
+    received_at TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('import', 'restore', 'sync', 'merge', 'unrecorded')),
+    file TEXT,
+    size INTEGER CHECK (size >= 0),
+    sha256 TEXT CHECK (length(sha256) = 64),
+    changes_read INTEGER NOT NULL CHECK (changes_read >= 0),
+    new_changes INTEGER NOT NULL CHECK (new_changes >= 0),
+    duplicates INTEGER NOT NULL CHECK (duplicates >= 0),
+    quarantined INTEGER NOT NULL CHECK (quarantined >= 0)
+) STRICT;

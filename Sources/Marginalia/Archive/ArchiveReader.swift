@@ -17,6 +17,8 @@ public struct ArchiveSummary: Equatable, Sendable {
     public var compressedBytes: UInt64
     /// The size of its decompressed text, in bytes.
     public var decompressedBytes: UInt64
+    /// The SHA-256 of the file as it was read, 64 hex digits.
+    public var sha256: String
 }
 
 /// Reads an archive strictly, record by record, refusing anything that is not exactly a complete archive of
@@ -45,7 +47,8 @@ package struct ArchiveReader: Sendable {
             throw ArchiveError(file: path, kind: .io, reason: error.description)
         }
         defer { try? file.close() }
-        let gzip = try GzipReader(source: file, maxDecompressedBytes: limits.maxDecompressedBytes)
+        let hashed = try HashingSource(file)
+        let gzip = try GzipReader(source: hashed, maxDecompressedBytes: limits.maxDecompressedBytes)
         let lines = ArchiveLineReader(source: gzip, maxLineBytes: limits.maxLineBytes)
         var parser = JSONParser(limits: JSONParser.Limits(maxDepth: 8, maxStringLength: limits.maxLineBytes))
         var state = ReadState()
@@ -88,8 +91,9 @@ package struct ArchiveReader: Sendable {
             throw ArchiveError(file: path, line: lines.lineNumber, kind: .truncated,
                                reason: "truncated: the trailer (the last line, with the record counts) is missing")
         }
+        // The gzip reader has read to the end of the file (it refuses anything after the gzip member).
         return ArchiveSummary(header: header, counts: state.counts, compressedBytes: gzip.compressedCount,
-                              decompressedBytes: gzip.decompressedCount)
+                              decompressedBytes: gzip.decompressedCount, sha256: try hashed.finalizeHex())
     }
 
     private static func kind(of error: GzipError) -> ArchiveError.Kind {

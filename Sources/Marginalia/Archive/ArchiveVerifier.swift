@@ -31,7 +31,8 @@ public enum ArchiveVerifier {
         let scratch = try ScratchStore(beside: path)
         return try withExtendedLifetime(scratch) {
             try scratch.store.db.transaction(.immediate) {
-                try scratch.store.mergeArchive(path: path, limits: limits, checkState: true, comparingWith: nil)
+                try scratch.store.mergeArchive(path: path, limits: limits, checkState: true, comparingWith: nil,
+                                               receipt: .restore)
                     .verification
             }
         }

@@ -13,17 +13,22 @@ extension StoreConnection {
     /// With `checkState` (for a store that was empty, so that its state is the archive's own), each state record
     /// of a full archive must equal the state rebuilt from the archive's changes, and `live`'s too when given.
     /// - Throws: `ArchiveError` naming the file, the line and the reason.
+    /// The changes it adds point to a new receipt of kind `receipt` naming the file, with its size and SHA-256.
     func mergeArchive(path: String, limits: ArchiveLimits, checkState: Bool, comparingWith live: StoreConnection?,
-                      future: FutureChanges = .accept) throws -> MergeResult
+                      receipt kind: Receipt.Kind, future: FutureChanges = .accept) throws -> MergeResult
     {
-        try mergeRecords(file: path, checkState: checkState, comparingWith: live, future: future) { handle in
+        let receipt = ReceiptSlot(ReceiptSource(kind: kind, file: path))
+        let result = try mergeRecords(file: path, receipt: receipt, checkState: checkState, comparingWith: live,
+                                      future: future) { handle in
             try ArchiveReader(path: path, limits: limits).readAhead(handle)
         }
+        try finishReceipt(receipt, result.report, summary: result.verification.summary)
+        return result
     }
 
     /// Merges the records `records` hands to its handler, in file order, and returns the summary it returns; see
     /// `mergeArchive`. Changes quarantined by `future` leave the state unchecked: it cannot be the archive's.
-    func mergeRecords(file path: String, checkState: Bool, comparingWith live: StoreConnection?,
+    func mergeRecords(file path: String, receipt: ReceiptSlot, checkState: Bool, comparingWith live: StoreConnection?,
                       future: FutureChanges,
                       records: ((ArchiveRecord, Int) throws -> Void) throws -> ArchiveSummary) throws -> MergeResult
     {
@@ -38,7 +43,7 @@ extension StoreConnection {
         var batch: [(change: Change, line: Int)] = []
         func mergeBatch() throws {
             guard !batch.isEmpty else { return }
-            try merge(batch, file: path, into: &report, future: future, sawOwnDevice: &sawOwnDevice)
+            try merge(batch, file: path, receipt: receipt, into: &report, future: future, sawOwnDevice: &sawOwnDevice)
             batch.removeAll(keepingCapacity: true)
             try reportProgress("importing changes", done: report.changesRead, every: 1)
         }

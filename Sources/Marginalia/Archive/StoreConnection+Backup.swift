@@ -38,7 +38,8 @@ extension StoreConnection {
                     let scratch = try ScratchStore(beside: target.path)
                     let verification = try scratch.store.db.transaction(.immediate) {
                         try scratch.store.mergeArchive(
-                            path: temporary.path, limits: limits, checkState: true, comparingWith: self
+                            path: temporary.path, limits: limits, checkState: true, comparingWith: self,
+                            receipt: .restore
                         ).verification
                     }
                     return BackupReport(path: path, counts: counts,

@@ -63,10 +63,12 @@ extension StoreConnection {
                 let wasEmpty = try changeCount() == 0
                     && (try db.int(sql: "SELECT count(*) FROM quarantine") ?? 0) == 0
                 let future: FutureChanges = acceptFuture ? .accept : .quarantine(latestAllowed: latest, source: path)
-                let result = try mergeRecords(file: path, checkState: wasEmpty && staged.hasStates,
+                let receipt = ReceiptSlot(ReceiptSource(kind: .import, file: path))
+                let result = try mergeRecords(file: path, receipt: receipt, checkState: wasEmpty && staged.hasStates,
                                               comparingWith: nil, future: future) { handle in
                     try replayStaged(staged, handle)
                 }
+                try finishReceipt(receipt, result.report, summary: staged.summary)
                 report = result.report
                 report.releasedFromQuarantine = released
                 if result.sawOwnDevice {

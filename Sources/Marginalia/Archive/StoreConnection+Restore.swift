@@ -122,7 +122,8 @@ extension StoreConnection {
             // https://www.sqlite.org/pragma.html#pragma_journal_mode
             try store.db.executeScript(sql: "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF")
             let verification = try store.db.transaction(.immediate) {
-                try store.mergeArchive(path: archive, limits: limits, checkState: true, comparingWith: nil).verification
+                try store.mergeArchive(path: archive, limits: limits, checkState: true, comparingWith: nil,
+                                       receipt: .restore).verification
             }
             guard !verification.summary.header.partial else {
                 throw ArchiveError(

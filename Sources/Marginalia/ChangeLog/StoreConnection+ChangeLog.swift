@@ -52,37 +52,48 @@ extension StoreConnection {
         return (change, registers)
     }
 
-    /// Appends a change to the log, as it is, with its canonical fields JSON.
+    /// Appends a change made on this device to the log, with its canonical fields JSON and its digest.
     func insert(_ change: Change) throws {
-        try db.execute(
-            sql: """
-                INSERT INTO changes (\(Change.columns))
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: StatementArguments(change.columnValues(fieldsText: try change.fields.jsonText())))
-        clock.observe(change.hlc)
+        try insert([(change, try change.fields.jsonText())], receipt: nil)
     }
 
-    /// Appends many changes to the log in one statement, in order; each with its canonical fields JSON.
+    /// Appends changes to the log, in order, each with its canonical fields JSON, its digest (which chains it to
+    /// the row before, see `ChangeDigest`) and the receipt it arrived by (nil: made on this device). Every row the
+    /// log gains goes through here; call it inside a write transaction.
     ///
-    /// The rows are first put in a temporary staging table, one bound insert each, then copied in one statement.
-    func insert(_ changes: [(change: Change, fieldsText: String)]) throws {
+    /// Many rows are first put in a temporary staging table, one bound insert each, then copied in one statement.
+    func insert(_ changes: [(change: Change, fieldsText: String)], receipt: Int64?) throws {
         guard !changes.isEmpty else { return }
-        try db.executeScript(sql: """
-            CREATE TEMP TABLE IF NOT EXISTS change_rows (
-                change_id TEXT, hlc TEXT, device TEXT, entity TEXT, entity_id TEXT, op TEXT, fields TEXT
-            );
-            DELETE FROM temp.change_rows;
-            """)
+        var digest = try logHead().digest
+        var rows: [[DatabaseValue]] = []
+        rows.reserveCapacity(changes.count)
         for (change, fields) in changes {
-            try db.execute(
-                sql: "INSERT INTO temp.change_rows (\(Change.columns)) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                arguments: StatementArguments(change.columnValues(fieldsText: fields)))
+            digest = try ChangeDigest.next(after: digest, change: change, fieldsText: fields)
+            rows.append(change.columnValues(fieldsText: fields)
+                + [.text(digest), receipt.map(DatabaseValue.integer) ?? .null])
         }
-        try db.execute(sql: """
-            INSERT INTO main.changes (\(Change.columns))
-            SELECT \(Change.columns) FROM temp.change_rows ORDER BY rowid
-            """)
+        let columns = "\(Change.columns), digest, receipt"
+        if rows.count == 1 {
+            try db.execute(sql: "INSERT INTO changes (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           arguments: StatementArguments(rows[0]))
+        } else {
+            try db.executeScript(sql: """
+                CREATE TEMP TABLE IF NOT EXISTS change_rows (
+                    change_id TEXT, hlc TEXT, device TEXT, entity TEXT, entity_id TEXT, op TEXT, fields TEXT,
+                    digest TEXT, receipt INTEGER
+                );
+                DELETE FROM temp.change_rows;
+                """)
+            for row in rows {
+                try db.execute(
+                    sql: "INSERT INTO temp.change_rows (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    arguments: StatementArguments(row))
+            }
+            try db.execute(sql: """
+                INSERT INTO main.changes (\(columns))
+                SELECT \(columns) FROM temp.change_rows ORDER BY rowid
+                """)
+        }
         for (change, _) in changes { clock.observe(change.hlc) }
     }
 

@@ -114,7 +114,12 @@ enum UserDatabase {
             let version = Int32(truncatingIfNeeded: try db.int(sql: "PRAGMA user_version") ?? 0)
             guard version < target else { return }
             for migration in migrations where migration.version > version {
-                try db.executeScript(sql: migration.sql)
+                for step in migration.steps {
+                    switch step {
+                    case .sql(let sql): try db.executeScript(sql: sql)
+                    case .code(let run): try run(db)
+                    }
+                }
             }
             if version == 0 {
                 try db.execute(

@@ -13,16 +13,35 @@ enum UserSchema {
     /// The schema version this build writes; a store with a greater `user_version` is refused.
     static var currentVersion: Int32 { migrations[migrations.count - 1].version }
 
-    /// One step from `version - 1` to `version`.
-    struct Migration {
+    /// One step from `version - 1` to `version`: statements and code, run in order in the transaction that bumps
+    /// `user_version`.
+    struct Migration: Sendable {
+        /// One part of a migration.
+        enum Step: Sendable {
+            /// A script of SQL statements.
+            case sql(String)
+            /// Code that reads and writes the store (a digest SQL cannot compute).
+            case code(@Sendable (SQLiteDatabase) throws -> Void)
+        }
+
         let version: Int32
-        let sql: String
+        let steps: [Step]
+
+        init(version: Int32, sql: String) {
+            self.init(version: version, steps: [.sql(sql)])
+        }
+
+        init(version: Int32, steps: [Step]) {
+            self.version = version
+            self.steps = steps
+        }
     }
 
     static let migrations: [Migration] = [
         Migration(version: 1, sql: version1),
         Migration(version: 2, sql: version2),
         Migration(version: 3, sql: version3),
+        Migration(version: 4, steps: version4),
     ]
 
     /// Version 1: the change log, the current annotations and reading positions, the notes index.

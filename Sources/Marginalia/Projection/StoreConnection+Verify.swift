@@ -8,6 +8,11 @@ public struct VerificationReport: Equatable, Sendable {
     public var annotationCount = 0
     /// How many reading position rows the store holds.
     public var positionCount = 0
+    /// The head of the log's hash chain as recomputed: its last row and that row's digest.
+    public var head = LogHead(sequence: 0, digest: ChangeDigest.genesis)
+    /// The first row of the log whose stored digest does not follow from the rows before it; nil when the whole
+    /// chain holds.
+    public var chainBreak: ChainBreak?
 
     /// Whether no problem was found.
     public var isHealthy: Bool { problems.isEmpty }
@@ -17,14 +22,16 @@ public struct VerificationReport: Equatable, Sendable {
 }
 
 extension StoreConnection {
-    /// Checks the store: SQLite's integrity check, that the log is intact and append-only, and that
-    /// replaying the log reproduces the current tables exactly.
+    /// Checks the store: SQLite's integrity check, that the log is intact and append-only, that every row's digest
+    /// follows from the rows before it (the hash chain), and that replaying the log reproduces the current tables
+    /// exactly.
     ///
     /// Reads only; memory stays bounded by one annotation's changes at a time.
     func verify() throws -> VerificationReport {
         var report = VerificationReport()
         try checkIntegrity(into: &report)
         try checkLogGuards(into: &report)
+        try checkChain(into: &report)
         try replayAnnotations(into: &report)
         try replayPositions(into: &report)
         return report
@@ -51,6 +58,18 @@ extension StoreConnection {
             if present == 0 {
                 report.problems.append("changes: trigger \(trigger) is missing; the log is not append-only")
             }
+        }
+    }
+
+    /// Recomputes the hash chain over the whole log and names its first broken row.
+    private func checkChain(into report: inout VerificationReport) throws {
+        let chain = try recomputeChain()
+        report.head = chain.head
+        if let broken = chain.firstBreak {
+            report.chainBreak = broken
+            report.problems.append(
+                "changes: the hash chain breaks at seq \(broken.sequence) (change \(broken.changeID)): its digest does "
+                    + "not follow from the changes before it; the log was rewritten there or before")
         }
     }
 

@@ -18,11 +18,13 @@ extension StoreConnection {
     static let mergeBatchSize = 1000
 
     /// Adds each change whose id is not in the log yet, in order, and applies it to the current tables; holds
-    /// back those `future` quarantines, and takes out of quarantine those it merges.
+    /// back those `future` quarantines, and takes out of quarantine those it merges. The changes it adds (and those
+    /// it holds) point to `receipt`, the receipt of the file or transport they came by.
     ///
     /// - Throws: `ArchiveError.conflict` when the log, the quarantine (or the batch) holds a different change under
     ///   the same id.
-    func merge(_ batch: [(change: Change, line: Int)], file: String, into report: inout ImportReport,
+    func merge(_ batch: [(change: Change, line: Int)], file: String, receipt: ReceiptSlot,
+               into report: inout ImportReport,
                future: FutureChanges, sawOwnDevice: inout Bool) throws {
         let ids = try ProjectionCache.jsonList(batch.map(\.change.changeID))
         /// The stored text of each change of the batch a statement finds, by change id.
@@ -71,7 +73,7 @@ extension StoreConnection {
             }
             if case .quarantine(let latestAllowed, let source) = future, change.hlc.milliseconds > latestAllowed {
                 if held[change.changeID] == nil {
-                    try quarantine(change, fieldsText: fieldsText, source: source)
+                    try quarantine(change, fieldsText: fieldsText, source: source, receipt: try receipt.open(in: self))
                     held[change.changeID] = incoming
                 }
                 report.quarantined += 1
@@ -81,7 +83,7 @@ extension StoreConnection {
             known[change.changeID] = incoming
             fresh.append((change, incoming[5]))
         }
-        try insert(fresh)
+        if !fresh.isEmpty { try insert(fresh, receipt: try receipt.open(in: self)) }
         for (index, item) in fresh.enumerated() {
             let change = item.change
             let effect = change.entity == .annotation

@@ -23,15 +23,16 @@ extension StoreConnection {
         }
     }
 
-    /// Holds a change in quarantine; call it inside the write transaction of an import.
-    func quarantine(_ change: Change, fieldsText: String, source: String) throws {
+    /// Holds a change in quarantine, with the receipt of the file it came in; call it inside the write transaction
+    /// of an import.
+    func quarantine(_ change: Change, fieldsText: String, source: String, receipt: Int64) throws {
         try db.execute(
             sql: """
-                INSERT INTO quarantine (\(Change.columns), source, seen_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO quarantine (\(Change.columns), source, seen_at, receipt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: StatementArguments(change.columnValues(fieldsText: fieldsText)
-                + [.text(source), .text(Timestamp.iso8601(milliseconds: clock.wallMilliseconds))]))
+                + [.text(source), .text(Timestamp.iso8601(milliseconds: clock.wallMilliseconds)), .integer(receipt)]))
     }
 
     /// Takes a change out of quarantine once it is in the log.
@@ -50,16 +51,27 @@ extension StoreConnection {
         while true {
             let due = try db.fetchAll(
                 sql: """
-                    SELECT \(Change.columns) FROM quarantine WHERE hlc <= ?
+                    SELECT \(Change.columns), receipt FROM quarantine WHERE hlc <= ?
                     ORDER BY hlc, device, change_id LIMIT 1000
                     """,
-                arguments: [bound.description], Change.init(row:))
+                arguments: [bound.description]
+            ) { row in (change: try Change(row: row), receipt: row.isNull(Change.columnCount)
+                ? nil : try row.int64(Change.columnCount)) }
             guard !due.isEmpty else { return released }
             var report = ImportReport()
             var sawOwnDevice = false
-            // Each merged (or already present) change leaves the quarantine, so every round takes new ones.
-            try merge(due.map { ($0, 0) }, file: "the quarantine", into: &report, future: .accept,
-                      sawOwnDevice: &sawOwnDevice)
+            // Each merged (or already present) change leaves the quarantine, so every round takes new ones; each
+            // run of changes that came by the same receipt is merged pointing to it.
+            var start = 0
+            while start < due.count {
+                var end = start + 1
+                while end < due.count, due[end].receipt == due[start].receipt { end += 1 }
+                // A change carried over from a store without receipts came by an unknown way.
+                let receipt = try ReceiptSlot(existing: due[start].receipt ?? openReceipt(ReceiptSource(kind: .unrecorded)))
+                try merge(due[start..<end].map { ($0.change, 0) }, file: "the quarantine", receipt: receipt,
+                          into: &report, future: .accept, sawOwnDevice: &sawOwnDevice)
+                start = end
+            }
             released += due.count
         }
     }
@@ -81,11 +93,30 @@ extension StoreConnection {
     func carryQuarantine(fromStoreAt path: String) {
         guard (try? db.attachReadOnly(path: path, as: "previous")) != nil else { return }
         defer { try? db.detach("previous") }
+        let carried = "FROM previous.quarantine WHERE change_id NOT IN (SELECT change_id FROM main.changes)"
+        // The receipts the carried changes point to come along, renumbered after this store's own.
+        let withReceipts = try? db.transaction(.immediate) {
+            let offset = try db.int(sql: "SELECT coalesce(max(id), 0) FROM main.receipts") ?? 0
+            try db.execute(
+                sql: """
+                    INSERT INTO main.receipts (\(Self.receiptColumns))
+                    SELECT id + ?1, \(Self.receiptColumns.dropFirst(4)) FROM previous.receipts
+                    WHERE id IN (SELECT receipt \(carried))
+                    """,
+                arguments: [offset])
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO main.quarantine (\(Change.columns), source, seen_at, receipt)
+                    SELECT \(Change.columns), source, seen_at, receipt + ?1 \(carried)
+                    """,
+                arguments: [offset])
+        }
+        guard withReceipts == nil else { return }
+        // A store of an older schema has no receipts: its changes are released pointing to an unrecorded one.
         _ = try? db.transaction(.immediate) {
             try db.execute(sql: """
-                INSERT OR IGNORE INTO main.quarantine
-                SELECT \(Change.columns), source, seen_at FROM previous.quarantine
-                WHERE change_id NOT IN (SELECT change_id FROM main.changes)
+                INSERT OR IGNORE INTO main.quarantine (\(Change.columns), source, seen_at)
+                SELECT \(Change.columns), source, seen_at \(carried)
                 """)
         }
     }

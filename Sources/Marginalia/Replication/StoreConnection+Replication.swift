@@ -99,20 +99,26 @@ extension StoreConnection {
     ///     let report = try phone.merge(try laptop.changes(after: sentSoFar))
     /// A change dated more than a day ahead of this machine's clock is held in quarantine (source "merge"), as an
     /// archive's would be, and merged once it is plausible.
+    ///
+    /// The new changes point to a receipt of `source` (kind `merge` by default); a merge that brings nothing new
+    /// and holds nothing in quarantine writes no receipt.
     /// - Throws: `ArchiveError`-free errors naming the change: a change that is malformed, or differs from the
     ///   change already stored (or held in quarantine) under its id.
     @discardableResult
-    func merge(_ changes: some Sequence<Change>) throws -> MergeReport {
+    func merge(_ changes: some Sequence<Change>, source: ReceiptSource = ReceiptSource(kind: .merge)) throws
+        -> MergeReport
+    {
         var report = ImportReport()
         var sawOwnDevice = false
         let latest = clock.wallMilliseconds + ArchiveLimits().maxClockDrift
         try batch {
             report.releasedFromQuarantine = try releaseQuarantine(latestAllowed: latest)
+            let receipt = ReceiptSlot(source)
             var batch: [(change: Change, line: Int)] = []
             func mergeBatch() throws {
                 guard !batch.isEmpty else { return }
                 do {
-                    try merge(batch, file: Self.mergeSource, into: &report,
+                    try merge(batch, file: Self.mergeSource, receipt: receipt, into: &report,
                               future: .quarantine(latestAllowed: latest, source: "merge"), sawOwnDevice: &sawOwnDevice)
                 } catch let error as ArchiveError where error.file == Self.mergeSource {
                     throw StoreError.invalidChange(reason: "change \(error.line ?? 0): \(error.reason)")
@@ -128,6 +134,7 @@ extension StoreConnection {
                 if batch.count >= Self.mergeBatchSize { try mergeBatch() }
             }
             try mergeBatch()
+            try finishReceipt(receipt, report)
             if sawOwnDevice {
                 let renewed = Identifiers.make()
                 try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'device_id'", arguments: [renewed])

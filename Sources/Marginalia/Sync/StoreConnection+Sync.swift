@@ -124,7 +124,8 @@ extension StoreConnection {
         let merged: MergeReport
         do {
             merged = try batch {
-                let merged = try merge(contents.changes)
+                let merged = try merge(contents.changes, source: ReceiptSource(
+                    kind: .sync, file: relative, size: Int64(contents.size), sha256: contents.sha256))
                 if problem == nil { try record(device: device, name: name, contents: contents, written: false) }
                 return merged
             }

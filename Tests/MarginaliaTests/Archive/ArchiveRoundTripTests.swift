@@ -342,7 +342,8 @@ import Testing
         var expected = ArchiveVerification(summary: ArchiveSummary(
             header: try Self.header(of: path), counts: ArchiveCounts(changes: 12, annotations: 5, positions: 2),
             compressedBytes: UInt64(try Fixtures.read(path).count),
-            decompressedBytes: UInt64(lines.reduce(0) { $0 + $1.utf8.count + 1 })))
+            decompressedBytes: UInt64(lines.reduce(0) { $0 + $1.utf8.count + 1 }),
+            sha256: try SHA256Digest.hex(of: Array(try Fixtures.read(path)))))
         expected.annotationsChecked = 5
         expected.positionsChecked = 2
         #expect(verification == expected)

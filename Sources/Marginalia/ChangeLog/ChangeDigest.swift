@@ -1,0 +1,122 @@
+/// The hash chain over the change log: each change row carries the SHA-256 of the previous row's digest and the
+/// change's canonical bytes, in the store's own order (`seq`).
+///
+/// The canonical bytes are the seven stored columns `Change.columns` (change id, clock, device, entity, entity id,
+/// operation, canonical fields JSON), each as its UTF-8 length in 4 bytes, big-endian, then its bytes; the
+/// previous digest comes first as its 32 bytes, and the first change follows 32 zero bytes:
+///
+///     digest(n) = SHA-256(digest(n - 1) ‖ len(change_id) ‖ change_id ‖ len(hlc) ‖ hlc ‖ … ‖ len(fields) ‖ fields)
+///
+/// Editing, deleting, inserting or reordering a past change breaks the chain at that row, whatever the triggers
+/// say. A rewrite that also recomputes every later digest is consistent with itself: only a head kept elsewhere
+/// (an archive's header, `verify --against`) proves a history up to it unchanged.
+enum ChangeDigest {
+    /// The digest the first change follows: 32 zero bytes, as hex.
+    static let genesis = String(repeating: "0", count: 64)
+
+    /// The digest of a change, stored as `columns` (the seven texts of `Change.columns`, in order), that follows
+    /// the change whose digest is `previous` (64 hex digits).
+    ///
+    /// - Throws: `StoreError.corruptRow` when `previous` is not a digest.
+    static func next(after previous: String, columns: [String]) throws -> String {
+        guard let previousBytes = bytes(ofHex: previous) else {
+            throw StoreError.corruptRow(reason: "the log's latest change has no valid digest (\(previous.prefix(64)))")
+        }
+        var input = previousBytes
+        for column in columns { append(column.utf8, to: &input) }
+        return try SHA256Digest.hex(of: input)
+    }
+
+    /// The digest of the change stored in `row` (which selects `Change.columns` first), byte for byte as SQLite
+    /// holds it, following `previous` (a digest `next` or `genesis` gave).
+    static func next(after previous: String, row: Row) throws -> String {
+        var input = bytes(ofHex: previous) ?? []
+        for column in 0..<Change.columnCount { append(row.bytes(at: column), to: &input) }
+        return try SHA256Digest.hex(of: input)
+    }
+
+    /// The digest of a change about to be appended as `change` with `fieldsText`, after `previous`.
+    static func next(after previous: String, change: Change, fieldsText: String) throws -> String {
+        try next(after: previous, columns: [change.changeID] + change.storedText(fieldsText: fieldsText))
+    }
+
+    private static func append(_ column: some Collection<UInt8>, to input: inout [UInt8]) {
+        let count = UInt32(truncatingIfNeeded: column.count)
+        input.append(contentsOf: [UInt8(count >> 24), UInt8((count >> 16) & 0xFF), UInt8((count >> 8) & 0xFF),
+                                  UInt8(count & 0xFF)])
+        input.append(contentsOf: column)
+    }
+
+    /// The 32 bytes of a digest written as 64 lowercase hex digits; nil for anything else.
+    static func bytes(ofHex text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count == 64 else { return nil }
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+        }
+        var result: [UInt8] = []
+        result.reserveCapacity(32)
+        for index in stride(from: 0, to: 64, by: 2) {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            result.append(high << 4 | low)
+        }
+        return result
+    }
+}
+
+/// The newest change of a log and its digest: everything before it is fixed by the digest.
+public struct LogHead: Equatable, Sendable {
+    /// The change's place in the store's own order (`seq`); 0 for an empty log.
+    public let sequence: Int64
+    /// Its digest, 64 lowercase hex digits; `ChangeDigest.genesis` (zeros) for an empty log.
+    public let digest: String
+
+    /// A head at `sequence` with `digest`.
+    public init(sequence: Int64, digest: String) {
+        self.sequence = sequence
+        self.digest = digest
+    }
+}
+
+/// The first row of the log whose digest does not follow from the rows before it.
+public struct ChainBreak: Equatable, Sendable {
+    /// The row's `seq`.
+    public let sequence: Int64
+    /// The change id it holds.
+    public let changeID: String
+}
+
+extension StoreConnection {
+    /// The log's head: its newest row by `seq`, with its stored digest (zeros and 0 for an empty log).
+    func logHead() throws -> LogHead {
+        try db.fetchOne(sql: "SELECT seq, coalesce(digest, '') FROM changes ORDER BY seq DESC LIMIT 1") { row in
+            LogHead(sequence: try row.int64(0), digest: try row.string(1))
+        } ?? LogHead(sequence: 0, digest: ChangeDigest.genesis)
+    }
+
+    /// Recomputes the chain from the first row, in `seq` order, up to `sequence` (the whole log when nil).
+    ///
+    /// Returns the recomputed head (the last row reached) and the first row whose stored digest differs from the
+    /// recomputed one (nil when none does). Streams: memory does not grow with the log.
+    func recomputeChain(through sequence: Int64? = nil) throws -> (head: LogHead, firstBreak: ChainBreak?) {
+        var digest = ChangeDigest.genesis
+        var last: Int64 = 0
+        var firstBreak: ChainBreak?
+        try db.forEachRow(
+            sql: "SELECT \(Change.columns), seq, digest FROM changes WHERE seq <= ? ORDER BY seq",
+            arguments: [sequence ?? Int64.max]
+        ) { row in
+            digest = try ChangeDigest.next(after: digest, row: row)
+            last = try row.int64(Change.columnCount)
+            // Byte for byte, not Swift's canonical equivalence.
+            if firstBreak == nil, !(row.optionalString(Change.columnCount + 1) ?? "").utf8.elementsEqual(digest.utf8) {
+                firstBreak = ChainBreak(sequence: last, changeID: try Change.storedID(in: row))
+            }
+        }
+        return (LogHead(sequence: last, digest: digest), firstBreak)
+    }
+}

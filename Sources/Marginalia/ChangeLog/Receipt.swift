@@ -1,0 +1,152 @@
+/// How changes this store did not make arrived: one import, restore, sync segment or merge, with the file it read.
+///
+/// Each received change points to its receipt; a change made on this device has none (it is "local").
+public struct Receipt: Equatable, Sendable {
+    /// How the changes arrived.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// `import FILE`: another store's archive merged into this one.
+        case `import`
+        /// `restore FILE`: the store was rebuilt from an archive.
+        case restore
+        /// A segment file of a sync folder, applied by `sync`.
+        case sync
+        /// `merge(_:)`: changes handed over by another transport, without a file.
+        case merge
+        /// Received before this store recorded receipts (schema 4): how they came is not known.
+        case unrecorded
+    }
+
+    /// The receipt's number in this store, in the order they were made.
+    public let id: Int64
+    /// When the changes were received (ISO 8601).
+    public let receivedAt: String
+    /// How they arrived.
+    public let kind: Kind
+    /// The file read, as it was named to the command (nil for a merge or an unrecorded receipt).
+    public let file: String?
+    /// The file's size in bytes.
+    public let size: Int64?
+    /// The SHA-256 of the file as it was read, 64 hex digits.
+    public let sha256: String?
+    /// Change records read.
+    public let changesRead: Int
+    /// Changes that were new to this store (and point to this receipt).
+    public let newChanges: Int
+    /// Changes it already had.
+    public let duplicates: Int
+    /// Changes held in quarantine (dated too far ahead); they point to this receipt once merged.
+    public let quarantined: Int
+}
+
+/// The file a receipt records, before the changes it brought are counted.
+struct ReceiptSource {
+    var kind: Receipt.Kind
+    var file: String?
+    var size: Int64?
+    var sha256: String?
+}
+
+/// The receipt of one merge, made when the first change is added or held: a merge that brings nothing new writes
+/// nothing, not even a receipt (importing the same file again leaves the store byte for byte as it was).
+final class ReceiptSlot {
+    let source: ReceiptSource
+    private(set) var id: Int64?
+
+    /// A receipt of `source`, not made yet.
+    init(_ source: ReceiptSource) {
+        self.source = source
+    }
+
+    /// A receipt that exists already (the one quarantined changes came by).
+    init(existing id: Int64) {
+        source = ReceiptSource(kind: .unrecorded)
+        self.id = id
+    }
+
+    /// The receipt's id, made in `store` now if it does not exist yet; call it inside the merge's transaction.
+    func open(in store: StoreConnection) throws -> Int64 {
+        if let id { return id }
+        let made = try store.openReceipt(source)
+        id = made
+        return made
+    }
+}
+
+@available(*, unavailable)
+extension ReceiptSlot: Sendable {}
+
+extension StoreConnection {
+    /// Records that changes are being received from `source`, with zero counts (`finishReceipt` sets them); returns
+    /// its id, for the changes to point to. Call it inside the write transaction that merges them.
+    func openReceipt(_ source: ReceiptSource) throws -> Int64 {
+        try db.execute(
+            sql: """
+                INSERT INTO receipts (received_at, kind, file, size, sha256, changes_read, new_changes, duplicates,
+                    quarantined)
+                VALUES (?, ?, ?, ?, ?, 0, 0, 0, 0)
+                """,
+            arguments: [Timestamp.iso8601(milliseconds: clock.wallMilliseconds), source.kind.rawValue, source.file,
+                        source.size, source.sha256])
+        return try db.int(sql: "SELECT last_insert_rowid()") ?? 0
+    }
+
+    /// Sets the counts of a receipt made by a merge from what the merge did, and the size and SHA-256 of the file
+    /// once read (`summary`); does nothing when the merge made none.
+    func finishReceipt(_ slot: ReceiptSlot, _ report: ImportReport, summary: ArchiveSummary? = nil) throws {
+        guard let id = slot.id else { return }
+        try db.execute(
+            sql: """
+                UPDATE receipts SET changes_read = ?, new_changes = ?, duplicates = ?, quarantined = ?,
+                    size = coalesce(?, size), sha256 = coalesce(?, sha256)
+                WHERE id = ?
+                """,
+            arguments: [report.changesRead, report.newChanges, report.duplicates, report.quarantined,
+                        summary.map { Int64($0.compressedBytes) }, summary?.sha256, id])
+    }
+
+    /// Every receipt, oldest first.
+    func receipts() throws -> [Receipt] {
+        try db.fetchAll(sql: "SELECT \(Self.receiptColumns) FROM receipts ORDER BY id") { try Receipt(row: $0) }
+    }
+
+    /// The receipt of each of `changeIDs` that was received (those made here are left out), by change id.
+    func receipts(ofChanges changeIDs: [String]) throws -> [String: Receipt] {
+        var found: [String: Receipt] = [:]
+        for start in stride(from: 0, to: changeIDs.count, by: 10_000) {
+            let ids = try ProjectionCache.jsonList(Array(changeIDs[start..<min(start + 10_000, changeIDs.count)]))
+            try db.forEachRow(
+                sql: """
+                    SELECT c.change_id, \(Self.receiptColumns(of: "r")) FROM changes c JOIN receipts r ON r.id = c.receipt
+                    WHERE c.change_id IN (SELECT value FROM json_each(?))
+                    """,
+                arguments: [ids]
+            ) { row in found[try row.string(0)] = try Receipt(row: row, from: 1) }
+        }
+        return found
+    }
+
+    static let receiptColumns = receiptColumns(of: nil)
+
+    static func receiptColumns(of table: String?) -> String {
+        let prefix = table.map { "\($0)." } ?? ""
+        return ["id", "received_at", "kind", "file", "size", "sha256", "changes_read", "new_changes", "duplicates",
+                "quarantined"].map { prefix + $0 }.joined(separator: ", ")
+    }
+}
+
+extension Receipt {
+    /// Decodes a row that selects `StoreConnection.receiptColumns` from column `first` on.
+    ///
+    /// - Throws: `StoreError.corruptRow` for an unknown kind.
+    init(row: Row, from first: Int = 0) throws {
+        let kindText = try row.string(first + 2)
+        guard let kind = Kind(rawValue: kindText) else {
+            throw StoreError.corruptRow(reason: "receipt \(try row.int64(first)) has an unknown kind \"\(kindText)\"")
+        }
+        self.init(id: try row.int64(first), receivedAt: try row.string(first + 1), kind: kind,
+                  file: row.optionalString(first + 3), size: row.isNull(first + 4) ? nil : try row.int64(first + 4),
+                  sha256: row.optionalString(first + 5), changesRead: try row.int(first + 6),
+                  newChanges: try row.int(first + 7), duplicates: try row.int(first + 8),
+                  quarantined: try row.int(first + 9))
+    }
+}
