@@ -23,7 +23,7 @@ enum Tool {
         AnchorCommands.anchors, AnchorCommands.reattach,
         ArchiveCommands.export, ArchiveCommands.import, ArchiveCommands.backup, ArchiveCommands.restore,
         VerifyCommand.command,
-        QuarantineCommand.command,
+        QuarantineCommand.command, ImportsCommand.command,
         SyncCommand.command,
         DemoCommand.command,
     ]

@@ -55,14 +55,14 @@ import Testing
     @Test(.enabled(if: hasSQLiteShell)) func aStoreFromANewerVersionIsRefusedAndItsBytesKept() throws {
         let workspace = try CLIWorkspace()
         try workspace.ok(["highlight", "mai-am-un-singur-dor.1"])
-        #expect(try workspace.sqlite(workspace.store, "PRAGMA user_version = 4;").status == 0)
+        #expect(try workspace.sqlite(workspace.store, "PRAGMA user_version = 5;").status == 0)
         let before = try workspace.bytes(workspace.store)
         for command in [["list"], ["highlight", "mai-am-un-singur-dor.2"], ["verify"],
                         ["export", workspace.path("x.gz")], ["import", workspace.path("x.gz")]] {
             let result = try workspace.run(command)
             #expect(result.status == 65, "\(command)")
             #expect(result.stderr.contains(
-                "was created by a newer version of marginalia (store schema 4; this version reads up to 3)"))
+                "was created by a newer version of marginalia (store schema 5; this version reads up to 4)"))
         }
         #expect(try workspace.bytes(workspace.store) == before)
         #expect(!FileManager.default.fileExists(atPath: workspace.path("x.gz")))
@@ -73,7 +73,9 @@ import Testing
         let id = try workspace.ok(["note", "mai-am-un-singur-dor.2", "original"])
         let healthy = try workspace.run(["verify"])
         #expect(healthy.status == 0)
-        #expect(healthy.stdout == "ok: 1 change replays to 1 annotation and 0 reading positions\n")
+        let head = try workspace.sqlite(workspace.store, "SELECT digest FROM changes WHERE seq = 1;").stdout
+        #expect(healthy.stdout == "ok: 1 change replays to 1 annotation and 0 reading positions\n"
+            + "hash chain holds: head seq 1, digest \(head)")
         #expect(try workspace.sqlite(workspace.store, "UPDATE annotations SET note = 'forged';").status == 0)
         let tampered = try workspace.run(["verify"])
         #expect(tampered.status == 1)

@@ -56,7 +56,8 @@ enum HistoryCommands {
     private static func printChanges(_ changes: [Change], showEntity: Bool, store: AnnotationStore,
                                      context: Context) throws {
         if context.json {
-            try Output.print(.array(changes.map(Output.json)), to: context.console)
+            let receipts = try store.receipts(ofChanges: changes.map(\.changeID))
+            try Output.print(.array(ImportsCommand.json(changes, receipts: receipts)), to: context.console)
         } else {
             // Each annotation's kind, so that a bookmark's title is called a title: from its create change when
             // it is listed, else from the store (one read, only when needed).

@@ -5,8 +5,10 @@ enum VerifyCommand {
         spec: CommandSpec(
             name: "verify", summary: "Check the store, or an archive file.",
             discussion: """
-                Without FILE: SQLite's integrity check, that the change log is intact and append-only, and that \
-                replaying it reproduces the current tables exactly. With FILE: that the archive is complete and \
+                Without FILE: SQLite's integrity check, that the change log is intact and append-only, that its \
+                hash chain holds (each change's digest follows from the changes before it; the first row that \
+                does not is named by seq and change id), and that replaying it reproduces the current tables \
+                exactly. With FILE: that the archive is complete and \
                 intact (gzip CRC and length, every record, the trailer) and that its state equals the state rebuilt \
                 from its changes; no store is touched. Reads only. Exits 1 (store) or 65 (archive) on a problem.
                 """,
@@ -48,6 +50,12 @@ enum VerifyCommand {
                 ("ok", .bool(report.isHealthy)), ("changes", .int(Int64(report.changeCount))),
                 ("annotations", .int(Int64(report.annotationCount))), ("positions", .int(Int64(report.positionCount))),
                 ("problems", .array(report.problems.map(JSONValue.string))),
+                ("head", .object(JSONObject([
+                    ("seq", .int(report.head.sequence)), ("digest", .string(report.head.digest)),
+                ]))),
+                ("chainBreak", report.chainBreak.map { broken in
+                    .object(JSONObject([("seq", .int(broken.sequence)), ("changeId", .string(broken.changeID))]))
+                } ?? .null),
             ])), to: context.console)
         } else {
             report.problems.forEach { context.console.out("problem: \($0)") }
@@ -55,6 +63,7 @@ enum VerifyCommand {
                 ? "ok: \(Output.count(report.changeCount, "change")) replay\(report.changeCount == 1 ? "s" : "") to "
                     + "\(Output.count(report.annotationCount, "annotation")) and "
                     + Output.count(report.positionCount, "reading position")
+                    + "\nhash chain holds: head seq \(report.head.sequence), digest \(report.head.digest)"
                 : "FAILED: \(Output.count(report.problems.count, "problem"))")
         }
         if !report.isHealthy { throw VerificationFailed(count: report.problems.count) }

@@ -1,0 +1,63 @@
+import Marginalia
+
+/// `imports`: the receipts of the changes this store received, and how `log --json` and `history --json` name them.
+enum ImportsCommand {
+    static let command = Command(
+        spec: CommandSpec(
+            name: "imports", summary: "List how received changes arrived: each import, restore and sync.",
+            discussion: """
+                Each import, restore, applied sync segment or merge that brought new changes (or held some in \
+                quarantine) leaves a receipt: when, the kind, the file as named, its size and SHA-256 as read, and \
+                the changes read, new, already here and held. Every change it brought points to it ('log --json' \
+                and 'history --json' show it as the change's source; a change made here is 'local'). A store \
+                upgraded from schema 3 has one 'unrecorded' receipt for the changes it held from other devices. \
+                Reads only.
+                """,
+            examples: ["marginalia imports", "marginalia --json imports"]),
+        run: { context in
+            let store = try context.openStore(.readOnly, content: .none)
+            let receipts = try store.receipts()
+            if context.json {
+                try Output.print(.array(receipts.map(json)), to: context.console)
+                return
+            }
+            if receipts.isEmpty { context.console.out("No change was received: every change was made here.") }
+            for receipt in receipts {
+                var line = "#\(receipt.id)  \(receipt.receivedAt)  \(receipt.kind.rawValue)"
+                if let file = receipt.file { line += "  \(file)" }
+                if let size = receipt.size { line += "  \(size) bytes" }
+                if let sha256 = receipt.sha256 { line += "  sha256 \(sha256)" }
+                line += "  \(receipt.newChanges) new, \(receipt.duplicates) already here"
+                if receipt.quarantined > 0 { line += ", \(receipt.quarantined) held in quarantine" }
+                context.console.out(line)
+            }
+        })
+
+    /// A receipt as JSON: what `imports --json` lists, and a received change's `source`.
+    static func json(_ receipt: Receipt) -> JSONValue {
+        .object(JSONObject([
+            ("receipt", .int(receipt.id)), ("kind", .string(receipt.kind.rawValue)),
+            ("receivedAt", .string(receipt.receivedAt)), ("file", receipt.file.map(JSONValue.string) ?? .null),
+            ("size", receipt.size.map(JSONValue.int) ?? .null),
+            ("sha256", receipt.sha256.map(JSONValue.string) ?? .null),
+            ("changesRead", .int(Int64(receipt.changesRead))), ("newChanges", .int(Int64(receipt.newChanges))),
+            ("duplicates", .int(Int64(receipt.duplicates))), ("quarantined", .int(Int64(receipt.quarantined))),
+        ]))
+    }
+
+    /// Each change as `log --json` prints it, with `source` (`"local"`, or its receipt) and `receivedAt` (for a
+    /// local change, when it was made).
+    static func json(_ changes: [Change], receipts: [String: Receipt]) -> [JSONValue] {
+        changes.map { change in
+            guard case .object(var object) = Output.json(change) else { return Output.json(change) }
+            if let receipt = receipts[change.changeID] {
+                object["source"] = json(receipt)
+                object["receivedAt"] = .string(receipt.receivedAt)
+            } else {
+                object["source"] = .string("local")
+                object["receivedAt"] = .string(change.hlc.iso8601)
+            }
+            return .object(object)
+        }
+    }
+}
