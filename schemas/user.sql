@@ -162,7 +162,7 @@ CREATE TABLE sync_files (
 
 -- How received changes arrived (schema 4): one row per import (`import`), restore (`restore`), applied sync
 -- segment (`sync`) or merge through the library (`merge`); `unrecorded` for the changes a store held from other
--- devices when it was upgraded to schema 4. When (ISO 8601), the file as named to the command, its size and
+-- devices when it was upgraded to schema 4 (dated when the newest of them was made). When (ISO 8601), the file as named to the command, its size and
 -- SHA-256 (hex) as read, and what merging it did: change records read, new changes (which point here),
 -- duplicates, changes held in quarantine.
 CREATE TABLE receipts (

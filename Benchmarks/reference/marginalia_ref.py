@@ -18,6 +18,10 @@ format (schemas/archive-*.schema.json) as the Swift tool, with the same semantic
   register like the others; a change whose annotation has no create yet waits in the log and is folded in when
   the create arrives. It validates the trailer counts and does it all in one transaction, rolled back on any
   error. When the file holds new changes made under the store's own device id, the store takes a new one.
+- each new change row carries its digest in the log's hash chain (SHA-256 of the previous row's digest, 32 zero
+  bytes before the first, then change_id, hlc, device, entity, entity_id, op and fields, each as its UTF-8 length
+  in 4 bytes big-endian and its bytes) and points to the import's receipt (time, file as named, size, SHA-256
+  and counts), made only when the file brings a new change.
 
 Import works in batches: a batch of changes is checked against the log with one query, inserted with
 executemany, projected in file order through an in-memory cache of the rows it touches, and written back with
@@ -28,6 +32,7 @@ Tags and colors are 1 to 64 code points in NFC, as in the Swift reader. Known li
 strings by canonical equivalence, this code by code point (the same for the NFC text marginalia writes).
 """
 import gzip
+import hashlib
 import json
 import os
 import pathlib
@@ -58,7 +63,8 @@ RULES = {  # (entity, op) -> (allowed field groups, required field groups), as C
 }
 # The user-database schema version schemas/user.sql describes. Unlike the Swift tool, which holds changes
 # dated more than a day ahead in its `quarantine` table and merges the rest, this reference refuses such a file.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
+GENESIS = "0" * 64
 USER_SQL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schemas", "user.sql")
 ANNOTATION_COLUMNS = ("id, kind, document, start_passage, start_offset, end_passage, end_offset, quote, prefix, "
                       "suffix, created_edition, anchor_edition, note, color, tags, deleted, created_hlc, updated_hlc")
@@ -511,9 +517,18 @@ class Registers:
                 self.color, tags, int(self.deleted), self.clocks["kind"][0], self.updated, clocks, self.id)
 
 
+def chain_digest(previous, columns):
+    """The digest of a change stored as `columns` (the seven texts of CHANGE_COLUMNS) after `previous` (hex)."""
+    data = bytearray(bytes.fromhex(previous))
+    for column in columns:
+        encoded = column.encode("utf-8")
+        data += len(encoded).to_bytes(4, "big") + encoded
+    return hashlib.sha256(data).hexdigest()
+
+
 class Importer:
-    def __init__(self, db):
-        self.db, self.batch, self.own_device_seen = db, [], False
+    def __init__(self, db, source):
+        self.db, self.batch, self.own_device_seen, self.source, self.receipt = db, [], False, source, None
         self.device = db.execute("SELECT value FROM meta WHERE key = 'device_id'").fetchone()[0]
         self.report = dict.fromkeys(("changesRead", "newChanges", "duplicates", "annotationsCreated", "updates",
                                      "deletions", "conflictsResolved", "pending", "quarantined",
@@ -548,8 +563,19 @@ class Importer:
             known[change[0]] = change[1:7]
             new.append(change)
             self.own_device_seen |= change[2] == self.device
-        self.db.executemany(f"INSERT INTO changes ({CHANGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                            [change[:7] for change in new])
+        if new and self.receipt is None:
+            path, size, sha256 = self.source
+            self.db.execute("INSERT INTO receipts (received_at, kind, file, size, sha256, changes_read, new_changes, "
+                            "duplicates, quarantined) VALUES (?, 'import', ?, ?, ?, 0, 0, 0, 0)",
+                            (iso8601(time.time_ns() // 1_000_000), path, size, sha256))
+            self.receipt = self.db.execute("SELECT last_insert_rowid()").fetchone()[0]
+        head = self.db.execute("SELECT digest FROM changes ORDER BY seq DESC LIMIT 1").fetchone()
+        digest, rows = head[0] if head else GENESIS, []
+        for change in new:
+            digest = chain_digest(digest, change[:7])
+            rows.append((*change[:7], digest, self.receipt))
+        self.db.executemany(
+            f"INSERT INTO changes ({CHANGE_COLUMNS}, digest, receipt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         self.report["newChanges"] += len(new)
         self._project(new)
 
@@ -613,6 +639,10 @@ class Importer:
 
     def finish(self):
         self.flush()
+        if self.receipt is not None:
+            r = self.report
+            self.db.execute("UPDATE receipts SET changes_read = ?, new_changes = ?, duplicates = ? WHERE id = ?",
+                            (r["changesRead"], r["newChanges"], r["duplicates"], self.receipt))
         if self.own_device_seen:
             renewed = str(uuid.uuid4())
             self.db.execute("UPDATE meta SET value = ? WHERE key = 'device_id'", (renewed,))
@@ -647,8 +677,10 @@ def open_store(path):
 def import_archive(store, path):
     db = open_store(store)
     try:
+        with open(path, "rb") as file:
+            data = file.read()
         db.execute("BEGIN IMMEDIATE")
-        importer = Importer(db)
+        importer = Importer(db, (path, len(data), hashlib.sha256(data).hexdigest()))
         for line, change in records(path, time.time_ns() // 1_000_000):
             importer.add(line, change)
         report = importer.finish()

@@ -18,7 +18,8 @@ public struct Receipt: Equatable, Sendable {
 
     /// The receipt's number in this store, in the order they were made.
     public let id: Int64
-    /// When the changes were received (ISO 8601).
+    /// When the changes were received (ISO 8601); for an `unrecorded` receipt, when the newest of them was made
+    /// (they arrived then or later).
     public let receivedAt: String
     /// How they arrived.
     public let kind: Kind

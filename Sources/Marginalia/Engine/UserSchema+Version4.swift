@@ -47,13 +47,18 @@ extension UserSchema {
         let held = try db.int(sql: "SELECT count(*) FROM quarantine") ?? 0
         var receipt: DatabaseValue = .null
         if received + held > 0 {
+            // When they arrived is not known, only that it was not before the newest of them was made; dated so,
+            // the migration gives the same store whenever it runs.
+            let newestClock = try db.text(sql: """
+                SELECT max(hlc) FROM (SELECT hlc FROM changes WHERE device <> ? UNION ALL SELECT hlc FROM quarantine)
+                """, arguments: [device]) ?? ""
+            let newest = HLC(newestClock)?.milliseconds ?? 0
             try db.execute(
                 sql: """
                     INSERT INTO receipts (received_at, kind, changes_read, new_changes, duplicates, quarantined)
                     VALUES (?, 'unrecorded', ?, ?, 0, ?)
                     """,
-                arguments: [Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds()), received + held, received,
-                            held])
+                arguments: [Timestamp.iso8601(milliseconds: newest), received + held, received, held])
             receipt = .integer(try db.int(sql: "SELECT last_insert_rowid()") ?? 0)
             try db.execute(sql: "UPDATE quarantine SET receipt = ?", arguments: [receipt])
         }
