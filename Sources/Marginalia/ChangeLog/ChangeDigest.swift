@@ -5,7 +5,7 @@
 /// operation, canonical fields JSON), each as its UTF-8 length in 4 bytes, big-endian, then its bytes; the
 /// previous digest comes first as its 32 bytes, and the first change follows 32 zero bytes:
 ///
-///     digest(n) = SHA-256(digest(n - 1) ‖ len(change_id) ‖ change_id ‖ len(hlc) ‖ hlc ‖ … ‖ len(fields) ‖ fields)
+///     digest(n) = SHA-256(digest(n - 1) ‖ len(change_id) ‖ change_id ‖ … ‖ len(fields) ‖ fields)
 ///
 /// Editing, deleting, inserting or reordering a past change breaks the chain at that row, whatever the triggers
 /// say. A rewrite that also recomputes every later digest is consistent with itself: only a head kept elsewhere

@@ -117,7 +117,8 @@ extension StoreConnection {
             let ids = try ProjectionCache.jsonList(Array(changeIDs[start..<min(start + 10_000, changeIDs.count)]))
             try db.forEachRow(
                 sql: """
-                    SELECT c.change_id, \(Self.receiptColumns(of: "r")) FROM changes c JOIN receipts r ON r.id = c.receipt
+                    SELECT c.change_id, \(Self.receiptColumns(of: "r"))
+                    FROM changes c JOIN receipts r ON r.id = c.receipt
                     WHERE c.change_id IN (SELECT value FROM json_each(?))
                     """,
                 arguments: [ids]

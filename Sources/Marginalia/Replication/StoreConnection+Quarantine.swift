@@ -67,7 +67,8 @@ extension StoreConnection {
                 var end = start + 1
                 while end < due.count, due[end].receipt == due[start].receipt { end += 1 }
                 // A change carried over from a store without receipts came by an unknown way.
-                let receipt = try ReceiptSlot(existing: due[start].receipt ?? openReceipt(ReceiptSource(kind: .unrecorded)))
+                let receipt = try ReceiptSlot(
+                    existing: due[start].receipt ?? openReceipt(ReceiptSource(kind: .unrecorded)))
                 try merge(due[start..<end].map { ($0.change, 0) }, file: "the quarantine", receipt: receipt,
                           into: &report, future: .accept, sawOwnDevice: &sawOwnDevice)
                 start = end
