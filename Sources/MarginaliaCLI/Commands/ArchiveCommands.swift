@@ -155,6 +155,9 @@ enum ArchiveCommands {
         run: { context in
             let dryRun = context.arguments.flag("dry-run")
             context.removeStaleFiles()
+            // A store this run brings into being is removed again if a signal comes once it is in place: the
+            // rename can finish while the signal is being handled, and nothing may be left of an interrupted run.
+            if !dryRun && !context.storeExists { Interruption.removeOnInterrupt(context.storePath) }
             let report = try AnnotationStore.restore(
                 archive: context.arguments.positionals[0], to: context.storePath, dryRun: dryRun)
             let counts = report.verification.summary.counts
