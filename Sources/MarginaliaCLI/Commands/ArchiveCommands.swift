@@ -55,8 +55,10 @@ enum ArchiveCommands {
                 are held in quarantine instead of merged (see 'marginalia quarantine') and merged once they are \
                 plausible, by the next import or command that writes; the rest of the file is merged.
                 """,
-            arguments: [.init(name: "FILE", help: "The archive (.jsonl.gz); '-' reads it from standard input.")],
-            options: [.init(name: "dry-run", help: "Say what would change, and change nothing."),
+            arguments: [.init(name: "FILE", help: "The archive (.jsonl.gz), or another tool's file; '-' reads it from "
+                + "standard input.")],
+            options: InteropCommands.importOptions + [
+                      .init(name: "dry-run", help: "Say what would change, and change nothing."),
                       .init(name: "accept-future",
                             help: "Merge changes dated ahead of this machine's clock at once (and those of the file "
                                 + "already in quarantine).")],
@@ -64,6 +66,7 @@ enum ArchiveCommands {
                        "marginalia --store laptop.db import notes.jsonl.gz",
                        "marginalia --store laptop.db export - | marginalia import -"]),
         run: { context in
+            if try InteropCommands.runImport(context) { return }
             let dryRun = context.arguments.flag("dry-run")
             let acceptFuture = context.arguments.flag("accept-future")
             let path = try StandardInput.archivePath(context.arguments.positionals[0])

@@ -1,0 +1,30 @@
+// MARK: - Other tools' formats
+
+extension AnnotationStore {
+    /// Anchors another tool's items (from `KindleClippings`, `KOReaderExport`, `ReadwiseCSV` or
+    /// `WebAnnotationReader`) to the attached content by their text, and merges them in one transaction: all or
+    /// nothing, through the same merge and checks as an archive. Importing the same items again adds nothing.
+    ///
+    ///     let items = try KindleClippings.read(bytes, file: "My Clippings.txt")
+    ///     let report = try store.importItems(items, format: .kindle)
+    /// - Throws: `MarginaliaError` (`.contentUnavailable` for foreign items without content).
+    public func importItems(_ items: [ImportItem], format: InteropFormat,
+                            options: InteropImportOptions = InteropImportOptions()) throws -> InteropImportReport {
+        try engine.write { try $0.importItems(items, format: format, options: options) }
+    }
+
+    /// Reads a file of another tool (its format told from its content when `format` is nil) and imports its items;
+    /// see `importItems(_:format:options:)`.
+    /// - Parameter name: the file's name, for messages.
+    /// - Throws: `MarginaliaError` (`.invalidData` for a file that cannot be read, or whose format is unknown).
+    public func importFile(_ bytes: [UInt8], name: String, format: InteropFormat? = nil,
+                           options: InteropImportOptions = InteropImportOptions()) throws -> InteropImportReport {
+        guard let format = format ?? InteropReader.detect(bytes) else {
+            throw MarginaliaError(ArchiveError(
+                file: name, line: nil, kind: .invalidRecord,
+                reason: "not a Kindle, KOReader, Readwise or W3C file; give its format"))
+        }
+        let items = try InteropReader.read(bytes, format: format, file: name)
+        return try importItems(items, format: format, options: options)
+    }
+}

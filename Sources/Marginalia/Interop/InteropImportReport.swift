@@ -1,0 +1,59 @@
+/// How an import of another tool's file is to be done.
+public struct InteropImportOptions: Equatable, Sendable {
+    /// Import the items of books the content does not hold, as orphans, instead of only counting them.
+    public var keepUnmatched: Bool
+    /// Report what would happen, and write nothing.
+    public var dryRun: Bool
+
+    /// Options with the given values; by default unmatched books are only counted, and the import is written.
+    public init(keepUnmatched: Bool = false, dryRun: Bool = false) {
+        self.keepUnmatched = keepUnmatched
+        self.dryRun = dryRun
+    }
+}
+
+/// A book of the file that the attached content does not hold.
+public struct UnmatchedBook: Equatable, Sendable {
+    /// Its title, as the file names it.
+    public var title: String
+    /// Its author, when the file names one.
+    public var author: String?
+    /// How many of the file's items are of this book.
+    public var items: Int
+}
+
+/// What importing another tool's file did (or, with a dry run, would do), counted in annotations.
+public struct InteropImportReport: Equatable, Sendable {
+    /// The format read.
+    public var format: InteropFormat
+    /// Highlights, notes and bookmarks in the file.
+    public var itemsRead = 0
+    /// Annotations new to the store.
+    public var created = 0
+    /// Of those, the ones anchored to the content by their text (or by their own anchor).
+    public var anchored = 0
+    /// Of those, the ones kept as orphans: their text was not found once, or they carry none (bookmarks, notes
+    /// of their own). They keep their text, note, title and location, and can be re-attached.
+    public var orphaned = 0
+    /// Annotations already here that the file changed (a note added, a highlight resized).
+    public var updated = 0
+    /// Annotations already here with everything the file says of them.
+    public var duplicates = 0
+    /// Notes that became the note of the highlight they were made on.
+    public var notesOnHighlights = 0
+    /// Later clippings of a highlight that was resized, recorded as edits of one annotation.
+    public var resized = 0
+    /// Items of books the content does not hold: imported as orphans with `keepUnmatched`, else left out.
+    public var unmatchedItems = 0
+    /// Those books, in file order.
+    public var unmatchedBooks: [UnmatchedBook] = []
+    /// Whether the unmatched books' items were imported (as orphans).
+    public var keptUnmatched = false
+    /// What the merge of the changes did (change counts, quarantine).
+    public var merge = ImportReport()
+
+    /// An empty report for `format`.
+    public init(format: InteropFormat) {
+        self.format = format
+    }
+}

@@ -1,0 +1,262 @@
+/// The changes one annotation of an import makes, and what became of its text.
+struct PlannedAnnotation {
+    var id: String
+    var changes: [Change]
+    /// Whether its anchor is an orphan's (its text was not placed in the content).
+    var orphaned: Bool
+}
+
+extension StoreConnection {
+    /// Anchors another tool's items to the attached content by their text and merges them, in one transaction: all
+    /// of them or none, through the same merge and checks as an archive's changes.
+    ///
+    /// Items are grouped by book; a book whose title is neither the content's nor one of its documents' is counted
+    /// in the report and left out, unless `options.keepUnmatched` (then its items are orphans). Each annotation's
+    /// id and each change's id are derived from the source item, so importing the same file again adds nothing, and
+    /// a file that grew adds only what is new. Items that carry their own anchor (`ImportItem.native`) need no
+    /// content.
+    /// - Throws: `StoreError.contentUnavailable` for foreign items without content; merge errors.
+    func importItems(_ items: [ImportItem], format: InteropFormat, options: InteropImportOptions) throws
+        -> InteropImportReport
+    {
+        var report = InteropImportReport(format: format)
+        report.itemsRead = items.count
+        report.keptUnmatched = options.keepUnmatched
+        var planned: [PlannedAnnotation] = []
+        var cache = PassageCache()
+        var books: [(title: String, author: String?, items: [ImportItem])] = []
+        for item in items {
+            if let native = item.native {
+                planned.append(try plan(native: native, item: item))
+                continue
+            }
+            if let index = books.firstIndex(where: { $0.title == item.title && $0.author == item.author }) {
+                books[index].items.append(item)
+            } else {
+                books.append((item.title, item.author, [item]))
+            }
+        }
+        if !books.isEmpty { _ = try requireContent() }
+        for book in books {
+            let scope = try self.scope(ofBook: book.title, author: book.author)
+            if scope == nil {
+                report.unmatchedItems += book.items.count
+                report.unmatchedBooks.append(UnmatchedBook(title: book.title, author: book.author,
+                                                           items: book.items.count))
+                guard options.keepUnmatched else { continue }
+            }
+            let groups = ImportGrouping.groups(book.items, report: &report)
+            let placements = try placeHighlights(of: groups, in: scope, cache: &cache)
+            for group in groups { planned.append(try plan(group, scope: scope, placements: placements)) }
+        }
+        do {
+            try batch {
+                let known = try knownChangeIDs(planned.flatMap { $0.changes.map(\.changeID) })
+                var fresh: [Change] = []
+                for annotation in planned {
+                    let new = annotation.changes.filter { !known.contains($0.changeID) }
+                    if new.isEmpty {
+                        report.duplicates += 1
+                    } else if let create = annotation.changes.first, !known.contains(create.changeID) {
+                        report.created += 1
+                        if annotation.orphaned { report.orphaned += 1 } else { report.anchored += 1 }
+                    } else {
+                        report.updated += 1
+                    }
+                    fresh.append(contentsOf: new)
+                }
+                report.merge = try merge(fresh)
+                report.merge.duplicates += planned.reduce(0) { $0 + $1.changes.count } - fresh.count
+                report.merge.changesRead = planned.reduce(0) { $0 + $1.changes.count }
+                if options.dryRun { throw InteropDryRun() }
+            }
+        } catch is InteropDryRun {
+            return report
+        }
+        return report
+    }
+
+    /// The change ids of `ids` the log already holds.
+    private func knownChangeIDs(_ ids: [String]) throws -> Set<String> {
+        var known: Set<String> = []
+        let list = try ProjectionCache.jsonList(ids)
+        try db.forEachRow(
+            sql: "SELECT change_id FROM changes WHERE change_id IN (SELECT value FROM json_each(?))",
+            arguments: [list]
+        ) { known.insert(try $0.string(0)) }
+        return known
+    }
+
+    /// The create, reattach (resized) and edit (notes) changes of one foreign annotation.
+    private func plan(_ group: ImportGroup, scope: BookScope?, placements: [PlacementKey: TextPlacement]) throws
+        -> PlannedAnnotation
+    {
+        let first = group.first
+        let format = first.format
+        let id = try DerivedIdentifiers.uuid([
+            format.rawValue, first.title, first.author ?? "", first.kind.rawValue, first.location.label, first.text,
+            first.kind == .highlight ? "" : first.note ?? "",
+        ])
+        var orphaned = false
+        func anchor(for item: ImportItem) throws -> Anchor {
+            if item.kind == .highlight, case .anchored(let anchor)? = placements[PlacementKey(item)] {
+                orphaned = false
+                return anchor
+            }
+            orphaned = true
+            return try orphanAnchor(for: item, scope: scope)
+        }
+        var fields = ChangeFields(kind: first.kind, anchor: try anchor(for: first))
+        if first.kind != .highlight { fields.note = first.note }
+        fields.color = first.color.flatMap(DerivedIdentifiers.label)
+        for tag in first.tags.compactMap(DerivedIdentifiers.label).prefix(FieldLimits.maxTagsPerChange) {
+            fields.tags[tag] = true
+        }
+        var clock = ImportClock()
+        let device = DerivedIdentifiers.device(of: format)
+        var changes = [Change(changeID: try DerivedIdentifiers.uuid([id, "create"]), hlc: clock.next(first.date),
+                              device: device, entity: .annotation, entityID: id, operation: .create, fields: fields)]
+        var later: [(date: Int64?, key: [String], operation: ChangeOperation, fields: ChangeFields)] = []
+        for revision in group.revisions {
+            later.append((revision.date, ["reattach", revision.location.label, revision.text], .reattach,
+                          ChangeFields(anchor: try anchor(for: revision))))
+        }
+        for note in group.notes where first.kind == .highlight {
+            later.append((note.date, ["edit", note.location.label, note.text], .edit, ChangeFields(note: note.text)))
+        }
+        // Stable: changes of the same moment keep the file's order.
+        let ordered = later.enumerated()
+            .sorted { ($0.element.date ?? 0, $0.offset) < ($1.element.date ?? 0, $1.offset) }.map(\.element)
+        for change in ordered {
+            changes.append(Change(changeID: try DerivedIdentifiers.uuid([id] + change.key), hlc: clock.next(change.date),
+                                  device: device, entity: .annotation, entityID: id, operation: change.operation,
+                                  fields: change.fields))
+        }
+        return PlannedAnnotation(id: id, changes: changes, orphaned: orphaned)
+    }
+
+    /// Places the text of every highlight of a book (and of its resized clippings) in the book's part of the
+    /// content. A text found at several places is placed when exactly one of them lies, in reading order, between
+    /// the places of the book's highlights just before and just after it by the source's locations.
+    private func placeHighlights(of groups: [ImportGroup], in scope: BookScope?, cache: inout PassageCache) throws
+        -> [PlacementKey: TextPlacement]
+    {
+        guard let scope else { return [:] }
+        let items = groups.flatMap { [$0.first] + $0.revisions }.filter { $0.kind == .highlight }
+        var placements: [PlacementKey: TextPlacement] = [:]
+        for (index, item) in items.enumerated() where placements[PlacementKey(item)] == nil {
+            try reportProgress("anchoring highlights", done: index, total: items.count, every: 50)
+            placements[PlacementKey(item)] = try place(item.text, in: scope, cache: &cache)
+        }
+        var known: [(location: Int, order: [Int])] = []
+        for item in items {
+            guard let start = item.location.start, case .anchored(let anchor)? = placements[PlacementKey(item)] else {
+                continue
+            }
+            known.append((start, try cache.readingOrder(of: anchor.start, in: anchor.document, store: self)))
+        }
+        for item in items {
+            guard let start = item.location.start, case .ambiguous(let anchors)? = placements[PlacementKey(item)] else {
+                continue
+            }
+            let before = known.filter { $0.location < start }.max { $0.location < $1.location }?.order
+            let after = known.filter { $0.location > start }.min { $0.location < $1.location }?.order
+            guard before != nil || after != nil else { continue }
+            var fitting: [Anchor] = []
+            for anchor in anchors {
+                let order = try cache.readingOrder(of: anchor.start, in: anchor.document, store: self)
+                if before.map({ !order.lexicographicallyPrecedes($0) }) ?? true,
+                   after.map({ !$0.lexicographicallyPrecedes(order) }) ?? true {
+                    fitting.append(anchor)
+                }
+            }
+            if fitting.count == 1 { placements[PlacementKey(item)] = .anchored(fitting[0]) }
+        }
+        return placements
+    }
+
+    /// The anchor of an item whose text is not placed: it keeps the text as its quote, and names the book and the
+    /// source's location in its document and passage ids, which no content holds (so it is listed as orphaned
+    /// until re-attached). In a book that is one document of the content, it is filed under that document.
+    private func orphanAnchor(for item: ImportItem, scope: BookScope?) throws -> Anchor {
+        let content = try requireContent()
+        let book = item.author.map { "\(item.title) (\($0))" } ?? item.title
+        let format = item.format.rawValue
+        let passage = DerivedIdentifiers.identifier("\(format):\(item.location.label) of \(book)")
+        var quote = item.text
+        while quote.utf8.count > FieldLimits.maxTextBytes { quote.removeLast() }
+        return Anchor(
+            document: scope?.document ?? DerivedIdentifiers.identifier("\(format):\(book)"),
+            start: TextPosition(passage: passage, offset: 0), end: TextPosition(passage: passage, offset: 0),
+            quote: quote, prefix: "", suffix: "", edition: content.edition)
+    }
+}
+
+/// A highlight's text at its place in the source: the same text highlighted at two places is two highlights.
+struct PlacementKey: Hashable {
+    let text: String
+    let location: SourceLocation
+
+    init(_ item: ImportItem) {
+        text = item.text
+        location = item.location
+    }
+}
+
+/// Clocks for an imported annotation's changes: the source's dates, made strictly increasing (a change without a
+/// date, or dated before the one it follows, comes just after it).
+struct ImportClock {
+    private var last: HLC?
+
+    mutating func next(_ date: Int64?) -> HLC {
+        let milliseconds = max(0, min(date ?? 0, HLC.maxMilliseconds))
+        let hlc: HLC
+        if let last, milliseconds <= last.milliseconds {
+            hlc = last.counter < HLC.maxCounter
+                ? HLC(milliseconds: last.milliseconds, counter: last.counter + 1)
+                : HLC(milliseconds: last.milliseconds + 1, counter: 0)
+        } else {
+            hlc = HLC(milliseconds: milliseconds, counter: 0)
+        }
+        last = hlc
+        return hlc
+    }
+}
+
+/// Thrown to roll back a dry run once it has been counted.
+private struct InteropDryRun: Error {}
+
+// MARK: - Items that carry their own anchor
+
+extension StoreConnection {
+    /// The changes that make a W3C annotation written by Marginalia exactly what it says: a create when the store
+    /// does not hold it, else an edit of what differs (note, color, tags) and a reattach when its anchor differs,
+    /// dated when it was last modified. Nothing when the store holds it as it is.
+    func plan(native: NativeAnnotation, item: ImportItem) throws -> PlannedAnnotation {
+        let device = DerivedIdentifiers.device(of: item.format)
+        let id = native.id
+        var tags: [String: Bool] = [:]
+        for tag in item.tags { tags[tag] = true }
+        var changes: [Change] = []
+        func add(_ operation: ChangeOperation, _ fields: ChangeFields, at milliseconds: Int64) throws {
+            let text = try fields.jsonText()
+            changes.append(Change(
+                changeID: try DerivedIdentifiers.uuid([id, item.format.rawValue, operation.rawValue, text]),
+                hlc: HLC(milliseconds: max(0, milliseconds), counter: 0), device: device, entity: .annotation,
+                entityID: id, operation: operation, fields: fields))
+        }
+        guard let existing = try loadRegisters(id: id)?.annotation else {
+            try add(.create, ChangeFields(kind: item.kind, anchor: native.anchor, note: item.note, color: item.color,
+                                          tags: tags), at: native.created)
+            return PlannedAnnotation(id: id, changes: changes, orphaned: false)
+        }
+        var edit = ChangeFields()
+        if existing.note != item.note { edit.note = item.note ?? "" }
+        if existing.color != item.color { edit.color = item.color ?? "" }
+        for tag in existing.tags where tags[tag] == nil { edit.tags[tag] = false }
+        for tag in item.tags where !existing.tags.contains(tag) { edit.tags[tag] = true }
+        if edit != ChangeFields() { try add(.edit, edit, at: native.modified) }
+        if existing.anchor != native.anchor { try add(.reattach, ChangeFields(anchor: native.anchor), at: native.modified) }
+        return PlannedAnnotation(id: id, changes: changes, orphaned: false)
+    }
+}
