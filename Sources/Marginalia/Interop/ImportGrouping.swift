@@ -7,7 +7,7 @@ struct ImportGroup {
     /// Later clippings of the same highlight, resized, in file order.
     var revisions: [ImportItem] = []
     /// Notes made on it: their text, when, and where the source says they are.
-    var notes: [(text: String, date: Int64?, location: SourceLocation)] = []
+    var notes: [(text: String, date: Int64?, location: ItemLocation)] = []
 
     /// The text as it stands after the last revision.
     var text: String { revisions.last?.text ?? first.text }
@@ -87,7 +87,7 @@ enum ImportGrouping {
     }
 
     /// Where a clipping starts, in the source's terms: its first location, else its page.
-    private static func startKey(_ location: SourceLocation) -> String? {
+    private static func startKey(_ location: ItemLocation) -> String? {
         if let start = location.start { return "location \(start)" }
         return location.page.map { "page \($0)" }
     }

@@ -11,7 +11,7 @@ public enum InteropFormat: String, Sendable, CaseIterable {
 }
 
 /// Where an item sits in its source, as the source counts: Kindle locations, a page, a KOReader position.
-public struct SourceLocation: Hashable, Sendable {
+public struct ItemLocation: Hashable, Sendable {
     /// The first location (Kindle "Location 181-182" → 181); nil when the source gives only a page.
     public var start: Int?
     /// The last location, when the source gives a range.
@@ -55,7 +55,7 @@ public struct ImportItem: Hashable, Sendable {
     /// The reader's note, if any.
     public var note: String?
     /// Where it is in the source's own terms.
-    public var location: SourceLocation
+    public var location: ItemLocation
     /// When it was made, in milliseconds since 1970 (UTC), when the source says.
     public var date: Int64?
     /// The highlight color's name, if any.
@@ -70,7 +70,7 @@ public struct ImportItem: Hashable, Sendable {
 
     /// An item with the given values.
     public init(format: InteropFormat, kind: AnnotationKind, title: String, author: String? = nil, text: String,
-                note: String? = nil, location: SourceLocation = SourceLocation(), date: Int64? = nil,
+                note: String? = nil, location: ItemLocation = ItemLocation(), date: Int64? = nil,
                 color: String? = nil, tags: [String] = [], line: Int = 0, native: NativeAnnotation? = nil) {
         self.format = format
         self.kind = kind

@@ -102,7 +102,7 @@ public enum KindleClippings {
     }
 
     private static func description(_ line: String, line number: Int, file: String) throws
-        -> (kind: AnnotationKind, location: SourceLocation, date: Int64?)
+        -> (kind: AnnotationKind, location: ItemLocation, date: Int64?)
     {
         func invalid(_ reason: String) -> ArchiveError {
             ArchiveError(file: file, line: number, kind: .invalidRecord, reason: reason)
@@ -123,7 +123,7 @@ public enum KindleClippings {
         } else {
             throw invalid("\"\(trimmed)\" is not a highlight, note or bookmark (clippings are read in English)")
         }
-        var location = SourceLocation()
+        var location = ItemLocation()
         var date: Int64?
         for part in parts {
             let words = part.split(separator: " ").map(String.init)

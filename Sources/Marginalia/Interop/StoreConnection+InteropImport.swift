@@ -195,7 +195,7 @@ extension StoreConnection {
 /// A highlight's text at its place in the source: the same text highlighted at two places is two highlights.
 struct PlacementKey: Hashable {
     let text: String
-    let location: SourceLocation
+    let location: ItemLocation
 
     init(_ item: ImportItem) {
         text = item.text

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+/// The interop fixtures under Tests/Fixtures.
+enum InteropFiles {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures")
+    static let romanian = directory.appendingPathComponent("interop/romanian-clippings.txt").path
+    static func kindle(_ name: String) -> String {
+        directory.appendingPathComponent("peers/kindle-clippings/\(name)").path
+    }
+}
+
+extension CLIWorkspace {
+    /// Runs `marginalia ARGS < input` through the shell, with this workspace's store and content.
+    func run(_ arguments: [String], stdin input: String) throws -> CLIResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "exec \"$0\" \"$@\" < \"$MARGINALIA_TEST_INPUT\"", Self.binary.path] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["MARGINALIA_STORE"] = store
+        environment["MARGINALIA_CONTENT"] = content
+        environment["XDG_CACHE_HOME"] = path("cache")
+        environment["XDG_DATA_HOME"] = path("data")
+        environment["MARGINALIA_TEST_INPUT"] = input
+        process.environment = environment
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        let errData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CLIResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                         stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+@Suite struct InteropCLITests {
+    @Test func aRomanianClippingsFileImportsOnceWithItsReport() throws {
+        let workspace = try CLIWorkspace(sample: "eminescu-2026.2.json")
+        let first = try workspace.ok(["import", InteropFiles.romanian])
+        #expect(first.contains("Imported 10 kindle items from \(InteropFiles.romanian)"))
+        #expect(first.contains("annotations created: 7 (5 anchored to the content, 2 orphaned)"))
+        #expect(first.contains("notes on highlights: 1"))
+        #expect(first.contains("resized highlights:  1"))
+        #expect(first.contains("books not in the content: 1 (1 items, not imported; --keep-unmatched imports them"))
+        #expect(first.contains("    Dubliners (James Joyce): 1"))
+
+        let again = try #require(try workspace.run(["import", InteropFiles.romanian, "--json"]).json()
+            as? [String: Any])
+        #expect(again["format"] as? String == "kindle")
+        #expect(again["created"] as? Int == 0)
+        #expect(again["duplicates"] as? Int == 7)
+        #expect(again["unmatchedItems"] as? Int == 1)
+        let books = try #require(again["unmatchedBooks"] as? [[String: Any]])
+        #expect(books.first?["title"] as? String == "Dubliners")
+
+        let listed = try #require(try workspace.run(["list", "--json"]).json() as? [[String: Any]])
+        #expect(listed.count == 7)
+        let note = listed.first { ($0["note"] as? String) != nil && $0["kind"] as? String == "highlight" }
+        #expect(note?["quote"] as? String
+            == "Lună tu, stăpân-a mării, pe a lumii boltă luneci\nȘi gândirilor dând viață, suferințele întuneci;")
+        let orphans = try workspace.ok(["list", "--status", "orphaned"])
+        #expect(orphans.contains("kindle:page 30, location 412 of Poezii (Mihai Eminescu)"))
+        #expect(orphans.contains("Sara pe deal"))
+        try workspace.ok(["verify"])
+    }
+
+    @Test func standardInputIsReadAndItsFormatTold() throws {
+        let workspace = try CLIWorkspace(sample: "eminescu-2026.2.json")
+        let result = try workspace.run(["import", "-", "--dry-run"], stdin: InteropFiles.romanian)
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("Would import 10 kindle items from stdin"))
+        #expect(result.stderr.contains("Dry run: nothing was written"))
+        #expect(!FileManager.default.fileExists(atPath: workspace.store))
+        let imported = try workspace.run(["import", "-", "--format", "kindle"], stdin: InteropFiles.romanian)
+        #expect(imported.status == 0)
+        #expect(imported.stdout.contains("annotations created: 7"))
+    }
+
+    @Test(arguments: ["kindle4_clippings.txt", "old_gen_kindle_clippings.txt", "paperwhite_clippings.txt",
+                      "touch_clippings.txt"])
+    func everyPeerFileIsToldAndRead(_ name: String) throws {
+        let workspace = try CLIWorkspace(sample: "tiny.json")
+        let result = try workspace.run(["import", InteropFiles.kindle(name), "--keep-unmatched", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try #require(try result.json() as? [String: Any])
+        #expect(report["format"] as? String == "kindle")
+        #expect((report["created"] as? Int ?? 0) > 0)
+        #expect(report["orphaned"] as? Int == report["created"] as? Int)
+    }
+
+    @Test func badInputIsRefusedAndChangesNothing() throws {
+        let workspace = try CLIWorkspace(sample: "tiny.json")
+        try workspace.ok(["init"])
+        let before = try workspace.bytes(workspace.store)
+        let broken = workspace.path("broken.txt")
+        try Data("Book\n- Your Highlight Location 1-2\n\ntext\n==========\nNo description\n==========\n".utf8)
+            .write(to: URL(fileURLWithPath: broken))
+        let refused = try workspace.run(["import", broken, "--format", "kindle"])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("broken.txt: line 6: a clipping has a title but no line describing it"))
+        let unknown = try workspace.run(["import", broken, "--format", "kobo"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("--format is archive, kindle, koreader, readwise, w3c, not 'kobo'"))
+        let text = workspace.path("notes.txt")
+        try Data("just some notes\n".utf8).write(to: URL(fileURLWithPath: text))
+        // Not another tool's format: read as an archive, which it is not either.
+        #expect(try workspace.run(["import", text]).status == 65)
+        #expect(try workspace.bytes(workspace.store) == before)
+    }
+}
