@@ -28,9 +28,16 @@ enum InteropCommands {
         if given == "archive" { return false }
         let bytes: [UInt8]
         if given == nil {
-            // An archive is read by the archive reader, as a stream: only the first bytes tell the format.
-            bytes = try readInput(path, limit: path == "-" ? maxInputBytes : 64 * 1024)
-            guard InteropReader.detect(bytes) != nil || path == "-" else { return false }
+            // An archive is read by the archive reader, as a stream: only the first bytes tell the format. A file
+            // that cannot be read is left to it too, which opens the store first and says what is wrong.
+            if path == "-" {
+                bytes = try readInput(path, limit: maxInputBytes)
+            } else {
+                guard let head = try? readInput(path, limit: 64 * 1024), InteropReader.detect(head) != nil else {
+                    return false
+                }
+                bytes = head
+            }
         } else {
             bytes = []
         }
