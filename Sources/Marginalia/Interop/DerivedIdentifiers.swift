@@ -25,7 +25,8 @@ enum DerivedIdentifiers {
     static func identifier(_ text: String) -> String {
         var result = ""
         var bytes = 0
-        for character in text where !character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        let isControl = { (scalar: Unicode.Scalar) in scalar.properties.generalCategory == .control }
+        for character in text where !character.unicodeScalars.contains(where: isControl) {
             let width = character.utf8.count
             guard bytes + width <= FieldLimits.maxIDBytes else { break }
             result.append(character)

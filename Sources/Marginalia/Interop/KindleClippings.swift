@@ -69,7 +69,8 @@ public enum KindleClippings {
             ArchiveError(file: file, line: line, kind: .invalidRecord, reason: reason)
         }
         guard let describing = lines.dropFirst().first else {
-            throw invalid(titleLine.number, "a clipping has a title but no line describing it (\"- Your Highlight …\")")
+            throw invalid(titleLine.number,
+                          "a clipping has a title but no line describing it (\"- Your Highlight …\")")
         }
         let (title, author) = splitTitle(SourceText.clean(titleLine.text))
         guard !title.isEmpty else { throw invalid(titleLine.number, "a clipping has no title") }
@@ -135,7 +136,9 @@ public enum KindleClippings {
                     let range = words[index + 1].split(separator: "-", omittingEmptySubsequences: false)
                     guard let start = Int(range[0]) else { continue }
                     location.start = start
-                    if range.count == 2, let written = Int(range[1]) { location.end = fullEnd(start, range[1], written) }
+                    if range.count == 2, let written = Int(range[1]) {
+                        location.end = fullEnd(start, range[1], written)
+                    }
                 default:
                     break
                 }

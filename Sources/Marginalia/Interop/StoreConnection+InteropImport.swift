@@ -128,8 +128,8 @@ extension StoreConnection {
         let ordered = later.enumerated()
             .sorted { ($0.element.date ?? 0, $0.offset) < ($1.element.date ?? 0, $1.offset) }.map(\.element)
         for change in ordered {
-            changes.append(Change(changeID: try DerivedIdentifiers.uuid([id] + change.key), hlc: clock.next(change.date),
-                                  device: device, entity: .annotation, entityID: id, operation: change.operation,
+            changes.append(Change(changeID: try DerivedIdentifiers.uuid([id] + change.key),
+                                  hlc: clock.next(change.date), device: device, entity: .annotation, entityID: id, operation: change.operation,
                                   fields: change.fields))
         }
         return PlannedAnnotation(id: id, changes: changes, orphaned: orphaned)
@@ -256,7 +256,9 @@ extension StoreConnection {
         for tag in existing.tags where tags[tag] == nil { edit.tags[tag] = false }
         for tag in item.tags where !existing.tags.contains(tag) { edit.tags[tag] = true }
         if edit != ChangeFields() { try add(.edit, edit, at: native.modified) }
-        if existing.anchor != native.anchor { try add(.reattach, ChangeFields(anchor: native.anchor), at: native.modified) }
+        if existing.anchor != native.anchor {
+            try add(.reattach, ChangeFields(anchor: native.anchor), at: native.modified)
+        }
         return PlannedAnnotation(id: id, changes: changes, orphaned: false)
     }
 }

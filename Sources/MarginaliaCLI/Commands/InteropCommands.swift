@@ -26,25 +26,23 @@ enum InteropCommands {
             throw UsageError("--format is \(importFormats.joined(separator: ", ")), not '\(given)'")
         }
         if given == "archive" { return false }
-        let bytes: [UInt8]
         if given == nil {
-            // An archive is read by the archive reader, as a stream: only the first bytes tell the format. A file
-            // that cannot be read is left to it too, which opens the store first and says what is wrong.
+            // An archive is read by the archive reader, as a stream: only the first bytes tell the format, and they
+            // are put back for it. A file that cannot be read is left to it too (it opens the store first and says
+            // what is wrong), and so is a terminal on standard input (which it refuses).
             if path == "-" {
-                bytes = try readInput(path, limit: maxInputBytes)
+                guard isatty(STDIN_FILENO) == 0, InteropReader.detect(try peekStandardInput(64 * 1024)) != nil else {
+                    return false
+                }
             } else {
                 guard let head = try? readInput(path, limit: 64 * 1024), InteropReader.detect(head) != nil else {
                     return false
                 }
-                bytes = head
             }
-        } else {
-            bytes = []
         }
-        let data = given == nil && path == "-" ? bytes : try readInput(path, limit: maxInputBytes)
+        let data = try readInput(path, limit: maxInputBytes)
         guard let format = given.flatMap(InteropFormat.init(rawValue:)) ?? InteropReader.detect(data) else {
-            throw UsageError("cannot tell the format of standard input; give --format "
-                + "(an archive on standard input is not supported: name the file)")
+            throw UsageError("cannot tell the format of \(path == "-" ? "standard input" : path); give --format")
         }
         let name = path == "-" ? "stdin" : path
         let items = try InteropReader.read(data, format: format, file: name)
@@ -64,6 +62,53 @@ enum InteropCommands {
             printReport(report, file: name, dryRun: options.dryRun, console: context.console)
         }
         return true
+    }
+
+    /// Reads up to `count` bytes of standard input and puts them back, so that whoever reads standard input next
+    /// (`/dev/stdin` too) reads them again, then the rest: a file is sought back to where it was; a pipe is replaced
+    /// by a new pipe that a thread fills with these bytes and then with the rest of the old one.
+    static func peekStandardInput(_ count: Int) throws -> [UInt8] {
+        let start = lseek(STDIN_FILENO, 0, SEEK_CUR)
+        var head: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while head.count < count {
+            let wanted = min(buffer.count, count - head.count)
+            let got = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, wanted) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else {
+                if got < 0 { throw ToolError("cannot read standard input: \(String(cString: strerror(errno)))") }
+                break
+            }
+            head += buffer[0..<got]
+        }
+        // "If whence is SEEK_SET, the file offset shall be set to offset bytes"; on a pipe lseek fails with ESPIPE.
+        // https://pubs.opengroup.org/onlinepubs/9699919799/functions/lseek.html
+        if start >= 0 && lseek(STDIN_FILENO, start, SEEK_SET) == start { return head }
+        var ends: [Int32] = [0, 0]
+        let original = dup(STDIN_FILENO)
+        guard original >= 0, pipe(&ends) == 0, dup2(ends[0], STDIN_FILENO) >= 0 else {
+            throw ToolError("cannot read standard input again: \(String(cString: strerror(errno)))")
+        }
+        close(ends[0])
+        let writer = ends[1]
+        let prefix = head
+        Thread.detachNewThread {
+            var chunk = prefix
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            // Ends when the old input ends, or when the reader of the new pipe is gone (EPIPE: SIGPIPE is ignored).
+            while Console.writeAll(chunk, to: writer) == 0 {
+                let got = buffer.withUnsafeMutableBytes { read(original, $0.baseAddress, $0.count) }
+                if got < 0 && errno == EINTR {
+                    chunk = []
+                    continue
+                }
+                guard got > 0 else { break }
+                chunk = Array(buffer[0..<got])
+            }
+            close(writer)
+            close(original)
+        }
+        return head
     }
 
     /// The bytes of FILE, or of standard input for `-`, at most `limit` of them (a longer file is refused unless
