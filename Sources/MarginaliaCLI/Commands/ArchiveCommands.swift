@@ -64,7 +64,8 @@ enum ArchiveCommands {
                                 + "already in quarantine).")],
             examples: ["marginalia --store laptop.db import notes.jsonl.gz --dry-run",
                        "marginalia --store laptop.db import notes.jsonl.gz",
-                       "marginalia --store laptop.db export - | marginalia import -"]),
+                       "marginalia --store laptop.db export - | marginalia import -",
+                       "marginalia import samples/my-clippings.txt --dry-run"]),
         run: { context in
             if try InteropCommands.runImport(context) { return }
             let dryRun = context.arguments.flag("dry-run")
