@@ -154,7 +154,10 @@ struct AnnotationMaker {
                     written += 1
                 } catch let error as MarginaliaError {
                     // The edit would change nothing (the same color, a tag already there): a reader's no-op.
-                    guard case .store(.invalidChange) = error.reason else { throw error }
+                    switch error.reason {
+                    case .store(.unchanged), .store(.invalidChange): continue
+                    default: throw error
+                    }
                 }
             }
         }
