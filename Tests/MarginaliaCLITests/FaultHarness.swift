@@ -148,6 +148,13 @@ extension CLIWorkspace {
     func expectNoTemporaryFileOutlivesTheNextRun(store: String, _ comment: Comment) throws {
         let next = try run(["--store", store, "list"])
         #expect(next.status == 0, "\(next.stderr); \(comment)")
-        #expect(try temporaryFiles() == [], "left after the next run; \(comment)")
+        #expect(try temporaryFiles().filter { !Self.isBeingCreated($0) } == [], "left after the next run; \(comment)")
+    }
+
+    /// A temporary file killed in the instant between its creation and its rename to the name its lock proves
+    /// (`….tmp-new`): no lock can tell it from one a live process is making, so the stale scan removes it only
+    /// once it is a minute old, which no test waits for.
+    static func isBeingCreated(_ name: String) -> Bool {
+        name.hasSuffix(".tmp-new")
     }
 }

@@ -94,7 +94,7 @@ import Darwin
             let next = try workspace.run(["--store", target, "list"])
             #expect(next.status == 0, "\(next.stderr); \(comment)")
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: runs)
-                .filter { $0.hasPrefix(".") && $0.contains(".tmp") }
+                .filter { $0.hasPrefix(".") && $0.contains(".tmp") && !CLIWorkspace.isBeingCreated($0) }
             #expect(leftovers == [], "left after the next run; \(comment)")
 
             try expectHealthyAfterCrash(target, comment)
