@@ -61,6 +61,8 @@ RULES = {  # (entity, op) -> (allowed field groups, required field groups), as C
     ("annotation", "reattach"): ({"anchor"}, {"anchor"}),
     ("position", "set"): ({"position"}, {"position"}),
 }
+# A revert is an edit that names the change whose state it restores; it may set every group but kind.
+REVERT_RULE = ({"note", "color", "tags", "anchor", "deleted", "revertTo"}, {"revertTo"})
 # The user-database schema version schemas/user.sql describes. Unlike the Swift tool, which holds changes
 # dated more than a day ahead in its `quarantine` table and merges the rest, this reference refuses such a file.
 SCHEMA_VERSION = 4
@@ -365,7 +367,8 @@ TRAILER = obj({"type": None, "counts": obj({"change": COUNT, "annotation": COUNT
 # Every key a change's fields may hold, in the canonical order, and the group (register) each belongs to.
 FIELDS = {"kind": one_of(*KINDS), "document": identifier, "start": TEXT_POSITION, "end": TEXT_POSITION,
           "quote": text, "prefix": context_text, "suffix": context_text, "edition": identifier, "note": text,
-          "color": color, "tags": tags, "deleted": boolean, "passage": identifier, "offset": OFFSET}
+          "color": color, "tags": tags, "deleted": boolean, "passage": identifier, "offset": OFFSET,
+          "revertTo": machine_id}
 GROUPS = {**dict.fromkeys(ANCHOR, "anchor"), "passage": "position", "offset": "position"}
 
 
@@ -382,9 +385,10 @@ def canonical_fields(fields, op, entity):
         raise FieldError("fields.end.offset: is before start.offset")
     if (entity, op) not in RULES:
         raise FieldError(f"operation {op} does not apply to a {entity}")
-    allowed, required = RULES[(entity, op)]
+    allowed, required = REVERT_RULE if (entity, op) == ("annotation", "edit") and "revertTo" in out \
+        else RULES[(entity, op)]
     groups = {GROUPS.get(key, key) for key in out}
-    if groups - allowed or required - groups or not groups:
+    if groups - allowed or required - groups or not groups or groups == {"revertTo"}:
         raise FieldError(f"fields: {sorted(groups)} do not fit a {op} change")
     if op in ("delete", "undelete") and out["deleted"] != (op == "delete"):
         raise FieldError(f"fields.deleted: must be {str(op == 'delete').lower()} in a {op} change")

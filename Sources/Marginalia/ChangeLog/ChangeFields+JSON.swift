@@ -27,6 +27,7 @@ extension ChangeFields {
             members.append(("passage", .string(position.passage)))
             members.append(("offset", .int(Int64(position.offset))))
         }
+        if let revertTo { members.append(("revertTo", .string(revertTo))) }
         return .object(JSONObject(members))
     }
 
@@ -46,7 +47,7 @@ extension TextPosition {
 extension ChangeFields {
     private static let anchorKeys = ["document", "start", "end", "quote", "prefix", "suffix", "edition"]
     private static let knownKeys: Set<String> = Set(anchorKeys + ["kind", "note", "color", "tags", "deleted",
-                                                                   "passage", "offset"])
+                                                                   "passage", "offset", "revertTo"])
 
     /// Reads fields from JSON, strictly: every key known, every value of the right type and within bounds.
     ///
@@ -111,6 +112,9 @@ extension ChangeFields {
                 passage: try FieldReader.identifier(passage, field: "passage"),
                 offset: try FieldReader.offset(offset, field: "offset"))
         }
+        if let value = object["revertTo"] {
+            revertTo = try FieldReader.machineID(value, field: "revertTo")
+        }
     }
 
     /// Checks every value as `init(json:)` checks it when it reads an archive, with the same `FieldReader`
@@ -143,6 +147,7 @@ extension ChangeFields {
             _ = try FieldReader.identifier(.string(position.passage), field: "passage")
             _ = try FieldReader.offset(.int(Int64(position.offset)), field: "offset")
         }
+        if let revertTo { _ = try FieldReader.machineID(.string(revertTo), field: "revertTo") }
     }
 
     private static func anchor(from object: JSONObject) throws(FieldError) -> Anchor {
@@ -169,6 +174,15 @@ enum FieldReader {
     static func string(_ value: JSONValue, field: String) throws(FieldError) -> String {
         guard case .string(let text) = value else { throw FieldError(field: field, reason: "must be a string") }
         return text
+    }
+
+    /// A change id, as `Identifiers.isValidMachineID` allows it.
+    static func machineID(_ value: JSONValue, field: String) throws(FieldError) -> String {
+        let id = try string(value, field: field)
+        guard Identifiers.isValidMachineID(id) else {
+            throw FieldError(field: field, reason: "must be 1 to 64 ASCII letters, digits, '.', '_' or '-'")
+        }
+        return id
     }
 
     /// Free text (a note, a quote): any characters but NUL, at most `maxBytes` of UTF-8.

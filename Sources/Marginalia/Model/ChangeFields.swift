@@ -3,7 +3,9 @@
 /// JSON shape by operation (keys in this order):
 /// - `create`: `kind`, the anchor keys `document`, `start` {`passage`, `offset`}, `end`, `quote`, `prefix`,
 ///   `suffix`, `edition`; optionally `note`, `color`, `tags`
-/// - `edit`: one or more of `note`, `color` (an empty string clears them), `tags` ({"tag": true|false})
+/// - `edit`: one or more of `note`, `color` (an empty string clears them), `tags` ({"tag": true|false}); a revert
+///   (an edit that sets `revertTo`, the id of the change whose state it restores) may also set the anchor keys and
+///   `deleted`
 /// - `delete`: `{"deleted": true}`; `undelete`: `{"deleted": false}`
 /// - `reanchor`, `confirm`, `reattach`: the anchor keys
 /// - `set` (reading position): `passage`, `offset`
@@ -23,10 +25,13 @@ public struct ChangeFields: Hashable, Sendable {
     public var deleted: Bool?
     /// A reading position.
     public var position: TextPosition?
+    /// The change whose state a revert restores (an `edit` only).
+    public var revertTo: String?
 
     /// Fields with the given values; nil (and an empty `tags`) leaves a field unset.
     public init(kind: AnnotationKind? = nil, anchor: Anchor? = nil, note: String? = nil, color: String? = nil,
-                tags: [String: Bool] = [:], deleted: Bool? = nil, position: TextPosition? = nil) {
+                tags: [String: Bool] = [:], deleted: Bool? = nil, position: TextPosition? = nil,
+                revertTo: String? = nil) {
         self.kind = kind
         self.anchor = anchor
         self.note = note
@@ -34,6 +39,7 @@ public struct ChangeFields: Hashable, Sendable {
         self.tags = tags
         self.deleted = deleted
         self.position = position
+        self.revertTo = revertTo
     }
 }
 
@@ -92,8 +98,13 @@ extension ChangeFields {
         case (.annotation, .create):
             try require(["kind", "anchor", "note", "color", "tags"], ["kind", "anchor"])
         case (.annotation, .edit):
-            try require(["note", "color", "tags"], [])
-            guard !present.isEmpty else { throw FieldError(field: "", reason: "an edit change sets nothing") }
+            guard revertTo != nil else {
+                try require(["note", "color", "tags"], [])
+                guard !present.isEmpty else { throw FieldError(field: "", reason: "an edit change sets nothing") }
+                return
+            }
+            try require(["note", "color", "tags", "anchor", "deleted", "revertTo"], ["revertTo"])
+            guard present.count > 1 else { throw FieldError(field: "", reason: "a revert change sets nothing") }
         case (.annotation, .delete):
             try require(["deleted"], ["deleted"])
             guard deleted == true else { throw FieldError(field: "deleted", reason: "must be true in a delete change") }
@@ -121,6 +132,7 @@ extension ChangeFields {
         if !tags.isEmpty { keys.insert("tags") }
         if deleted != nil { keys.insert("deleted") }
         if position != nil { keys.insert("position") }
+        if revertTo != nil { keys.insert("revertTo") }
         return keys
     }
 }

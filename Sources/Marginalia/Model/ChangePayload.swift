@@ -34,6 +34,10 @@ public enum ChangePayload: Hashable, Sendable {
     case create(kind: AnnotationKind, anchor: Anchor, note: String?, color: String?, tags: Set<String>)
     /// Sets or clears the note and the color, adds (true) or removes (false) tags; nil leaves a field as it is.
     case edit(note: FieldUpdate?, color: FieldUpdate?, tags: [String: Bool])
+    /// Sets field groups back to their values right after the change `to` (an `edit` in the log that names it);
+    /// nil leaves a group as it is.
+    case revert(to: String, note: FieldUpdate?, color: FieldUpdate?, tags: [String: Bool], deleted: Bool?,
+                anchor: Anchor?)
     /// Turns the annotation into a tombstone.
     case delete
     /// Brings a deleted annotation back.
@@ -57,7 +61,7 @@ public enum ChangePayload: Hashable, Sendable {
     public var operation: ChangeOperation {
         switch self {
         case .create: return .create
-        case .edit: return .edit
+        case .edit, .revert: return .edit
         case .delete: return .delete
         case .undelete: return .undelete
         case .reanchor: return .reanchor
@@ -76,6 +80,9 @@ public enum ChangePayload: Hashable, Sendable {
         case .edit(let note, let color, let tags):
             return (note == nil ? [] : [.note]) + (color == nil ? [] : [.color])
                 + tags.keys.sorted().map(Register.tag)
+        case .revert(_, let note, let color, let tags, let deleted, let anchor):
+            return (anchor == nil ? [] : [.anchor]) + (note == nil ? [] : [.note]) + (color == nil ? [] : [.color])
+                + tags.keys.sorted().map(Register.tag) + (deleted == nil ? [] : [.deleted])
         case .delete, .undelete: return [.deleted]
         case .reanchor, .confirm, .reattach: return [.anchor]
         case .setPosition: return []
@@ -97,6 +104,9 @@ public enum ChangePayload: Hashable, Sendable {
                                 tags: Dictionary(tags.map { ($0, true) }, uniquingKeysWith: { $1 }))
         case .edit(let note, let color, let tags):
             return ChangeFields(note: text(note), color: text(color), tags: tags)
+        case .revert(let change, let note, let color, let tags, let deleted, let anchor):
+            return ChangeFields(anchor: anchor, note: text(note), color: text(color), tags: tags, deleted: deleted,
+                                revertTo: change)
         case .delete: return ChangeFields(deleted: true)
         case .undelete: return ChangeFields(deleted: false)
         case .reanchor(let anchor), .confirm(let anchor), .reattach(let anchor): return ChangeFields(anchor: anchor)
@@ -114,7 +124,13 @@ public enum ChangePayload: Hashable, Sendable {
             guard let kind = fields.kind, let anchor = fields.anchor else { return nil }
             self = .create(kind: kind, anchor: anchor, note: fields.note, color: fields.color,
                            tags: Set(fields.tags.filter(\.value).keys))
-        case .edit: self = .edit(note: update(fields.note), color: update(fields.color), tags: fields.tags)
+        case .edit:
+            if let change = fields.revertTo {
+                self = .revert(to: change, note: update(fields.note), color: update(fields.color), tags: fields.tags,
+                               deleted: fields.deleted, anchor: fields.anchor)
+            } else {
+                self = .edit(note: update(fields.note), color: update(fields.color), tags: fields.tags)
+            }
         case .delete: self = .delete
         case .undelete: self = .undelete
         case .reanchor, .confirm, .reattach:

@@ -88,7 +88,7 @@ extension StoreConnection {
 
     /// Runs a search, turning an FTS5 query error (which `SearchQuery` should make impossible) into a
     /// `SearchError` rather than an SQLite message.
-    private func runSearch<T>(query: String, _ body: () throws -> T) throws -> T {
+    func runSearch<T>(query: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as DatabaseError
