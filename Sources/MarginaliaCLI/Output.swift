@@ -141,6 +141,7 @@ enum Output {
     /// The fields of a change in words.
     static func describe(_ fields: ChangeFields, kind: AnnotationKind? = nil) -> String {
         var parts: [String] = []
+        if let target = fields.revertTo { parts.append("revert to \(shortID(target))") }
         if let kind = fields.kind { parts.append(kind.rawValue) }
         if let anchor = fields.anchor {
             parts.append("at \(range(anchor))"
@@ -155,6 +156,7 @@ enum Output {
         for (tag, present) in fields.tags.sorted(by: { $0.key < $1.key }) {
             parts.append(present ? "+#\(tag)" : "-#\(tag)")
         }
+        if let deleted = fields.deleted, fields.revertTo != nil { parts.append(deleted ? "deleted" : "not deleted") }
         if let position = fields.position { parts.append("at \(position)") }
         return parts.joined(separator: ", ")
     }

@@ -19,7 +19,7 @@ enum Tool {
         PositionCommand.command,
         ListCommands.list, ListCommands.show,
         SearchCommand.command,
-        HistoryCommands.history, HistoryCommands.log,
+        HistoryCommands.history, HistoryCommands.log, DiffCommand.command, RevertCommand.command,
         AnchorCommands.anchors, AnchorCommands.reattach,
         ArchiveCommands.export, ArchiveCommands.import, ArchiveCommands.backup, ArchiveCommands.restore,
         VerifyCommand.command,

@@ -9,7 +9,8 @@ import Testing
         #expect(result.stderr.isEmpty)
         for section in ["OVERVIEW:", "USAGE:", "OPTIONS:", "SUBCOMMANDS:"] { #expect(result.stdout.contains(section)) }
         for command in ["init", "content build", "content info", "highlight", "note", "bookmark", "position", "edit",
-                        "delete", "undelete", "list", "show", "search", "history", "log", "verify", "anchors",
+                        "delete", "undelete", "list", "show", "search", "history", "log", "diff", "revert",
+                        "verify", "anchors",
                         "reattach", "export", "import", "backup", "restore", "quarantine", "demo"] {
             #expect(result.stdout.contains("\n  \(command) "), "missing \(command)")
         }
@@ -17,7 +18,7 @@ import Testing
 
     @Test func everyCommandHasHelpInSections() throws {
         let workspace = try CLIWorkspace(sample: nil)
-        for command in [["highlight"], ["content", "build"], ["log"], ["import"]] {
+        for command in [["highlight"], ["content", "build"], ["log"], ["import"], ["diff"], ["revert"]] {
             let viaFlag = try workspace.run(command + ["--help"])
             let viaHelp = try workspace.run(["help"] + command)
             #expect(viaFlag.status == 0 && viaHelp.status == 0)

@@ -18,9 +18,12 @@ extension AnnotationStore {
     }
 
     /// Searches the notes and quotes of the annotations that were not deleted at `milliseconds`, as
-    /// `searchNotes` searches the current ones.
-    public func searchNotes(_ text: String, asOf milliseconds: Int64, limit: Int = 20) throws -> [Annotation] {
-        try engine.read { try $0.searchNotes(text, asOf: milliseconds, limit: limit) }
+    /// `searchNotes` searches the current ones (with `matchingInflections`, words match by their stems).
+    public func searchNotes(_ text: String, asOf milliseconds: Int64, limit: Int = 20,
+                            matchingInflections: Bool = false) throws -> [Annotation] {
+        try engine.read {
+            try $0.searchNotes(text, asOf: milliseconds, limit: limit, matchingInflections: matchingInflections)
+        }
     }
 
     /// What changed in the annotations between `since` and `until` (milliseconds since 1970; nil: up to now): per

@@ -116,10 +116,13 @@ extension StoreConnection {
     /// `searchNotes` searches the current ones: the same FTS5 tokenizer and ranking, over a temporary index of
     /// the replayed state made for this query and dropped after it.
     ///
-    /// The index holds deleted annotations too, as `notes_fts` does, so that bm25 weighs words against the same
-    /// collection; they are left out of the results.
-    func searchNotes(_ text: String, asOf milliseconds: Int64, limit: Int = 20) throws -> [Annotation] {
-        let query = try SearchQuery(text)
+    /// With `matchingInflections`, words match by their stems, as `searchNotes` does. The index holds deleted
+    /// annotations too, as `notes_fts` does, so that bm25 weighs words against the same collection; they are
+    /// left out of the results.
+    func searchNotes(_ text: String, asOf milliseconds: Int64, limit: Int = 20, matchingInflections: Bool = false)
+        throws -> [Annotation]
+    {
+        let query = try SearchQuery(text, matchingInflections: matchingInflections)
         var all: [Annotation] = []
         try replayAnnotations(before: Self.bound(asOf: milliseconds)) { all.append($0) }
         // In the order they were made, as the rows of `annotations` were inserted: ties in rank come out alike.

@@ -4,7 +4,13 @@ import Marginalia
 enum HistoryCommands {
     static let history = Command(
         spec: CommandSpec(
-            name: "history", summary: "Every change to one annotation, oldest first.",
+            name: "history", summary: "Every change to one annotation, with the values each replaced.",
+            discussion: """
+                Changes come in the order this store took them in (for changes made here, the order they were \
+                made). Under each, the fields it set: note: «prima» → «a doua». A change merged from another device \
+                whose clock is older than the value it met lost that field: the line says which value stayed. \
+                'revert ID --to CHANGE' takes the change id shown.
+                """,
             arguments: [.init(name: "ID", help: "The annotation's id or a unique prefix (at least 4 characters).")],
             examples: [
                 "marginalia history $(marginalia list --json | jq -r '.[0].id' | cut -c1-8)",
@@ -12,8 +18,14 @@ enum HistoryCommands {
             ]),
         run: { context in
             let store = try context.openStore(.readOnly, content: .none)
-            try printChanges(try store.history(id: context.arguments.positionals[0]),
-                             showEntity: false, store: store, context: context)
+            let entries = try store.historyEntries(id: context.arguments.positionals[0])
+            if context.json {
+                try Output.print(.array(entries.map(Output.json)), to: context.console)
+            } else {
+                // A bookmark's note is its title: the kind comes from the create change.
+                let kind = entries.lazy.compactMap(\.change.fields.kind).first
+                entries.forEach { Output.lines($0, kind: kind).forEach { context.console.out($0) } }
+            }
         })
 
     static let log = Command(

@@ -2,6 +2,12 @@ import Marginalia
 
 /// `list` and `show`.
 enum ListCommands {
+    /// `--as-of TIME`: the store as it was, replayed from the log.
+    static let asOfOption = CommandSpec.Option(
+        name: "as-of", value: "TIME",
+        help: "As it was at TIME (ISO 8601, as for 'log'): every change made at or before TIME, by its clock, "
+            + "replayed from the log.")
+
     static let list = Command(
         spec: CommandSpec(
             name: "list", summary: "List annotations, in reading order when content is attached.",
@@ -17,8 +23,12 @@ enum ListCommands {
                       help: "Only annotations that are intact, moved or orphaned against the attached content "
                           + "(see 'anchors')."),
                 .init(name: "deleted", help: "Include deleted annotations."),
+                asOfOption,
             ],
-            examples: ["marginalia list", "marginalia list --document luceafarul --kind note --json"]),
+            examples: [
+                "marginalia list", "marginalia list --document luceafarul --kind note --json",
+                "marginalia list --as-of 2026-11-29T12:00",
+            ]),
         run: { context in
             let arguments = context.arguments
             var filter = AnnotationFilter(
@@ -37,8 +47,10 @@ enum ListCommands {
                 }
                 status = parsed
             }
+            let asOf = try HistoryCommands.time(arguments.value("as-of"), option: "as-of")
             let store = try context.openStore(.readOnly, content: status == nil ? .optional : .required)
-            var annotations = try store.annotations(matching: filter)
+            var annotations = try asOf.map { try store.annotations(asOf: $0, matching: filter) }
+                ?? store.annotations(matching: filter)
             if let status {
                 annotations = try store.checkAnchors(annotations).filter { $0.status == status }.map(\.annotation)
             }
@@ -56,13 +68,26 @@ enum ListCommands {
         spec: CommandSpec(
             name: "show", summary: "Show one annotation in full.",
             arguments: [.init(name: "ID", help: "The annotation's id or a unique prefix (at least 4 characters).")],
+            options: [asOfOption],
             examples: [
                 "marginalia show $(marginalia highlight luceafarul.3)",
                 "marginalia show $(marginalia list --json | jq -r '.[0].id' | cut -c1-8) --json",
+                "marginalia show $(marginalia list --json | jq -r '.[0].id' | cut -c1-8) "
+                    + "--as-of $(marginalia log --json | jq -r '.[-1].time')",
             ]),
         run: { context in
+            let id = context.arguments.positionals[0]
+            let asOf = try HistoryCommands.time(context.arguments.value("as-of"), option: "as-of")
             let store = try context.openStore(.readOnly, content: .optional)
-            let annotation = try store.annotation(id: context.arguments.positionals[0])
+            let annotation: Annotation
+            if let asOf {
+                guard let then = try store.annotation(id: id, asOf: asOf) else {
+                    throw ToolError("annotation \(id) did not exist yet at \(Timestamp.iso8601(milliseconds: asOf))")
+                }
+                annotation = then
+            } else {
+                annotation = try store.annotation(id: id)
+            }
             let check = try store.checkAnchors([annotation])[0]
             if context.json {
                 try Output.print(Output.json(check), to: context.console)

@@ -16,12 +16,16 @@ enum SearchCommand {
             options: [
                 .init(name: "limit", short: "n", value: "N", help: "At most N results (default 20)."),
                 .init(name: "notes", help: "Search your notes and highlighted quotes instead of the content."),
+                .init(name: "as-of", value: "TIME",
+                      help: "With --notes: the notes as they were at TIME (ISO 8601, as for 'log'), replayed from "
+                          + "the log."),
             ],
             examples: [
                 "marginalia search stiinta",
                 "marginalia search '\"luceafarul de sus\"' --limit 5",
                 "marginalia search 'dor*' --json",
                 "marginalia search --notes basm",
+                "marginalia search --notes basm --as-of 2026-11-29",
             ]),
         run: { context in
             do {
@@ -37,11 +41,20 @@ enum SearchCommand {
         let limit = try context.arguments.integer("limit") ?? 20
         guard limit > 0 else { throw UsageError("--limit must be at least 1") }
         _ = try SearchQuery(query)
+        let asOf = try HistoryCommands.time(context.arguments.value("as-of"), option: "as-of")
+        if asOf != nil && !context.arguments.flag("notes") {
+            throw UsageError("--as-of searches your notes as they were: give --notes too")
+        }
         if context.arguments.flag("notes") {
             let store = try context.openStore(.readOnly, content: .none)
-            var annotations = try store.searchNotes(query, limit: limit)
+            func search(matchingInflections: Bool) throws -> [Annotation] {
+                try asOf.map {
+                    try store.searchNotes(query, asOf: $0, limit: limit, matchingInflections: matchingInflections)
+                } ?? store.searchNotes(query, limit: limit, matchingInflections: matchingInflections)
+            }
+            var annotations = try search(matchingInflections: false)
             if annotations.isEmpty, let stems = try inflections(of: query, context: context) {
-                annotations = try store.searchNotes(query, limit: limit, matchingInflections: true)
+                annotations = try search(matchingInflections: true)
                 if !annotations.isEmpty { context.console.err(stems) }
             }
             if context.json {

@@ -1,0 +1,38 @@
+import Marginalia
+
+/// `revert`: undo by going forward.
+enum RevertCommand {
+    static let command = Command(
+        spec: CommandSpec(
+            name: "revert", summary: "Set an annotation back to how it was right after one of its changes.",
+            discussion: """
+                Writes one new change that sets the note, color, tags, deleted flag and anchor back to their values \
+                right after CHANGE (by the changes' clocks, as 'show --as-of' that change's time shows them). \
+                Nothing is erased: the revert is one more change in the log, shown by 'history', and it merges \
+                like any edit. CHANGE is a change id as 'history' shows it (at least 4 characters).
+                """,
+            arguments: [.init(name: "ID", help: "The annotation's id or a unique prefix (at least 4 characters).")],
+            options: [.init(name: "to", value: "CHANGE", help: "The change to go back to (required).")],
+            examples: [
+                "marginalia history $(marginalia list --json | jq -r '.[0].id' | cut -c1-8)",
+                "marginalia revert $(marginalia list --json | jq -r '.[0].id' | cut -c1-8) --to "
+                    + "$(marginalia history $(marginalia list --json | jq -r '.[0].id') --json | jq -r '.[0].changeId' "
+                    + "| cut -c1-8)",
+            ]),
+        run: { context in
+            guard let change = context.arguments.value("to") else {
+                throw UsageError("give --to CHANGE: the change id (see 'history') to go back to")
+            }
+            let store = try context.openStore(.readWrite, content: .none)
+            let result = try store.revertAnnotation(id: context.arguments.positionals[0], to: change)
+            if context.json {
+                try Output.print(.object(JSONObject([
+                    ("annotation", result.annotation.json), ("change", Output.json(result.change)),
+                ])), to: context.console)
+            } else {
+                context.console.err("Reverted \(result.annotation.id) to change "
+                    + "\(Output.shortID(result.change.fields.revertTo ?? change)) (new change "
+                    + "\(Output.shortID(result.change.changeID)))")
+            }
+        })
+}
