@@ -14,13 +14,14 @@ extension StoreConnection {
     /// - Parameters:
     ///   - id: the annotation's id or a unique prefix.
     ///   - change: the change's id, or a unique prefix of at least 4 characters (case ignored).
-    /// - Throws: `StoreError.annotationNotFound`, `.ambiguousID`, or `.invalidChange` for a change that is not
-    ///   the annotation's, or when every field already has the value it would set.
+    /// - Throws: `StoreError.annotationNotFound`, `.ambiguousID`, `.idPrefixTooShort`, `.idNotFound`, or
+    ///   `.invalidChange` for a change that is not the annotation's, or when every field already has the value
+    ///   it would set.
     func revertAnnotation(id: String, to change: String) throws -> RevertResult {
         try db.transaction(.immediate) {
             let current = try annotation(id: id)
             let changes = try changes(of: .annotation, id: current.id)
-            let target = try Self.change(named: change, among: changes, of: current.id)
+            let target = try Self.change(named: change, among: changes, of: current.id, in: self)
             let state = AnnotationRegisters.fold(id: current.id, changes.filter { $0.stamp <= target.stamp })
             guard state.annotation != nil, let anchor = state.anchor else {
                 throw StoreError.invalidChange(
@@ -60,23 +61,16 @@ extension StoreConnection {
         }
     }
 
-    /// The change `text` names among `changes`: its id, or a unique prefix of at least 4 characters, case ignored.
-    static func change(named text: String, among changes: [Change], of annotation: String) throws -> Change {
-        let wanted = text.lowercased()
-        if let exact = changes.first(where: { $0.changeID.lowercased() == wanted }) { return exact }
-        guard wanted.count >= 4 else {
+    /// The change `text` names (its id or a unique prefix, as `resolveID` takes it), which must be one of
+    /// `changes`, those of `annotation`.
+    static func change(named text: String, among changes: [Change], of annotation: String,
+                       in store: StoreConnection) throws -> Change {
+        let id = try store.resolveID(text, kind: .change)
+        guard let change = changes.first(where: { $0.changeID == id }) else {
             throw StoreError.invalidChange(
-                reason: "change id \(text) is too short: give at least 4 characters of an id 'history' shows")
+                reason: "change \(id) is not a change of annotation \(annotation) (see 'history \(annotation)')")
         }
-        let matches = changes.filter { $0.changeID.lowercased().hasPrefix(wanted) }
-        switch matches.count {
-        case 1: return matches[0]
-        case 0: throw StoreError.invalidChange(reason: "annotation \(annotation) has no change \(text) (see 'history')")
-        default:
-            throw StoreError.invalidChange(
-                reason: "change id prefix \(text) matches \(matches.count) changes of \(annotation): "
-                    + matches.map(\.changeID).joined(separator: ", "))
-        }
+        return change
     }
 
     /// Whether two states of an annotation hold the same field values (clocks aside).

@@ -98,7 +98,13 @@ extension StoreConnection {
     /// that field, and says which change's value was kept.
     /// - Throws: `StoreError.annotationNotFound` or `.ambiguousID`.
     func historyEntries(id: String) throws -> [HistoryEntry] {
-        let fullID = (try? resolveAnnotationID(id)) ?? id
+        // An annotation a partial archive's changes still wait for has changes but no row yet.
+        let fullID: String
+        do {
+            fullID = try resolveAnnotationID(id)
+        } catch StoreError.annotationNotFound {
+            fullID = id
+        }
         let changes = try db.fetchAll(
             sql: """
                 SELECT \(Change.columns) FROM changes

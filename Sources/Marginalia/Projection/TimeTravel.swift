@@ -104,7 +104,10 @@ extension AnnotationFilter {
             return false
         }
         if let kind, annotation.kind != kind { return false }
-        if let tag, !annotation.tags.contains(where: { $0.utf8.elementsEqual(tag.utf8) }) { return false }
+        if let tag {
+            let wanted = StoreConnection.tagKey(tag)
+            if !annotation.tags.contains(where: { StoreConnection.tagKey($0) == wanted }) { return false }
+        }
         return true
     }
 }

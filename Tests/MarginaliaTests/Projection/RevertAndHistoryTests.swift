@@ -63,9 +63,12 @@ import Testing
         let before = try store.canonicalFingerprint()
         let foreign = try #require(try store.history(id: other.id).first)
         #expect(thrownError(StoreError.self) { try store.revertAnnotation(id: id, to: foreign.changeID) }
-            == .invalidChange(reason: "annotation \(id) has no change \(foreign.changeID) (see 'history')"))
+            == .invalidChange(
+                reason: "change \(foreign.changeID) is not a change of annotation \(id) (see 'history \(id)')"))
         #expect(thrownError(StoreError.self) { try store.revertAnnotation(id: id, to: "abc") }
-            == .invalidChange(reason: "change id abc is too short: give at least 4 characters of an id 'history' shows"))
+            == .idPrefixTooShort(prefix: "abc", kind: .change, minimum: 4))
+        #expect(thrownError(StoreError.self) { try store.revertAnnotation(id: id, to: "abcdef") }
+            == .idNotFound(id: "abcdef", kind: .change))
         // The last change is the delete: the state right after it is the current one.
         let last = try #require(changes.last)
         #expect(thrownError(StoreError.self) { try store.revertAnnotation(id: id, to: last.changeID) }
