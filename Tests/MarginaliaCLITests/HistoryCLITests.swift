@@ -105,7 +105,8 @@ import Testing
             #expect(result.stdout.isEmpty && result.stderr.hasPrefix("Error: "), "\(arguments)")
         }
         #expect(try workspace.run(["list", "--as-of", "yesterday"]).stderr.hasPrefix(
-            "Error: --as-of takes an ISO 8601 time such as 2026-11-29 or 2026-11-29T12:00:00Z, not 'yesterday'"))
+            "Error: --as-of takes an ISO 8601 time such as 2026-11-29, 2026-11-29T12:00:00Z or a local time with its "
+                + "offset, 2026-11-29T14:00+02:00; not 'yesterday'"))
         #expect(try workspace.bytes(workspace.store) == fingerprint)
     }
 
@@ -199,6 +200,11 @@ import Testing
         let start = try #require(shown.firstIndex { $0.contains("revert to \(changes[1])") })
         #expect(Array(shown[(start + 1)...]).contains("          note: «a treia» → «a doua»"))
         #expect(Array(shown[(start + 1)...]).contains("          deleted: yes → no"))
+        #expect(try workspace.ok(["verify"]).hasPrefix("ok: 7 changes"))
+        // Going back to the same change again writes nothing, and says so.
+        let again = try workspace.run(["revert", id, "--to", changes[1]])
+        #expect(again.status == 0 && again.stdout.isEmpty)
+        #expect(again.stderr.hasPrefix("Nothing to change: annotation \(id) is already as it was right after change "))
         #expect(try workspace.ok(["verify"]).hasPrefix("ok: 7 changes"))
         // On the other store, which holds the state before the revert, it merges like any edit.
         try workspace.ok(["export", workspace.path("after.jsonl.gz")])

@@ -43,7 +43,7 @@ extension AnnotationStore {
     /// `change` (an id or a unique prefix of at least 4 characters), by the clocks, in one new change that merges
     /// like any edit.
     /// - Throws: `MarginaliaError`: `.notFound`, or `.invalidArgument` for a change that is not the annotation's
-    ///   or when nothing would change.
+    ///   or when nothing would change (reason `StoreError.unchanged`: nothing was written).
     @discardableResult
     public func revertAnnotation(id: String, to change: String) throws -> RevertResult {
         try engine.write { try $0.revertAnnotation(id: id, to: change) }

@@ -14,9 +14,9 @@ extension StoreConnection {
     /// - Parameters:
     ///   - id: the annotation's id or a unique prefix.
     ///   - change: the change's id, or a unique prefix of at least 4 characters (case ignored).
-    /// - Throws: `StoreError.annotationNotFound`, `.ambiguousID`, `.idPrefixTooShort`, `.idNotFound`, or
-    ///   `.invalidChange` for a change that is not the annotation's, or when every field already has the value
-    ///   it would set.
+    /// - Throws: `StoreError.annotationNotFound`, `.ambiguousID`, `.idPrefixTooShort`, `.idNotFound`,
+    ///   `.invalidChange` for a change that is not the annotation's, or `.unchanged` when every field already has
+    ///   the value it would set (nothing is written).
     func revertAnnotation(id: String, to change: String) throws -> RevertResult {
         try db.transaction(.immediate) {
             let current = try annotation(id: id)
@@ -45,9 +45,9 @@ extension StoreConnection {
             fields.tags = tags
             let restored = state.annotation.map { Self.sameValues($0, current) } ?? false
             guard !restored else {
-                throw StoreError.invalidChange(
-                    reason: "annotation \(current.id) is already as it was right after change \(target.changeID); "
-                        + "nothing to change")
+                throw StoreError.unchanged(
+                    id: current.id,
+                    reason: "annotation \(current.id) is already as it was right after change \(target.changeID)")
             }
             do {
                 try fields.validate(for: .edit, on: .annotation)

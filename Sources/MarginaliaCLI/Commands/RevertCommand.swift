@@ -9,7 +9,8 @@ enum RevertCommand {
                 Writes one new change that sets the note, color, tags, deleted flag and anchor back to their values \
                 right after CHANGE (by the changes' clocks, as 'show --as-of' that change's time shows them). \
                 Nothing is erased: the revert is one more change in the log, shown by 'history', and it merges \
-                like any edit. CHANGE is a change id as 'history' shows it (at least 4 characters).
+                like any edit. CHANGE is a change id as 'history' shows it (at least 4 characters). When the \
+                annotation is already as it was then, nothing is written.
                 """,
             arguments: [.init(name: "ID", help: "The annotation's id or a unique prefix (at least 4 characters).")],
             options: [.init(name: "to", value: "CHANGE", help: "The change to go back to (required).")],
@@ -24,7 +25,20 @@ enum RevertCommand {
                 throw UsageError("give --to CHANGE: the change id (see 'history') to go back to")
             }
             let store = try context.openStore(.readWrite, content: .none)
-            let result = try store.revertAnnotation(id: context.arguments.positionals[0], to: change)
+            let result: RevertResult
+            do {
+                result = try store.revertAnnotation(id: context.arguments.positionals[0], to: change)
+            } catch let error as MarginaliaError {
+                // Already as it was: nothing to write, and nothing wrong (as for an edit to the values it has).
+                guard case .store(.unchanged(let id, let reason)) = error.reason else { throw error }
+                if context.json {
+                    try Output.print(.object(JSONObject([
+                        ("annotation", try store.annotation(id: id).json), ("change", .null),
+                    ])), to: context.console)
+                }
+                context.console.err("Nothing to change: \(reason)")
+                return
+            }
             if context.json {
                 try Output.print(.object(JSONObject([
                     ("annotation", result.annotation.json), ("change", Output.json(result.change)),

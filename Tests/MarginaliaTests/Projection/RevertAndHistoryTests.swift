@@ -72,8 +72,7 @@ import Testing
         // The last change is the delete: the state right after it is the current one.
         let last = try #require(changes.last)
         #expect(thrownError(StoreError.self) { try store.revertAnnotation(id: id, to: last.changeID) }
-            == .invalidChange(reason: "annotation \(id) is already as it was right after change \(last.changeID); "
-                + "nothing to change"))
+            == .unchanged(id: id, reason: "annotation \(id) is already as it was right after change \(last.changeID)"))
         #expect(thrownError(StoreError.self) { try store.revertAnnotation(id: "ffffffff", to: last.changeID) }
             == .annotationNotFound(id: "ffffffff"))
         #expect(try store.canonicalFingerprint() == before)
