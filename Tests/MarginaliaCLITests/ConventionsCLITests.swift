@@ -87,7 +87,7 @@ import Testing
         #expect(exported.stderr == "Exported 1 change, 1 annotation and 0 reading positions to \(archive)\n")
         try workspace.ok(["edit", bookmark, "--title", "a doua"])
         let history = try workspace.ok(["history", bookmark])
-        #expect(history.contains("title “prima”") && history.contains("title “a doua”"))
+        #expect(history.contains("title: «prima»\n") && history.contains("title: «prima» → «a doua»"))
         #expect(!history.contains("note"))
         #expect(try workspace.ok(["log"]).contains("title “a doua”"))
         #expect(try workspace.ok(["show", bookmark]).contains("title:       a doua"))
