@@ -20,9 +20,10 @@ extension Output {
         }
     }
 
-    /// A change as `log --json` shows it, with `set`: each field it set, its previous value, and whether it lost.
-    static func json(_ entry: HistoryEntry) -> JSONValue {
-        guard case .object(var object) = json(entry.change) else { return .null }
+    /// A change as `log --json` shows it (`change`, else the change alone), with `set`: each field it set, its
+    /// previous value, and whether it lost.
+    static func json(_ entry: HistoryEntry, change: JSONValue? = nil) -> JSONValue {
+        guard case .object(var object) = change ?? json(entry.change) else { return .null }
         object["set"] = .array(entry.fields.map { field in
             var members: [(String, JSONValue)] = []
             switch field.register {

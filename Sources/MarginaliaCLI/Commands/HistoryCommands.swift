@@ -20,7 +20,11 @@ enum HistoryCommands {
             let store = try context.openStore(.readOnly, content: .none)
             let entries = try store.historyEntries(id: context.arguments.positionals[0])
             if context.json {
-                try Output.print(.array(entries.map(Output.json)), to: context.console)
+                // Each change as log --json shows it, with how it arrived, then what it did to each field.
+                let changes = entries.map(\.change)
+                let receipts = try store.receipts(ofChanges: changes.map(\.changeID))
+                let shown = zip(entries, ImportsCommand.json(changes, receipts: receipts))
+                try Output.print(.array(shown.map { Output.json($0, change: $1) }), to: context.console)
             } else {
                 // A bookmark's note is its title: the kind comes from the create change.
                 let kind = entries.lazy.compactMap(\.change.fields.kind).first
