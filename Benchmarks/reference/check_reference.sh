@@ -139,7 +139,7 @@ def mutate(source, target, name):
     elif name == "note-null": out[edit]["fields"] = {"note": None}
     elif name == "tag-control": out[edit]["fields"] = {"tags": {"a\u0007b": True}}
     elif name == "future-hlc": out[edit]["hlc"] = "%015d-00000" % (time.time_ns() // 1_000_000 + 2 * 86_400_000)
-    elif name == "newer-format": out[0]["formatVersion"] = 2
+    elif name == "newer-format": out[0]["formatVersion"] = 3
     elif name == "kind-in-edit": out[edit]["fields"]["kind"] = "note"
     elif name == "no-trailer": out.pop()
     elif name == "long-prefix": out[change("create")]["fields"]["prefix"] = "\u0103" * 600

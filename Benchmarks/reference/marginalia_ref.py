@@ -7,8 +7,8 @@
 Standard library only. It reads and writes the same user database (schemas/user.sql) and the same archive
 format (schemas/archive-*.schema.json) as the Swift tool, with the same semantics:
 
-- export writes a header, every change ordered by (hlc, device, change_id) with its stored fields JSON copied
-  as is, the annotations by id, the reading positions by document, and a trailer with the counts, from one
+- export writes a header (archive format 2: with the head of the log's hash chain, recomputed over the rows),
+  every change in the log's order (seq) with its stored fields JSON copied as is, the annotations by id, the reading positions by document, and a trailer with the counts, from one
   read snapshot, through a temporary file renamed into place. Its lines equal the Swift exporter's byte for
   byte, apart from the header's createdAt.
 - import checks every record as strictly as the Swift reader, deduplicates changes by change_id (a different
@@ -44,7 +44,8 @@ import unicodedata
 import uuid
 import zlib
 
-FORMAT, FORMAT_VERSION, APPLICATION_ID = "marginalia-archive", 1, 0x4D524755
+FORMAT, FORMAT_VERSION, APPLICATION_ID = "marginalia-archive", 2, 0x4D524755
+HEAD_VERSION = 2  # the first archive format whose header carries the head of the hash chain
 MAX_LINE_BYTES, MAX_RECORDS, MAX_DECOMPRESSED = 16 << 20, 50_000_000, 8 << 30
 MAX_DRIFT_MS, MAX_TEXT, MAX_CONTEXT, MAX_ID, MAX_LABEL, MAX_OFFSET = 86_400_000, 1 << 20, 1024, 256, 64, 2**31 - 1
 BATCH = 5000
@@ -75,6 +76,7 @@ CHANGE_COLUMNS = "change_id, hlc, device, entity, entity_id, op, fields"
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, check_circular=False).encode
 MACHINE_ID = re.compile(r"[0-9A-Za-z._-]{1,64}")
 HLC = re.compile(r"[0-9]{15}-[0-9]{5}")
+DIGEST = re.compile(r"[0-9a-f]{64}")
 CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 WHITE = frozenset("\t\n\x0b\x0c\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000"
                   + "".join(map(chr, range(0x2000, 0x200B))))
@@ -121,10 +123,13 @@ def export(store, out):
     device = db.execute("SELECT value FROM meta WHERE key = 'device_id'").fetchone()[0]
     editions = [row[0] for row in db.execute(
         "SELECT created_edition FROM annotations UNION SELECT anchor_edition FROM annotations ORDER BY 1")]
+    seq, digest = 0, GENESIS
+    for row in db.execute(f"SELECT {CHANGE_COLUMNS}, seq FROM changes ORDER BY seq"):
+        seq, digest = row[7], chain_digest(digest, row[:7])
     header = {"type": "header", "format": FORMAT, "formatVersion": FORMAT_VERSION, "device": device,
               "createdAt": iso8601(time.time_ns() // 1_000_000),
               "schemaVersion": db.execute("PRAGMA user_version").fetchone()[0], "editions": editions,
-              "partial": False}
+              "partial": False, "head": {"seq": seq, "digest": digest}}
     counts = {"change": 0, "annotation": 0, "position": 0}
     directory, name = os.path.split(os.path.abspath(out))
     temporary = os.path.join(directory, f".{name}.export-{uuid.uuid4()}.tmp")  # renamed over `out` when complete
@@ -140,7 +145,7 @@ def export(store, out):
                         lines.clear()
 
                 for cid, hlc, dev, entity, entity_id, op, fields in db.execute(
-                        f"SELECT {CHANGE_COLUMNS} FROM changes ORDER BY hlc, device, change_id"):
+                        f"SELECT {CHANGE_COLUMNS} FROM changes ORDER BY seq"):
                     emit(f'{{"type":"change","changeId":{_encode(cid)},"hlc":{_encode(hlc)},"device":{_encode(dev)},'
                          f'"entity":{_encode(entity)},"entityId":{_encode(entity_id)},"op":{_encode(op)},'
                          f'"fields":{fields}}}')
@@ -353,7 +358,8 @@ TEXT_POSITION = obj({"passage": identifier, "offset": OFFSET})
 HEADER = obj({"type": None, "format": one_of(FORMAT), "formatVersion": integer(1, FORMAT_VERSION),
               "device": machine_id, "createdAt": iso_time, "schemaVersion": integer(1, 2**63 - 1),
               "editions": array(identifier), "partial": boolean,
-              "filter?": obj({"document?": any_string, "since?": any_string})})
+              "filter?": obj({"document?": any_string, "since?": any_string}),
+              "head?": obj({"seq": integer(0, 2**63 - 1), "digest": matching(DIGEST, "64 lowercase hex digits")})})
 CHANGE = obj({"type": None, "changeId": machine_id, "hlc": hlc, "device": machine_id,
               "entity": one_of("annotation", "position"), "entityId": None, "op": one_of(*OPS), "fields": None})
 ANNOTATION = obj({"type": None, "id": machine_id, "kind": one_of(*KINDS), "document": identifier,
@@ -400,6 +406,8 @@ def check_header(record):
     if type(version) is int and version > FORMAT_VERSION:  # refused before any other key is looked at
         raise FieldError(f"created by a newer version of marginalia (archive format {version})")
     HEADER(record, "")
+    if (version >= HEAD_VERSION) != ("head" in record):
+        raise FieldError("head: required from archive format 2 on" if version >= HEAD_VERSION else "head: unknown field")
 
 
 def check_change(record, now_ms):

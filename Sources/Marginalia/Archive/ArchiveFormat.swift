@@ -1,13 +1,23 @@
 /// The archive format: gzip (windowBits 15+16) of JSON Lines.
 ///
-/// Line 1 is a header; then every change of the log (ordered by clock); then the current state as derived
+/// Line 1 is a header; then every change of the log, in the log's own order; then the current state as derived
 /// records (annotations by id, then reading positions by document); the last line is a trailer with the
 /// count of each record type. Every line ends with "\n". The JSON Schemas of the records are in `schemas/`.
+///
+/// Versions. A reader refuses a `formatVersion` newer than it knows before it looks at any other key, and
+/// refuses a key it does not know in a version it knows: so any added field is a new version, which older
+/// readers refuse with "created by a newer version" rather than misread. Every version stays readable:
+/// - 1: the changes ordered by clock (hlc, device, change id).
+/// - 2: the header carries `head` (`seq`, `digest`: the head of the writing store's hash chain, see
+///   `ChangeDigest`), and the changes are in the log's order (`seq`), so that the changes of a full archive,
+///   merged into an empty store, rebuild the same chain up to that head.
 public enum ArchiveFormat {
     /// The `format` of the header.
     public static let name = "marginalia-archive"
     /// The format version this build writes, and the newest it reads.
-    public static let version: Int64 = 1
+    public static let version: Int64 = 2
+    /// The first version whose header carries the head of the log's hash chain.
+    static let headVersion: Int64 = 2
     /// The recommended file extension.
     public static let fileExtension = "jsonl.gz"
 
@@ -37,10 +47,14 @@ public struct ArchiveHeader: Equatable, Sendable {
     public var partial: Bool
     /// For a partial archive, the filter that made it (`document`, `since`).
     public var filter: [String: String]
+    /// The head of the writing store's hash chain when it was written (format 2 on; nil in format 1): every change
+    /// of the store up to it is fixed by its digest. A full archive's changes rebuild exactly this chain.
+    public var head: LogHead?
 
     /// A header with the given values.
     public init(formatVersion: Int64 = ArchiveFormat.version, device: String, createdAt: String,
-                schemaVersion: Int64, editions: [String], partial: Bool, filter: [String: String] = [:]) {
+                schemaVersion: Int64, editions: [String], partial: Bool, filter: [String: String] = [:],
+                head: LogHead? = nil) {
         self.formatVersion = formatVersion
         self.device = device
         self.createdAt = createdAt
@@ -48,6 +62,7 @@ public struct ArchiveHeader: Equatable, Sendable {
         self.editions = editions
         self.partial = partial
         self.filter = filter
+        self.head = head
     }
 
     var json: JSONValue {
@@ -64,6 +79,11 @@ public struct ArchiveHeader: Equatable, Sendable {
         if !filter.isEmpty {
             members.append(("filter", .object(JSONObject(
                 filter.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))))
+        }
+        if let head, formatVersion >= ArchiveFormat.headVersion {
+            members.append(("head", .object(JSONObject([
+                ("seq", .int(head.sequence)), ("digest", .string(head.digest)),
+            ]))))
         }
         return .object(JSONObject(members))
     }

@@ -28,8 +28,10 @@ enum ArchiveRecords {
         }
         // Checked before the other keys: a newer format may well have keys this version does not know.
         guard version <= ArchiveFormat.version else { throw NewerVersion(found: version) }
-        try checkKeys(object, required: ["type", "format", "formatVersion", "device", "createdAt", "schemaVersion",
-                                         "editions", "partial"], optional: ["filter"])
+        var required: Set<String> = ["type", "format", "formatVersion", "device", "createdAt", "schemaVersion",
+                                     "editions", "partial"]
+        if version >= ArchiveFormat.headVersion { required.insert("head") }
+        try checkKeys(object, required: required, optional: ["filter"])
         let device = try machineID(object["device"], field: "device")
         let createdAt = try FieldReader.string(object["createdAt"] ?? .null, field: "createdAt")
         guard Timestamp.parseISO8601(createdAt) != nil else {
@@ -60,8 +62,23 @@ enum ArchiveRecords {
                 filter[key] = try FieldReader.string(value, field: "filter.\(key)")
             }
         }
+        var head: LogHead?
+        if let value = object["head"] {
+            guard case .object(let headObject) = value else {
+                throw FieldError(field: "head", reason: "must be an object with seq and digest")
+            }
+            try checkKeys(headObject, required: ["seq", "digest"], path: "head.")
+            guard case .int(let sequence)? = headObject["seq"], sequence >= 0 else {
+                throw FieldError(field: "head.seq", reason: "must be a non-negative integer")
+            }
+            let digest = try FieldReader.string(headObject["digest"] ?? .null, field: "head.digest")
+            guard ChangeDigest.bytes(ofHex: digest) != nil else {
+                throw FieldError(field: "head.digest", reason: "must be 64 lowercase hexadecimal digits")
+            }
+            head = LogHead(sequence: sequence, digest: digest)
+        }
         return ArchiveHeader(formatVersion: version, device: device, createdAt: createdAt, schemaVersion: schemaVersion,
-                             editions: editions, partial: partial, filter: filter)
+                             editions: editions, partial: partial, filter: filter, head: head)
     }
 
     static func change(_ object: JSONObject) throws -> Change {

@@ -112,6 +112,15 @@ extension StoreConnection {
                 }
             }
         }
+        // A full archive merged into an empty store rebuilds the writer's log in its order: the same hash chain.
+        if checkRecords, let head = summary.header.head {
+            let rebuilt = try logHead()
+            guard rebuilt == head else {
+                throw mismatch(nil, "its changes rebuild a log whose head is seq \(rebuilt.sequence), digest "
+                    + "\(rebuilt.digest), but its header names seq \(head.sequence), digest \(head.digest): changes "
+                    + "were left out, added, edited or reordered since it was written")
+            }
+        }
         var verification = ArchiveVerification(summary: summary)
         verification.annotationsChecked = annotationsChecked
         verification.positionsChecked = positionsChecked

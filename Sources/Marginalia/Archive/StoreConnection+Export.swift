@@ -18,8 +18,8 @@ public struct ExportFilter: Equatable, Sendable {
 }
 
 extension StoreConnection {
-    /// Writes the store as an archive to `sink`: header, every change (by clock), the current annotations
-    /// (by id) and reading positions (by document), trailer.
+    /// Writes the store as an archive to `sink`: header (with the head of the log's hash chain), every change (in
+    /// the log's order), the current annotations (by id) and reading positions (by document), trailer.
     ///
     /// Streams: memory does not grow with the store. Reads one snapshot of the store, so a write made
     /// meanwhile by another process is either wholly in the archive or not at all. The output is the same for
@@ -80,9 +80,11 @@ extension StoreConnection {
         let editions = try db.fetchAll(
             sql: "SELECT created_edition FROM annotations UNION SELECT anchor_edition FROM annotations ORDER BY 1"
         ) { try $0.string(0) }
+        // The chain as recomputed over the rows written, not as stored: a full archive's changes then rebuild it
+        // exactly, even from a store whose stored digests were tampered with (which `verify` reports).
         let header = ArchiveHeader(
             device: deviceID, createdAt: createdAt, schemaVersion: Int64(UserSchema.currentVersion), editions: editions,
-            partial: !filter.isEmpty, filter: filterText)
+            partial: !filter.isEmpty, filter: filterText, head: try recomputeChain().head)
         try lines.write(header.json)
 
         var counts = ArchiveCounts()
@@ -94,7 +96,7 @@ extension StoreConnection {
                 WHERE hlc >= ?1 AND (?2 IS NULL
                     OR (entity = 'annotation' AND entity_id IN (SELECT id FROM annotations WHERE document = ?2))
                     OR (entity = 'position' AND entity_id = ?2))
-                ORDER BY hlc, device, change_id
+                ORDER BY seq
                 """,
             arguments: [since, document]
         ) { row in

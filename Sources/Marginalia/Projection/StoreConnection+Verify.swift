@@ -13,6 +13,8 @@ public struct VerificationReport: Equatable, Sendable {
     /// The first row of the log whose stored digest does not follow from the rows before it; nil when the whole
     /// chain holds.
     public var chainBreak: ChainBreak?
+    /// The head the log's history was checked against (`verify(against:)`), if any.
+    public var against: LogHead?
 
     /// Whether no problem was found.
     public var isHealthy: Bool { problems.isEmpty }

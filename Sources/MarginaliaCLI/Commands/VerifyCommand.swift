@@ -8,14 +8,25 @@ enum VerifyCommand {
                 Without FILE: SQLite's integrity check, that the change log is intact and append-only, that its \
                 hash chain holds (each change's digest follows from the changes before it; the first row that \
                 does not is named by seq and change id), and that replaying it reproduces the current tables \
-                exactly. With FILE: that the archive is complete and \
-                intact (gzip CRC and length, every record, the trailer) and that its state equals the state rebuilt \
-                from its changes; no store is touched. Reads only. Exits 1 (store) or 65 (archive) on a problem.
+                exactly. With --against BACKUP, also that the log's history up to the head BACKUP's header \
+                carries is unchanged since BACKUP was written: this catches the newest changes removed, or a \
+                rewrite whose later digests were all recomputed, which the chain alone cannot. With FILE: that \
+                the archive is complete and intact (gzip CRC and length, every record, the trailer) and that its \
+                state equals the state rebuilt from its changes; no store is touched. Reads only. Exits 1 \
+                (store) or 65 (archive) on a problem.
                 """,
             arguments: [.init(name: "FILE", help: "An archive to check instead of the store.", optional: true)],
-            examples: ["marginalia verify", "marginalia verify backup.jsonl.gz"]),
+            options: [
+                .init(name: "against", value: "BACKUP",
+                      help: "Also prove the history up to BACKUP's head unchanged (an archive of format 2 on)."),
+            ],
+            examples: ["marginalia verify", "marginalia verify --against backup.jsonl.gz",
+                       "marginalia verify backup.jsonl.gz"]),
         run: { context in
             if let file = context.arguments.positional(0) {
+                guard context.arguments.value("against") == nil else {
+                    throw UsageError("--against checks the store; it cannot be given with FILE")
+                }
                 try verifyArchive(file, context: context)
             } else {
                 try verifyStore(context)
@@ -32,6 +43,10 @@ enum VerifyCommand {
                 ("changes", .int(Int64(summary.counts.changes))),
                 ("annotations", .int(Int64(summary.counts.annotations))),
                 ("positions", .int(Int64(summary.counts.positions))),
+                ("formatVersion", .int(summary.header.formatVersion)),
+                ("head", summary.header.head.map { head in
+                    .object(JSONObject([("seq", .int(head.sequence)), ("digest", .string(head.digest))]))
+                } ?? .null),
             ])), to: context.console)
         } else {
             context.console.out("ok: \(path) holds " + Output.counts(
@@ -44,7 +59,7 @@ enum VerifyCommand {
 
     private static func verifyStore(_ context: Context) throws {
         let store = try context.openStore(.readOnly, content: .none)
-        let report = try store.verify()
+        let report = try context.arguments.value("against").map { try store.verify(against: $0) } ?? store.verify()
         if context.json {
             try Output.print(.object(JSONObject([
                 ("ok", .bool(report.isHealthy)), ("changes", .int(Int64(report.changeCount))),
@@ -56,6 +71,9 @@ enum VerifyCommand {
                 ("chainBreak", report.chainBreak.map { broken in
                     .object(JSONObject([("seq", .int(broken.sequence)), ("changeId", .string(broken.changeID))]))
                 } ?? .null),
+                ("against", report.against.map { head in
+                    .object(JSONObject([("seq", .int(head.sequence)), ("digest", .string(head.digest))]))
+                } ?? .null),
             ])), to: context.console)
         } else {
             report.problems.forEach { context.console.out("problem: \($0)") }
@@ -64,6 +82,7 @@ enum VerifyCommand {
                     + "\(Output.count(report.annotationCount, "annotation")) and "
                     + Output.count(report.positionCount, "reading position")
                     + "\nhash chain holds: head seq \(report.head.sequence), digest \(report.head.digest)"
+                    + (report.against.map { "\nhistory up to seq \($0.sequence) unchanged since the backup" } ?? "")
                 : "FAILED: \(Output.count(report.problems.count, "problem"))")
         }
         if !report.isHealthy { throw VerificationFailed(count: report.problems.count) }
