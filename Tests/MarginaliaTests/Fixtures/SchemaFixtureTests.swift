@@ -15,7 +15,10 @@ import Testing
     }
 
     /// Each later schema's store and archive, as `(folder, store file, archive file)`.
-    static let later = [("schema-3", "user-schema3.db", "archive-format1-schema3.jsonl.gz")]
+    static let later = [
+        ("schema-3", "user-schema3.db", "archive-format1-schema3.jsonl.gz"),
+        ("schema-4", "user-schema4.db", "archive-format2-schema4.jsonl.gz"),
+    ]
 
     @Test(arguments: later)
     func aLaterSchemasStoreOpensVerifiesAndItsArchiveImports(folder: String, store: String, archive: String) throws {
@@ -31,10 +34,18 @@ import Testing
         #expect(annotationIDs == (try Self.lines("annotation-ids.txt", in: fixture)))
         #expect(try opened.db.int(sql: "PRAGMA user_version") == Int64(UserSchema.currentVersion))
 
+        let archivePath = fixture.appendingPathComponent(archive).path
         let empty = try AnnotationStore.open(path: temporary.path("empty.db"), access: .create)
-        let report = try empty.importArchive(path: fixture.appendingPathComponent(archive).path)
+        let report = try empty.importArchive(path: archivePath)
         #expect(report.newChanges == changeIDs.count)
         #expect(try empty.verify().problems == [])
+        // An archive with a head (format 2 on) proves the store's history up to it, and the store that imported
+        // it rebuilt the same chain.
+        if try ArchiveReader(path: archivePath).read().header.head != nil {
+            #expect(try opened.verify(against: archivePath).problems == [])
+            #expect(try empty.verify(against: archivePath).problems == [])
+            #expect(try opened.receipts().map(\.kind) == [.import, .sync])
+        }
     }
 
     @Test func schemaOneStoreOpensMigratesAndVerifiesWithEveryIDIntact() throws {
