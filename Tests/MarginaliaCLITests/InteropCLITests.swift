@@ -92,4 +92,26 @@ enum InteropFiles {
         #expect(try workspace.run(["import", text]).status == 65)
         #expect(try workspace.bytes(workspace.store) == before)
     }
+
+    @Test func exportWritesMarkdownW3CAndCSV() throws {
+        let workspace = try CLIWorkspace(sample: "eminescu-2026.2.json")
+        try workspace.ok(["import", InteropFiles.romanian])
+        let markdown = try workspace.run(["export", "-", "--format", "markdown", "--document", "scrisoarea-i"])
+        #expect(markdown.status == 0)
+        #expect(markdown.stdout.contains("\n## Scrisoarea I\n"))
+        #expect(!markdown.stdout.contains("Mai am un singur dor"))
+        #expect(markdown.stderr == "Exported 4 annotations as markdown\n")
+        let w3c = workspace.path("notes.json")
+        try workspace.ok(["export", w3c, "--format", "w3c"])
+        let other = try workspace.run(["--store", workspace.path("other.db"), "import", w3c, "--json"])
+        #expect(other.status == 0, "\(other.stderr)")
+        #expect((try other.json() as? [String: Any])?["created"] as? Int == 7)
+        #expect(try workspace.run(["export", w3c, "--format", "w3c"]).status == 1)
+        let csv = try workspace.run(["export", "-", "--format", "csv", "--since", "2026-12-01T00:00:00Z"])
+        #expect(csv.stdout.hasPrefix("Highlight,Title,Author,URL,Note,Location,Date\r\n"))
+        #expect(csv.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == 3)
+        let bogus = try workspace.run(["export", "-", "--format", "pdf"])
+        #expect(bogus.status == 64)
+        #expect(bogus.stderr.contains("--format is archive, markdown, w3c, csv, not 'pdf'"))
+    }
 }

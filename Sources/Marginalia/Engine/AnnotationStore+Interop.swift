@@ -28,3 +28,25 @@ extension AnnotationStore {
         return try importItems(items, format: format, options: options)
     }
 }
+
+extension AnnotationStore {
+    /// The live annotations an export in `filter`'s scope holds, in the store's order, with what the attached
+    /// content says of them (titles, reading order, orphans): what the writers (`MarkdownWriter`,
+    /// `WebAnnotationWriter`, `ReadwiseCSVWriter`) take.
+    ///
+    ///     let (annotations, context) = try store.exportItems()
+    ///     let markdown = MarkdownWriter.render(annotations, context: context)
+    public func exportItems(filter: ExportFilter = ExportFilter()) throws
+        -> (annotations: [Annotation], context: InteropExportContext)
+    {
+        try engine.read { try $0.interopExport(filter: filter) }
+    }
+
+    /// Writes the live annotations in `format` to `path`, through a temporary file beside it, as an archive export
+    /// is (never over a store or the content; an existing file only with `force`). Returns how many it wrote.
+    @discardableResult
+    public func exportInterop(_ format: InteropExportFormat, toFile path: String,
+                              filter: ExportFilter = ExportFilter(), force: Bool = false) throws -> Int {
+        try engine.read { try $0.exportInterop(format, toFile: path, filter: filter, force: force) }
+    }
+}

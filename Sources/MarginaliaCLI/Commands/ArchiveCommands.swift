@@ -11,17 +11,21 @@ enum ArchiveCommands {
                 reading positions, and a trailer with counts. With --document or --since only the matching changes \
                 are written and the archive is marked partial. Works without content. FILE is written through a \
                 temporary file beside it; an existing FILE is replaced only with --force, and a store, its own \
-                files, a directory, FIFO or device never ('-' streams to stdout instead).
+                files, a directory, FIFO or device never ('-' streams to stdout instead). --format markdown, w3c or \
+                csv writes the live annotations for people and other tools instead (orphans and titles from the \
+                content when it is attached).
                 """,
             arguments: [.init(name: "FILE", help: "Where to write the archive; '-' for stdout.")],
-            options: [
+            options: InteropCommands.exportOptions + [
                 .init(name: "document", value: "D", help: "Only document D's annotations and reading position."),
                 .init(name: "since", value: "TIME", help: "Only changes at or after TIME (ISO 8601)."),
                 .init(name: "force", help: "Replace an existing file at FILE (never a store or database)."),
             ],
             examples: ["marginalia export notes.jsonl.gz", "marginalia export - | zcat | jq -c .type | sort | uniq -c",
-                       "marginalia export luceafarul.jsonl.gz --document luceafarul"]),
+                       "marginalia export luceafarul.jsonl.gz --document luceafarul",
+                       "marginalia export notes.md --format markdown"]),
         run: { context in
+            if try InteropCommands.runExport(context) { return }
             let path = context.arguments.positionals[0]
             let filter = ExportFilter(
                 document: context.arguments.value("document"),

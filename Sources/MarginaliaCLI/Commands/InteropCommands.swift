@@ -191,3 +191,44 @@ enum InteropCommands {
         ]))
     }
 }
+
+// MARK: - export --format
+
+extension InteropCommands {
+    /// The `export` option this file adds.
+    static let exportOptions: [CommandSpec.Option] = [
+        .init(name: "format", value: "F",
+              help: "archive (the default), markdown (for people), w3c (Web Annotation JSON-LD) or csv (Readwise's "
+                  + "import layout)."),
+    ]
+
+    /// Runs `export --format markdown|w3c|csv` and returns true; returns false for an archive, which the caller
+    /// writes.
+    static func runExport(_ context: Context) throws -> Bool {
+        guard let given = context.arguments.value("format"), given != "archive" else { return false }
+        guard let format = InteropExportFormat(rawValue: given) else {
+            let names = ["archive"] + InteropExportFormat.allCases.map(\.rawValue)
+            throw UsageError("--format is \(names.joined(separator: ", ")), not '\(given)'")
+        }
+        let path = context.arguments.positionals[0]
+        let filter = ExportFilter(
+            document: context.arguments.value("document"),
+            since: try HistoryCommands.time(context.arguments.value("since"), option: "since"))
+        // Titles, reading order and orphans come from the content; without it, documents go by their ids.
+        let store = try context.openStore(.readOnly, content: .optional)
+        let count: Int
+        if path == "-" {
+            let (annotations, exportContext) = try store.exportItems(filter: filter)
+            let bytes = try InteropWriter.render(format, annotations, context: exportContext)
+            let error = Console.writeAll(bytes, to: STDOUT_FILENO)
+            if error != 0 { Console.outputFailure.set(error) }
+            count = annotations.count
+        } else {
+            count = try store.exportInterop(format, toFile: path, filter: filter,
+                                            force: context.arguments.flag("force"))
+        }
+        context.console.err("Exported \(count) annotation\(count == 1 ? "" : "s") as \(format.rawValue)"
+            + "\(path == "-" ? "" : " to \(path)")")
+        return true
+    }
+}

@@ -1,0 +1,123 @@
+/// A format the store writes for other tools and for people.
+public enum InteropExportFormat: String, Sendable, CaseIterable {
+    /// Markdown for people: per document, in reading order; orphans in their own section.
+    case markdown
+    /// A W3C Web Annotation `AnnotationCollection`.
+    case w3c
+    /// Readwise's CSV import layout.
+    case csv
+}
+
+/// What the writers need to know of the content besides the annotations: titles, reading order, orphans. The store
+/// makes it from the attached content (`AnnotationStore.exportContext(for:)`); without content, documents are named
+/// by their ids and kept in id order.
+public struct InteropExportContext: Sendable {
+    /// The attached content's edition, if any.
+    public var edition: String?
+    /// The content's title (the book), if known.
+    public var contentTitle: String?
+    /// Document id → title.
+    public var titles: [String: String]
+    /// Document id → position in the content.
+    public var documentOrder: [String: Int]
+    /// Passage id → position in its document.
+    public var passageOrder: [String: Int]
+    /// Passage id → where it starts in its document's text (passages joined by a line feed), in code points.
+    public var passageStarts: [String: Int]
+    /// Ids of annotations whose text is not in the attached content.
+    public var orphaned: Set<String>
+    /// When the export was made, in milliseconds since 1970.
+    public var exportedAt: Int64
+
+    /// A context with the given values; empty ones for an export without content.
+    public init(edition: String? = nil, contentTitle: String? = nil, titles: [String: String] = [:],
+                documentOrder: [String: Int] = [:], passageOrder: [String: Int] = [:],
+                passageStarts: [String: Int] = [:], orphaned: Set<String> = [], exportedAt: Int64 = 0) {
+        self.edition = edition
+        self.contentTitle = contentTitle
+        self.titles = titles
+        self.documentOrder = documentOrder
+        self.passageOrder = passageOrder
+        self.passageStarts = passageStarts
+        self.orphaned = orphaned
+        self.exportedAt = exportedAt
+    }
+
+    /// A document's title, else its id.
+    public func title(of document: String) -> String { titles[document] ?? document }
+
+    /// `annotations` in reading order: by document, passage and offset; unknown documents and passages after the
+    /// known ones, by id.
+    public func readingOrder(_ annotations: some Sequence<Annotation>) -> [Annotation] {
+        annotations.sorted { left, right in
+            let l = key(left)
+            let r = key(right)
+            return l.0 != r.0 ? l.0 < r.0 : l.1 != r.1 ? l.1 < r.1 : l.2 != r.2 ? l.2 < r.2
+                : l.3 != r.3 ? l.3 < r.3 : left.id < right.id
+        }
+    }
+
+    private func key(_ annotation: Annotation) -> (Int, String, Int, Int) {
+        let anchor = annotation.anchor
+        return (documentOrder[anchor.document] ?? Int.max, documentOrder[anchor.document] == nil ? anchor.document : "",
+                passageOrder[anchor.start.passage] ?? Int.max, anchor.start.offset)
+    }
+}
+
+extension StoreConnection {
+    /// The live annotations an export in `filter`'s scope holds (changed at or after `filter.since`), with what the
+    /// attached content says of them.
+    func interopExport(filter: ExportFilter) throws -> (annotations: [Annotation], context: InteropExportContext) {
+        try db.transaction(.deferred) {
+            var annotations = try self.annotations(matching: AnnotationFilter(document: filter.document))
+            if let since = filter.since { annotations = annotations.filter { $0.updatedAt.milliseconds >= since } }
+            var context = InteropExportContext(exportedAt: clock.wallMilliseconds)
+            guard let content else { return (annotations, context) }
+            context.edition = content.edition
+            context.contentTitle = content.title
+            for document in try documents() {
+                context.titles[document.id] = document.title
+                context.documentOrder[document.id] = document.order
+            }
+            for document in Set(annotations.map(\.anchor.document)) where context.titles[document] != nil {
+                var start = 0
+                for passage in try passages(document: document) {
+                    context.passageOrder[passage.id] = passage.order
+                    context.passageStarts[passage.id] = start
+                    start += passage.text.unicodeScalars.count + 1
+                }
+            }
+            context.orphaned = Set(try checkAnchors(annotations).filter { $0.status == .orphaned }.map(\.annotation.id))
+            return (annotations, context)
+        }
+    }
+
+    /// Writes the live annotations in `format` to `path` (through a temporary file, as an archive export is).
+    func exportInterop(_ format: InteropExportFormat, toFile path: String, filter: ExportFilter, force: Bool) throws
+        -> Int
+    {
+        let (annotations, context) = try interopExport(filter: filter)
+        let bytes = try InteropWriter.render(format, annotations, context: context)
+        let target = try OutputTarget.resolve(path, policy: outputPolicy(force: force))
+        try target.write(purpose: "export") { temporary in
+            let sink = FileSink(fileDescriptor: try temporary.openForWriting(), name: temporary.path,
+                                closesOnDeinit: true)
+            try bytes.withUnsafeBytes { try sink.write($0) }
+            try sink.close()
+        }
+        return annotations.count
+    }
+}
+
+/// The writers, by format.
+public enum InteropWriter {
+    /// The annotations in `format`, as UTF-8 bytes.
+    public static func render(_ format: InteropExportFormat, _ annotations: some Sequence<Annotation>,
+                              context: InteropExportContext) throws -> [UInt8] {
+        switch format {
+        case .markdown: return Array(MarkdownWriter.render(annotations, context: context).utf8)
+        case .csv: return Array(ReadwiseCSVWriter.render(annotations, context: context).utf8)
+        case .w3c: return Array(try WebAnnotationWriter.render(annotations, context: context).utf8)
+        }
+    }
+}
