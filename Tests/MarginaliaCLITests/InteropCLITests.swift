@@ -39,6 +39,15 @@ enum InteropFiles {
         let orphans = try workspace.ok(["list", "--status", "orphaned"])
         #expect(orphans.contains("kindle:page 30, location 412 of Poezii (Mihai Eminescu)"))
         #expect(orphans.contains("Sara pe deal"))
+        // The receipt names the file, its size and its SHA-256; the second import brought nothing, so no receipt.
+        let receipts = try #require(try workspace.run(["imports", "--json"]).json() as? [[String: Any]])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: InteropFiles.romanian))
+        #expect(receipts.count == 1)
+        #expect(receipts.first?["kind"] as? String == "import")
+        #expect(receipts.first?["file"] as? String == InteropFiles.romanian)
+        #expect(receipts.first?["size"] as? Int == bytes.count)
+        let sha = try workspace.shell("sha256sum '\(InteropFiles.romanian)'").stdout.prefix(64)
+        #expect(receipts.first?["sha256"] as? String == String(sha))
         try workspace.ok(["verify"])
     }
 

@@ -25,7 +25,15 @@ extension AnnotationStore {
                 reason: "not a Kindle, KOReader, Readwise or W3C file; give its format"))
         }
         let items = try InteropReader.read(bytes, format: format, file: name)
-        return try importItems(items, format: format, options: options)
+        let digest: String
+        do {
+            digest = try SHA256Digest.hex(of: bytes)
+        } catch {
+            throw MarginaliaError(error)
+        }
+        // The receipt of the new changes names the file, its size and its SHA-256, as an archive import's does.
+        let source = ReceiptSource(kind: .import, file: name, size: Int64(bytes.count), sha256: digest)
+        return try engine.write { try $0.importItems(items, format: format, options: options, source: source) }
     }
 }
 

@@ -16,8 +16,9 @@ extension StoreConnection {
     /// a file that grew adds only what is new. Items that carry their own anchor (`ImportItem.native`) need no
     /// content.
     /// - Throws: `StoreError.contentUnavailable` for foreign items without content; merge errors.
-    func importItems(_ items: [ImportItem], format: InteropFormat, options: InteropImportOptions) throws
-        -> InteropImportReport
+    /// - Parameter source: what the receipt of the new changes names (the file, its size and SHA-256 when known).
+    func importItems(_ items: [ImportItem], format: InteropFormat, options: InteropImportOptions,
+                     source: ReceiptSource = ReceiptSource(kind: .import)) throws -> InteropImportReport
     {
         var report = InteropImportReport(format: format)
         report.itemsRead = items.count
@@ -65,7 +66,7 @@ extension StoreConnection {
                     }
                     fresh.append(contentsOf: new)
                 }
-                report.merge = try merge(fresh)
+                report.merge = try merge(fresh, source: source)
                 report.merge.duplicates += planned.reduce(0) { $0 + $1.changes.count } - fresh.count
                 report.merge.changesRead = planned.reduce(0) { $0 + $1.changes.count }
                 if options.dryRun { throw InteropDryRun() }

@@ -45,7 +45,8 @@ enum InteropCommands {
             throw UsageError("cannot tell the format of \(path == "-" ? "standard input" : path); give --format")
         }
         let name = path == "-" ? "stdin" : path
-        let items = try InteropReader.read(data, format: format, file: name)
+        // Read once before the store is opened, so that a bad file is refused without touching it.
+        _ = try InteropReader.read(data, format: format, file: name)
         let options = InteropImportOptions(keepUnmatched: context.arguments.flag("keep-unmatched"),
                                            dryRun: context.arguments.flag("dry-run"))
         // Text formats are anchored by their text, so they need content; W3C annotations may carry their anchors.
@@ -54,7 +55,7 @@ enum InteropCommands {
             ? try context.openStoreIfPresent(content: use)
             : try context.openStore(.create, content: use)
         let report = try context.withProgress(on: store) {
-            try store.importItems(items, format: format, options: options)
+            try store.importFile(data, name: name, format: format, options: options)
         }
         if context.json {
             try Output.print(json(report, dryRun: options.dryRun), to: context.console)
