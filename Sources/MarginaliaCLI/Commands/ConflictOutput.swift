@@ -25,9 +25,6 @@ enum ConflictOutput {
         })
     }
 
-    /// A value in «guillemets», one line: a long note is cut at 120 characters and line breaks are shown as ⏎.
-    private static func quoted(_ value: String) -> String {
-        let flat = value.replacingOccurrences(of: "\r\n", with: "⏎").replacingOccurrences(of: "\n", with: "⏎")
-        return "«" + (flat.count > 120 ? String(flat.prefix(120)) + "…" : flat) + "»"
-    }
+    /// A value in «guillemets», on one line and shortened as quotes are elsewhere (`Output.excerpt`).
+    private static func quoted(_ value: String) -> String { "«\(Output.excerpt(value, limit: 120))»" }
 }
