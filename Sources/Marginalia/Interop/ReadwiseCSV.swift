@@ -1,14 +1,140 @@
-/// Reads Readwise's CSV export (`Highlight, Book Title, Book Author, Amazon Book ID, Note, Color, Tags, Location
-/// Type, Location, Highlighted at, Document tags`).
+/// Reads Readwise's CSV export, and the CSV Readwise imports (which `ReadwiseCSVWriter` writes), so that an export
+/// of the store's own comes back in:
+///
+///     Highlight,Book Title,Book Author,Amazon Book ID,Note,Color,Tags,Location Type,Location,Highlighted at,Document tags
+///     Highlight,Title,Author,URL,Note,Location,Date
+///
+/// Columns are found by their names in the header, in any order; only `Highlight` and the title are required.
+/// `Location` is a place in the book's locations (`Location Type` `location`, or `order` and none: the writer's
+/// passage number) or a page (`page`); a location that is not a number is kept as a page label. `Highlighted at` (or `Date`) is read as Readwise writes it,
+/// `2021-03-14 18:22:05+00:00`, or as ISO 8601; `Tags` are separated by commas. A row with a note and no highlight
+/// is a note. The text is UTF-8, with or without a byte-order mark, in CRLF or LF lines, quoted as RFC 4180 says
+/// (see `CSVRecords`).
 public enum ReadwiseCSV {
-    /// Whether a first line is Readwise's header.
-    static func looksLike(header: String) -> Bool {
-        header.hasPrefix("Highlight,") && header.contains("Book Title")
+    /// The columns this reads, each by the names the two layouts give it.
+    private enum Column: CaseIterable {
+        case highlight, title, author, note, color, tags, locationType, location, date
+
+        var names: [String] {
+            switch self {
+            case .highlight: return ["highlight"]
+            case .title: return ["book title", "title"]
+            case .author: return ["book author", "author"]
+            case .note: return ["note"]
+            case .color: return ["color"]
+            case .tags: return ["tags"]
+            case .locationType: return ["location type"]
+            case .location: return ["location"]
+            case .date: return ["highlighted at", "date"]
+            }
+        }
     }
 
-    /// The highlights of the file, in file order.
+    /// Whether a first line is a header of Readwise's (its export's or its import's): a `Highlight` column and a
+    /// title column.
+    static func looksLike(header: String) -> Bool {
+        guard let record = try? CSVRecords.records(header).first else { return false }
+        let names = Set(record.fields.map(normalized))
+        return names.contains("highlight") && (names.contains("book title") || names.contains("title"))
+    }
+
+    /// The highlights and notes of the file, in file order.
+    /// - Parameter file: the file's name, for messages.
+    /// - Throws: `MarginaliaError` (`.invalidData`) naming the line of a row that cannot be read.
     public static func read(_ bytes: [UInt8], file: String) throws -> [ImportItem] {
-        throw MarginaliaError(ArchiveError(file: file, line: nil, kind: .invalidRecord,
-                                           reason: "Readwise CSV is not read yet"))
+        do {
+            var text = try SourceText.decode(bytes, file: file)
+            if text.unicodeScalars.first == SourceText.byteOrderMark { text.unicodeScalars.removeFirst() }
+            let records: [CSVRecords.Record]
+            do {
+                records = try CSVRecords.records(text)
+            } catch {
+                throw ArchiveError(file: file, line: error.line, kind: .invalidRecord, reason: error.reason)
+            }
+            guard let header = records.first else {
+                throw ArchiveError(file: file, kind: .invalidRecord, reason: "an empty file has no Readwise header")
+            }
+            let columns = try self.columns(header, file: file)
+            var items: [ImportItem] = []
+            for record in records.dropFirst() {
+                func invalid(_ reason: String) -> ArchiveError {
+                    ArchiveError(file: file, line: record.line, kind: .invalidRecord, reason: reason)
+                }
+                guard record.fields.count == header.fields.count else {
+                    throw invalid("\(record.fields.count) fields where the header has \(header.fields.count)")
+                }
+                // A row of empty fields (a spreadsheet's blank line) is nothing to read.
+                if record.fields.allSatisfy({ $0.trimmingSpaces.isEmpty }) { continue }
+                if let item = try item(record, columns: columns, invalid: invalid) { items.append(item) }
+            }
+            return items
+        } catch {
+            throw MarginaliaError(error)
+        }
+    }
+
+    /// Where each column is in a row; an error when the header lacks the highlight or the title.
+    private static func columns(_ header: CSVRecords.Record, file: String) throws -> [Column: Int] {
+        let names = header.fields.map(normalized)
+        var columns: [Column: Int] = [:]
+        for column in Column.allCases {
+            // The first name wins: `Book Title` over a `Title` column, when a file has both.
+            for name in column.names {
+                if let index = names.firstIndex(of: name) {
+                    columns[column] = index
+                    break
+                }
+            }
+        }
+        for required in [Column.highlight, .title] where columns[required] == nil {
+            let name = required == .highlight ? "Highlight" : "Book Title"
+            throw ArchiveError(file: file, line: header.line, kind: .invalidRecord,
+                               reason: "the header has no \"\(name)\" column (it has "
+                                   + header.fields.map { "\"\($0)\"" }.joined(separator: ", ") + ")")
+        }
+        return columns
+    }
+
+    private static func item(_ record: CSVRecords.Record, columns: [Column: Int],
+                             invalid: (String) -> ArchiveError) throws -> ImportItem? {
+        func value(_ column: Column) -> String {
+            columns[column].map { SourceText.clean(record.fields[$0]) } ?? ""
+        }
+        let text = value(.highlight)
+        let note = value(.note)
+        let title = value(.title)
+        guard !title.isEmpty else { throw invalid("a row without a book title") }
+        guard !text.isEmpty || !note.isEmpty else { throw invalid("a row with neither a highlight nor a note") }
+        var location = ItemLocation()
+        let place = value(.location)
+        if !place.isEmpty {
+            switch value(.locationType).lowercased() {
+            case "page": location.page = place
+            default:
+                // `location`, `order` (the highlight's rank in the book), or none: a number in reading order;
+                // anything else is kept as the source's label for the place.
+                if let start = Int(place), start >= 0 { location.start = start } else { location.page = place }
+            }
+        }
+        let written = value(.date)
+        var date: Int64?
+        if !written.isEmpty {
+            guard let milliseconds = ClippingDate.milliseconds(written) else {
+                throw invalid("\"\(written)\" is not a date (Readwise writes 2021-03-14 18:22:05+00:00)")
+            }
+            date = milliseconds
+        }
+        let tags = value(.tags).split(separator: ",").map { SourceText.clean($0) }.filter { !$0.isEmpty }
+        let author = value(.author)
+        let color = value(.color)
+        return ImportItem(format: .readwise, kind: text.isEmpty ? .note : .highlight, title: title,
+                          author: author.isEmpty ? nil : author, text: text, note: note.isEmpty ? nil : note,
+                          location: location, date: date, color: color.isEmpty ? nil : color, tags: tags,
+                          line: record.line)
+    }
+
+    /// A header's name as it is compared: without surrounding spaces, in lower case.
+    private static func normalized(_ name: String) -> String {
+        String(name.trimmingSpaces).lowercased()
     }
 }
