@@ -19,7 +19,7 @@ enum InteropFiles {
         #expect(first.contains("annotations created: 7 (5 anchored to the content, 2 orphaned)"))
         #expect(first.contains("notes on highlights: 1"))
         #expect(first.contains("resized highlights:  1"))
-        #expect(first.contains("books not in the content: 1 (1 items, not imported; --keep-unmatched imports them"))
+        #expect(first.contains("books not in the content: 1 (1 item, not imported; --keep-unmatched imports them"))
         #expect(first.contains("    Dubliners (James Joyce): 1"))
 
         let again = try #require(try workspace.run(["import", InteropFiles.romanian, "--json"]).json()

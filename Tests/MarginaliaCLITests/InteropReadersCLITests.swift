@@ -91,6 +91,20 @@ import Testing
         #expect(try workspace.bytes(workspace.store) == before)
     }
 
+    @Test func theReportCountsInWords() throws {
+        let workspace = try CLIWorkspace(sample: "eminescu-2026.2.json")
+        let one = workspace.path("one.json")
+        try Data(#"{"title": "Dubliners", "entries": [{"page": 1, "text": "It was the third stroke."}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: one))
+        let report = try workspace.ok(["import", one, "--dry-run"])
+        #expect(report.hasPrefix("Would import 1 koreader item from \(one)\n"))
+        #expect(report.contains("books not in the content: 1 (1 item, not imported;"))
+        #expect(!report.contains("1 items"))
+        try workspace.ok(["import", Self.koreader])
+        let export = try workspace.run(["export", "-", "--format", "csv", "--document", "luceafarul"])
+        #expect(export.stderr == "Exported 1 annotation as csv\n")
+    }
+
     @Test func theCSVExportImportsBackIntoAnotherStore() throws {
         let workspace = try CLIWorkspace(sample: "eminescu-2026.2.json")
         try workspace.ok(["import", Self.koreader])

@@ -148,7 +148,7 @@ enum InteropCommands {
     static func printReport(_ report: InteropImportReport, file: String, dryRun: Bool, console: Console) {
         let lead = dryRun ? "Would import" : "Imported"
         console.out("""
-            \(lead) \(report.itemsRead) \(report.format.rawValue) items from \(file)
+            \(lead) \(Output.count(report.itemsRead, "\(report.format.rawValue) item")) from \(file)
               annotations created: \(report.created) (\(report.anchored) anchored to the content, \
             \(report.orphaned) orphaned)
               updated:             \(report.updated)
@@ -160,7 +160,7 @@ enum InteropCommands {
             let what = report.keptUnmatched
                 ? "imported as orphans" : "not imported; --keep-unmatched imports them as orphans"
             console.out("  books not in the content: \(report.unmatchedBooks.count) "
-                + "(\(report.unmatchedItems) items, \(what))")
+                + "(\(Output.count(report.unmatchedItems, "item")), \(what))")
             for book in report.unmatchedBooks {
                 console.out("    \(book.title)\(book.author.map { " (\($0))" } ?? ""): \(book.items)")
             }
@@ -169,8 +169,8 @@ enum InteropCommands {
             console.out("  orphans keep their text, note, title and location: see 'marginalia list --status orphaned'")
         }
         if report.merge.quarantined > 0 {
-            console.out("  held in quarantine:  \(report.merge.quarantined) changes (dated more than a day ahead of "
-                + "this machine's clock; see 'marginalia quarantine')")
+            console.out("  held in quarantine:  \(Output.count(report.merge.quarantined, "change")) (dated more than "
+                + "a day ahead of this machine's clock; see 'marginalia quarantine')")
         }
         if dryRun { console.err("Dry run: nothing was written") }
     }
@@ -228,7 +228,7 @@ extension InteropCommands {
             count = try store.exportInterop(format, toFile: path, filter: filter,
                                             force: context.arguments.flag("force"))
         }
-        context.console.err("Exported \(count) annotation\(count == 1 ? "" : "s") as \(format.rawValue)"
+        context.console.err("Exported \(Output.count(count, "annotation")) as \(format.rawValue)"
             + "\(path == "-" ? "" : " to \(path)")")
         return true
     }
