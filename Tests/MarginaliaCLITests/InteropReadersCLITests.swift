@@ -75,7 +75,8 @@ import Testing
             """.utf8).write(to: URL(fileURLWithPath: json))
         let badJSON = try workspace.run(["import", json])
         #expect(badJSON.status == 65)
-        #expect(badJSON.stderr.contains("bad.json: entry 2: field \"time\": \"ieri\" is not a time"), "\(badJSON.stderr)")
+        #expect(badJSON.stderr.contains("bad.json: entry 2: field \"time\": \"ieri\" is not a time"),
+                "\(badJSON.stderr)")
 
         let csv = workspace.path("bad.csv")
         try Data("Highlight,Book Title,Note\r\nSomnoroase păsărele,Poezii,\r\n\"Noapte bună!,Poezii,x\r\n".utf8)

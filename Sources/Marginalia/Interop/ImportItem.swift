@@ -64,6 +64,14 @@ public struct ImportItem: Hashable, Sendable {
     public var tags: [String]
     /// The line of the file it starts on, for messages.
     public var line: Int
+    /// The text just before the highlighted text, when the source says (a W3C `TextQuoteSelector`'s
+    /// `prefix` and `suffix`): they tell apart the places of a text the content holds more than once.
+    public var prefix: String?
+    /// The text just after the highlighted text, when the source says.
+    public var suffix: String?
+    /// The item's own id in its source (a W3C annotation's IRI), when it has one: part of the id derived for it, so
+    /// that two annotations of the same text are two.
+    public var sourceID: String?
     /// For an item that carries its own anchor (a W3C annotation made by Marginalia): the annotation id, the
     /// anchor, and its clocks; foreign items have none and are anchored by their text.
     public var native: NativeAnnotation?
@@ -71,7 +79,8 @@ public struct ImportItem: Hashable, Sendable {
     /// An item with the given values.
     public init(format: InteropFormat, kind: AnnotationKind, title: String, author: String? = nil, text: String,
                 note: String? = nil, location: ItemLocation = ItemLocation(), date: Int64? = nil,
-                color: String? = nil, tags: [String] = [], line: Int = 0, native: NativeAnnotation? = nil) {
+                color: String? = nil, tags: [String] = [], line: Int = 0, native: NativeAnnotation? = nil,
+                prefix: String? = nil, suffix: String? = nil, sourceID: String? = nil) {
         self.format = format
         self.kind = kind
         self.title = title
@@ -84,6 +93,9 @@ public struct ImportItem: Hashable, Sendable {
         self.tags = tags
         self.line = line
         self.native = native
+        self.prefix = prefix
+        self.suffix = suffix
+        self.sourceID = sourceID
     }
 }
 

@@ -1,12 +1,14 @@
-/// Reads Readwise's CSV export, and the CSV Readwise imports (which `ReadwiseCSVWriter` writes), so that an export
-/// of the store's own comes back in:
+/// Reads Readwise's CSV export, and the CSV Readwise imports (which `ReadwiseCSVWriter` writes), so that an
+/// export of the store's own comes back in:
 ///
-///     Highlight,Book Title,Book Author,Amazon Book ID,Note,Color,Tags,Location Type,Location,Highlighted at,Document tags
+///     Highlight,Book Title,Book Author,Amazon Book ID,Note,Color,Tags,Location Type,Location,Highlighted at,
+///         Document tags   (one line)
 ///     Highlight,Title,Author,URL,Note,Location,Date
 ///
 /// Columns are found by their names in the header, in any order; only `Highlight` and the title are required.
 /// `Location` is a place in the book's locations (`Location Type` `location`, or `order` and none: the writer's
-/// passage number) or a page (`page`); a location that is not a number is kept as a page label. `Highlighted at` (or `Date`) is read as Readwise writes it,
+/// passage number) or a page (`page`); a location that is not a number is kept as a page label. `Highlighted at`
+/// (or `Date`) is read as Readwise writes it,
 /// `2021-03-14 18:22:05+00:00`, or as ISO 8601; `Tags` are separated by commas. A row with a note and no highlight
 /// is a note. The text is UTF-8, with or without a byte-order mark, in CRLF or LF lines, quoted as RFC 4180 says
 /// (see `CSVRecords`).

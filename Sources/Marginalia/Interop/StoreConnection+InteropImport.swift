@@ -39,15 +39,23 @@ extension StoreConnection {
         }
         if !books.isEmpty { _ = try requireContent() }
         for book in books {
-            let scope = try self.scope(ofBook: book.title, author: book.author)
+            var scope = try self.scope(ofBook: book.title, author: book.author)
+            // A W3C target names its source by an IRI, not by a title: its texts are looked for in the whole content,
+            // and the source is a book the content lacks only when none of them is found there (once or more).
+            let byText = scope == nil && book.items.allSatisfy { $0.format == .w3c }
+            if byText { scope = BookScope(documents: nil) }
+            let groups = ImportGrouping.groups(book.items, report: &report)
+            var placements = try placeHighlights(of: groups, in: scope, cache: &cache)
+            if byText && !placements.values.contains(where: \.isFound) {
+                scope = nil
+                placements = [:]
+            }
             if scope == nil {
                 report.unmatchedItems += book.items.count
                 report.unmatchedBooks.append(UnmatchedBook(title: book.title, author: book.author,
                                                            items: book.items.count))
                 guard options.keepUnmatched else { continue }
             }
-            let groups = ImportGrouping.groups(book.items, report: &report)
-            let placements = try placeHighlights(of: groups, in: scope, cache: &cache)
             for group in groups { planned.append(try plan(group, scope: scope, placements: placements)) }
         }
         do {
@@ -94,10 +102,12 @@ extension StoreConnection {
     {
         let first = group.first
         let format = first.format
+        // The source's own id, when it gives one, tells apart two annotations of the same text (items of the
+        // formats without ids derive theirs as they always have).
         let id = try DerivedIdentifiers.uuid([
             format.rawValue, first.title, first.author ?? "", first.kind.rawValue, first.location.label, first.text,
             first.kind == .highlight ? "" : first.note ?? "",
-        ])
+        ] + (first.sourceID.map { [$0] } ?? []))
         var orphaned = false
         func anchor(for item: ImportItem) throws -> Anchor {
             if item.kind == .highlight, case .anchored(let anchor)? = placements[PlacementKey(item)] {
@@ -173,7 +183,56 @@ extension StoreConnection {
             }
             if fitting.count == 1 { placements[PlacementKey(item)] = .anchored(fitting[0]) }
         }
+        for item in items where item.prefix != nil || item.suffix != nil {
+            guard case .ambiguous(let anchors)? = placements[PlacementKey(item)] else { continue }
+            if let anchor = try byContext(anchors, prefix: item.prefix, suffix: item.suffix, cache: &cache) {
+                placements[PlacementKey(item)] = .anchored(anchor)
+            }
+        }
         return placements
+    }
+
+    /// The one place of `anchors` whose text before and after, across passages, is the source's `prefix` and
+    /// `suffix` (folded: case, diacritics, punctuation and spacing do not count); nil when not exactly one fits best.
+    private func byContext(_ anchors: [Anchor], prefix: String?, suffix: String?, cache: inout PassageCache) throws
+        -> Anchor?
+    {
+        func folded(_ text: String) -> String { FoldedText(text, level: .words).string }
+        let before = prefix.map(folded)
+        let after = suffix.map(folded)
+        var scored: [(anchor: Anchor, score: Int)] = []
+        for anchor in anchors {
+            let passages = try cache.passages(of: anchor.document, in: self)
+            guard let first = passages.firstIndex(where: { $0.id == anchor.start.passage }),
+                  let last = passages.firstIndex(where: { $0.id == anchor.end.passage }) else { continue }
+            var score = 0
+            if let before, !before.isEmpty {
+                let wanted = before.unicodeScalars.count + 1
+                let head = passages[first].text.unicodeScalars.prefix(anchor.start.offset)
+                var text = String(String.UnicodeScalarView(head))
+                var index = first
+                while text.unicodeScalars.count < wanted, index > 0 {
+                    index -= 1
+                    text = passages[index].text + "\n" + text
+                }
+                if folded(text).hasSuffix(before) { score += 1 }
+            }
+            if let after, !after.isEmpty {
+                let wanted = after.unicodeScalars.count + 1
+                let tail = passages[last].text.unicodeScalars.dropFirst(anchor.end.offset)
+                var text = String(String.UnicodeScalarView(tail))
+                var index = last
+                while text.unicodeScalars.count < wanted, index < passages.count - 1 {
+                    index += 1
+                    text += "\n" + passages[index].text
+                }
+                if folded(text).hasPrefix(after) { score += 1 }
+            }
+            scored.append((anchor, score))
+        }
+        guard let best = scored.map(\.score).max(), best > 0 else { return nil }
+        let fitting = scored.filter { $0.score == best }
+        return fitting.count == 1 ? fitting[0].anchor : nil
     }
 
     /// The anchor of an item whose text is not placed: it keeps the text as its quote, and names the book and the
@@ -197,10 +256,22 @@ extension StoreConnection {
 struct PlacementKey: Hashable {
     let text: String
     let location: ItemLocation
+    let prefix: String?
+    let suffix: String?
 
     init(_ item: ImportItem) {
         text = item.text
         location = item.location
+        prefix = item.prefix
+        suffix = item.suffix
+    }
+}
+
+extension TextPlacement {
+    /// Whether the text is in the content, at one place or at several.
+    var isFound: Bool {
+        if case .unplaced = self { return false }
+        return true
     }
 }
 

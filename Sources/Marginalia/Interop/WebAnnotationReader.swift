@@ -4,7 +4,8 @@
 /// An annotation written by `WebAnnotationWriter` carries its anchor exactly (its target's source
 /// `urn:marginalia:EDITION:DOCUMENT` and `RangeSelector` of `passage=ID&offset=N` fragments): it comes back as it was,
 /// with its id, kind, anchor, quote, note, tags and color. Any other is a foreign item anchored by its
-/// `TextQuoteSelector`'s `exact` text, its target's source standing for the book.
+/// `TextQuoteSelector`'s `exact` text, its `prefix` and `suffix` telling apart the places of a text the content holds
+/// more than once, and its target's source standing for the book.
 public enum WebAnnotationReader {
     /// The annotations of the file, in file order.
     /// - Throws: `MarginaliaError` (`.invalidData`) naming the annotation that cannot be read.
@@ -136,6 +137,10 @@ public enum WebAnnotationReader {
         if let anchor = nativeAnchor(source: source, selectors: selectors, quote: quote) {
             let id = try annotationID(object["id"]?.stringValue, index: index)
             item.native = NativeAnnotation(id: id, anchor: anchor, created: created ?? 0, modified: modified ?? 0)
+        } else {
+            item.prefix = quote?["prefix"]?.stringValue
+            item.suffix = quote?["suffix"]?.stringValue
+            item.sourceID = object["id"]?.stringValue
         }
         return item
     }

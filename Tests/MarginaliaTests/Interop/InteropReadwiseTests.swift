@@ -47,7 +47,8 @@ import Testing
         #expect(items[0].note == "seara, \"lumânarea\" și somnul")
         #expect(items[0].tags == ["poezie", "noapte"])
         #expect(items[0].color == "yellow")
-        #expect(items[1].text == "Luna varsă peste toate voluptoasa ei văpaie,\nEa din noaptea amintirii o vecie-ntreagă scoate")
+        #expect(items[1].text
+            == "Luna varsă peste toate voluptoasa ei văpaie,\nEa din noaptea amintirii o vecie-ntreagă scoate")
         #expect(items[1].note == nil && items[1].color == nil && items[1].tags.isEmpty)
         #expect(items.map(\.location) == [ItemLocation(start: 1), ItemLocation(start: 4), ItemLocation(page: "44"),
                                           ItemLocation(start: 12)])
@@ -73,7 +74,8 @@ import Testing
 
     @Test func theStoresOwnCSVExportLayoutIsReadToo() throws {
         let csv = ReadwiseCSVWriter.columns.joined(separator: ",") + "\r\n"
-            + "\"Lună tu, stăpân-a mării, pe a lumii boltă luneci\",Scrisoarea I,,,o notă,7,2026-11-30 21:14:05.250\r\n"
+            + "\"Lună tu, stăpân-a mării, pe a lumii boltă luneci\",Scrisoarea I,,,o notă,7,"
+            + "2026-11-30 21:14:05.250\r\n"
         #expect(InteropReader.detect(Array(csv.utf8)) == .readwise)
         let items = try ReadwiseCSV.read(Array(csv.utf8), file: "r.csv")
         #expect(items.count == 1)
@@ -94,7 +96,8 @@ import Testing
         #expect(refusal("Highlight,Title\nx,Poezii\n\"never closed,Poezii\n")
             == "r.csv: line 3: a quoted field that the file does not close")
         #expect(refusal("Highlight,Title\nx,\n") == "r.csv: line 2: a row without a book title")
-        #expect(refusal("Highlight,Title,Note\nx,P,\n,P,\n") == "r.csv: line 3: a row with neither a highlight nor a note")
+        #expect(refusal("Highlight,Title,Note\nx,P,\n,P,\n")
+            == "r.csv: line 3: a row with neither a highlight nor a note")
         #expect(refusal("Highlight,Title,Date\nx,P,yesterday\n")
             == "r.csv: line 2: \"yesterday\" is not a date (Readwise writes 2021-03-14 18:22:05+00:00)")
         #expect(refusal("") == "r.csv: an empty file has no Readwise header")
