@@ -92,6 +92,13 @@ import Testing
         #expect(try workspace.bytes(workspace.store) == before)
     }
 
+    @Test func theSamplesREADMEImportsAreTheFixtures() throws {
+        for name in ["koreader-poezii.json", "readwise-export.csv"] {
+            let sample = CLIWorkspace.samples.appendingPathComponent(name)
+            #expect(try Data(contentsOf: sample) == Data(contentsOf: URL(fileURLWithPath: Self.fixture(name))), "\(name)")
+        }
+    }
+
     @Test func theReportCountsInWords() throws {
         let workspace = try CLIWorkspace(sample: "eminescu-2026.2.json")
         let one = workspace.path("one.json")
