@@ -1,7 +1,7 @@
--- Marginalia user database: the readable end state of every migration (schema version 4).
+-- Marginalia user database: the readable end state of every migration (schema version 5).
 --
 --   PRAGMA application_id = 1297237845;  -- 0x4D524755, "MRGU"
---   PRAGMA user_version = 4;
+--   PRAGMA user_version = 5;
 --
 -- The change log `changes` is the source of truth; `annotations`, `positions` and `notes_fts` are its
 -- projection, rebuilt by replaying the log. Nothing here names the content database.
@@ -12,29 +12,40 @@ CREATE TABLE meta (
     value TEXT NOT NULL
 ) STRICT, WITHOUT ROWID;
 
+-- The devices that made the changes of the log (schema 5): the log and the clocks of `annotations` name a device by
+-- its number here. A device gets its number in the transaction that brings its first change.
+CREATE TABLE devices (
+    number INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE
+) STRICT;
+
 -- One row per change, in the order this store received them; never updated, never deleted.
--- hlc is the fixed-width text form of the hybrid logical clock (MMMMMMMMMMMMMMM-CCCCC), so text order is
--- clock order. fields is a JSON object of the fields the change set.
--- digest (schema 4) chains the rows in seq order: the SHA-256 (hex) of the previous row's digest (32 zero bytes
--- before the first row) followed by change_id, hlc, device, entity, entity_id, op and fields, each as its UTF-8
--- byte length (4 bytes, big-endian) and its bytes. receipt (schema 4) is the receipt the change arrived by; NULL
--- for a change made on this device. Both columns were added by ALTER TABLE, hence the line they share.
-CREATE TABLE changes (
+-- hlc is the hybrid logical clock as one integer, milliseconds × 100,000 + counter, so integer order is clock order
+-- (its text form MMMMMMMMMMMMMMM-CCCCC is printf('%015d-%05d', hlc / 100000, hlc % 100000)); device is the number
+-- of the device in `devices`. fields is a JSON object of the fields the change set.
+-- digest chains the rows in seq order: the SHA-256 (hex) of the previous row's digest (32 zero bytes before the
+-- first row) followed by change_id, hlc, device, entity, entity_id, op and fields in their text forms (the clock
+-- as above, the device by its id), each as its UTF-8 byte length (4 bytes, big-endian) and its bytes. receipt is
+-- the receipt the change arrived by; NULL for a change made on this device. Schema 5 rebuilt the table (hence
+-- its quoted name): the clock index holds the clock alone, the entity index the entity id alone.
+CREATE TABLE "changes" (
     seq INTEGER PRIMARY KEY,
     change_id TEXT NOT NULL UNIQUE,
-    hlc TEXT NOT NULL CHECK (length(hlc) = 21),
-    device TEXT NOT NULL,
+    hlc INTEGER NOT NULL CHECK (hlc >= 0),
+    device INTEGER NOT NULL REFERENCES devices (number),
     entity TEXT NOT NULL CHECK (entity IN ('annotation', 'position')),
     entity_id TEXT NOT NULL,
     op TEXT NOT NULL CHECK (
         op IN ('create', 'edit', 'delete', 'undelete', 'reanchor', 'confirm', 'reattach', 'set')
     ),
-    fields TEXT NOT NULL CHECK (json_valid(fields))
-, digest TEXT CHECK (length(digest) = 64), receipt INTEGER REFERENCES receipts (id)) STRICT;
+    fields TEXT NOT NULL CHECK (json_valid(fields)),
+    digest TEXT NOT NULL CHECK (length(digest) = 64),
+    receipt INTEGER REFERENCES receipts (id)
+) STRICT;
 
-CREATE INDEX changes_by_entity ON changes (entity, entity_id);
+CREATE INDEX changes_by_entity ON changes (entity_id);
 
-CREATE INDEX changes_by_clock ON changes (hlc, device, change_id);
+CREATE INDEX changes_by_clock ON changes (hlc);
 
 CREATE TRIGGER changes_refuse_update BEFORE UPDATE ON changes
 BEGIN
@@ -46,11 +57,13 @@ BEGIN
     SELECT RAISE(ABORT, 'changes is append-only: a change cannot be deleted');
 END;
 
--- The current state of every annotation (deleted ones too: a delete is a tombstone).
--- clocks is a JSON object mapping each field group to the clock of the change that set it last
--- ("hlc device change_id"); merges compare against it, field by field.
+-- The current state of every annotation (deleted ones too: a delete is a tombstone). number is the row's rowid,
+-- which the notes index refers to (explicit, so that VACUUM keeps it). created_hlc and updated_hlc are clocks as the
+-- log keeps them. clocks holds, for each field group, the clock of the change that set it last (its hlc, device
+-- number and change id), as the blob `FieldClocks` describes; merges compare against it, field by field.
 CREATE TABLE annotations (
-    id TEXT PRIMARY KEY NOT NULL,
+    number INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
     kind TEXT NOT NULL CHECK (kind IN ('highlight', 'note', 'bookmark')),
     document TEXT NOT NULL,
     start_passage TEXT NOT NULL,
@@ -66,9 +79,9 @@ CREATE TABLE annotations (
     color TEXT,
     tags TEXT NOT NULL CHECK (json_valid(tags)),
     deleted INTEGER NOT NULL CHECK (deleted IN (0, 1)),
-    created_hlc TEXT NOT NULL,
-    updated_hlc TEXT NOT NULL,
-    clocks TEXT NOT NULL CHECK (json_valid(clocks))
+    created_hlc INTEGER NOT NULL,
+    updated_hlc INTEGER NOT NULL,
+    clocks BLOB NOT NULL
 ) STRICT;
 
 CREATE INDEX annotations_by_document ON annotations (document);
@@ -85,8 +98,8 @@ CREATE TABLE positions (
 ) STRICT, WITHOUT ROWID;
 
 -- Full-text index of quotes and notes, folded like the content index so that words typed without
--- diacritics find them. Contentless: the text lives in `annotations`; soft hyphens are dropped so that
--- they do not split words.
+-- diacritics find them. Contentless (its rowid is annotations.number): the text lives in `annotations`; soft
+-- hyphens are dropped so that they do not split words.
 CREATE VIRTUAL TABLE notes_fts USING fts5(
     quote, note, content = '', tokenize = 'unicode61 remove_diacritics 2'
 );
@@ -94,21 +107,21 @@ CREATE VIRTUAL TABLE notes_fts USING fts5(
 CREATE TRIGGER annotations_index_insert AFTER INSERT ON annotations
 BEGIN
     INSERT INTO notes_fts (rowid, quote, note)
-    VALUES (new.rowid, replace(new.quote, char(173), ''), replace(new.note, char(173), ''));
+    VALUES (new.number, replace(new.quote, char(173), ''), replace(new.note, char(173), ''));
 END;
 
 CREATE TRIGGER annotations_index_update AFTER UPDATE OF quote, note ON annotations
 BEGIN
     INSERT INTO notes_fts (notes_fts, rowid, quote, note)
-    VALUES ('delete', old.rowid, replace(old.quote, char(173), ''), replace(old.note, char(173), ''));
+    VALUES ('delete', old.number, replace(old.quote, char(173), ''), replace(old.note, char(173), ''));
     INSERT INTO notes_fts (rowid, quote, note)
-    VALUES (new.rowid, replace(new.quote, char(173), ''), replace(new.note, char(173), ''));
+    VALUES (new.number, replace(new.quote, char(173), ''), replace(new.note, char(173), ''));
 END;
 
 CREATE TRIGGER annotations_index_delete AFTER DELETE ON annotations
 BEGIN
     INSERT INTO notes_fts (notes_fts, rowid, quote, note)
-    VALUES ('delete', old.rowid, replace(old.quote, char(173), ''), replace(old.note, char(173), ''));
+    VALUES ('delete', old.number, replace(old.quote, char(173), ''), replace(old.note, char(173), ''));
 END;
 
 -- Changes held back from the log because they were dated more than a day ahead of this machine's clock when

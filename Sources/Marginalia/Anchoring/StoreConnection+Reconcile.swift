@@ -23,12 +23,12 @@ extension StoreConnection {
     {
         guard reanchor else { return try planReconciliation(reanchor: false).report }
         let content = try requireContent()
-        let latest = { try self.db.text(sql: "SELECT max(hlc) FROM changes") }
+        let latest = { try self.db.int(sql: "SELECT max(hlc) FROM changes") }
         func plan() throws -> (report: ReconciliationReport, writes: [(String, ChangeOperation, Anchor)]) {
             if !allowOlder { try checkReanchorTarget(content) }
             return try planReconciliation(reanchor: true)
         }
-        let seen: String?
+        let seen: Int64?
         var planned: (report: ReconciliationReport, writes: [(String, ChangeOperation, Anchor)])
         (planned, seen) = try db.transaction(.deferred) { (try plan(), try latest()) }
         return try batch {

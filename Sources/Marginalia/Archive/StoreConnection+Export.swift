@@ -88,17 +88,20 @@ extension StoreConnection {
         try lines.write(header.json)
 
         var counts = ArchiveCounts()
-        let since = HLC(milliseconds: max(0, filter.since ?? 0), counter: 0).description
+        let since = HLC(milliseconds: max(0, filter.since ?? 0), counter: 0)
         let document = filter.document.map(DatabaseValue.text) ?? .null
+        // The log is read in its own order (seq, the table's key); "+hlc" keeps the planner from reading it through
+        // the clock index and sorting it again: "the unary "+" operator … will prevent the term from constraining
+        // an index" (https://www.sqlite.org/optoverview.html#disqualifying_where_clause_terms_using_unary_).
         try db.forEachRow(
             sql: """
                 SELECT \(Change.columns) FROM changes
-                WHERE hlc >= ?1 AND (?2 IS NULL
+                WHERE +hlc >= ?1 AND (?2 IS NULL
                     OR (entity = 'annotation' AND entity_id IN (SELECT id FROM annotations WHERE document = ?2))
                     OR (entity = 'position' AND entity_id = ?2))
                 ORDER BY seq
                 """,
-            arguments: [since, document]
+            arguments: [since.packed, document]
         ) { row in
             try lines.writeChange(row)
             counts.changes += 1
@@ -109,7 +112,7 @@ extension StoreConnection {
                 SELECT \(Self.annotationColumns()) FROM annotations
                 WHERE updated_hlc >= ?1 AND (?2 IS NULL OR document = ?2) ORDER BY id
                 """,
-            arguments: [since, document]
+            arguments: [since.packed, document]
         ) { row in
             try lines.write(ArchiveFormat.record(try Annotation(row: row)))
             counts.annotations += 1
@@ -120,7 +123,7 @@ extension StoreConnection {
                 SELECT document, passage, offset, updated_hlc FROM positions
                 WHERE updated_hlc >= ?1 AND (?2 IS NULL OR document = ?2) ORDER BY document
                 """,
-            arguments: [since, document]
+            arguments: [since.description, document]
         ) { row in
             try lines.write(ArchiveFormat.record(try ReadingPosition(row: row)))
             counts.positions += 1

@@ -1,12 +1,21 @@
 // MARK: - Change rows
 
 extension Change {
-    /// The columns a change is kept in (in the log `changes`, in `quarantine`), in the order `init(row:)` reads
-    /// them and `columnValues(fieldsText:)` gives them.
+    /// What a statement selects from the log `changes` to read a change, in the order `init(row:)` reads it: the
+    /// seven columns as text, exactly as `storedText(fieldsText:)` gives them and the digest covers them. The log
+    /// keeps the clock as an integer (`HLC.packed`) and the device as its number in `devices` (schema 5); these
+    /// expressions give back their text forms.
     ///
     /// A statement names them first, `SELECT \(Change.columns), seq FROM changes …`; a column selected after
-    /// them is at index `Change.columnCount`.
-    static let columns = "change_id, hlc, device, entity, entity_id, op, fields"
+    /// them is at index `Change.columnCount`. `hlc` and `device` in the statement's other clauses name the stored
+    /// integers, which is what its indexes hold.
+    static let columns = """
+        change_id, printf('%015d-%05d', hlc / 100000, hlc % 100000), \
+        (SELECT id FROM devices WHERE number = device), entity, entity_id, op, fields
+        """
+
+    /// The columns of `quarantine`, which keeps a change as the text it came as, in the order of `columns`.
+    static let quarantineColumns = "change_id, hlc, device, entity, entity_id, op, fields"
 
     /// How many columns `columns` names.
     static let columnCount = 7
@@ -55,8 +64,15 @@ extension Change {
         [hlc.description, device, entity.rawValue, entityID, operation.rawValue, fieldsText]
     }
 
-    /// The values to bind for `Change.columns`, in order, its fields as `fieldsText` (canonical JSON).
+    /// The values to bind for `Change.quarantineColumns`, in order, its fields as `fieldsText` (canonical JSON).
     func columnValues(fieldsText: String) -> [DatabaseValue] {
         [.text(changeID)] + storedText(fieldsText: fieldsText).map(DatabaseValue.text)
+    }
+
+    /// The values to bind for a row of the log, `change_id, hlc, device, entity, entity_id, op, fields`: the clock
+    /// as `HLC.packed`, the device by its id (the statement looks its number up in `devices`).
+    func logValues(fieldsText: String) -> [DatabaseValue] {
+        [.text(changeID), .integer(hlc.packed), .text(device), .text(entity.rawValue), .text(entityID),
+         .text(operation.rawValue), .text(fieldsText)]
     }
 }

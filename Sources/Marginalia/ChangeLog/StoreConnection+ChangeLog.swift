@@ -61,25 +61,35 @@ extension StoreConnection {
     /// the row before, see `ChangeDigest`) and the receipt it arrived by (nil: made on this device). Every row the
     /// log gains goes through here; call it inside a write transaction.
     ///
-    /// Many rows are first put in a temporary staging table, one bound insert each, then copied in one statement.
+    /// A device seen for the first time gets its number in `devices` here, in the same transaction. Many rows are
+    /// first put in a temporary staging table, one bound insert each, then copied in one statement.
     func insert(_ changes: [(change: Change, fieldsText: String)], receipt: Int64?) throws {
         guard !changes.isEmpty else { return }
         var digest = try logHead().digest
         var rows: [[DatabaseValue]] = []
         rows.reserveCapacity(changes.count)
+        var devices: Set<String> = []
         for (change, fields) in changes {
             digest = try ChangeDigest.next(after: digest, change: change, fieldsText: fields)
-            rows.append(change.columnValues(fieldsText: fields)
+            rows.append(change.logValues(fieldsText: fields)
                 + [.text(digest), receipt.map(DatabaseValue.integer) ?? .null])
+            devices.insert(change.device)
         }
-        let columns = "\(Change.columns), digest, receipt"
+        for device in devices.sorted() {
+            try db.execute(sql: "INSERT INTO devices (id) VALUES (?) ON CONFLICT (id) DO NOTHING", arguments: [device])
+        }
+        let columns = "change_id, hlc, device, entity, entity_id, op, fields, digest, receipt"
         if rows.count == 1 {
-            try db.execute(sql: "INSERT INTO changes (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           arguments: StatementArguments(rows[0]))
+            try db.execute(
+                sql: """
+                    INSERT INTO changes (\(columns))
+                    VALUES (?, ?, (SELECT number FROM devices WHERE id = ?), ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: StatementArguments(rows[0]))
         } else {
             try db.executeScript(sql: """
                 CREATE TEMP TABLE IF NOT EXISTS change_rows (
-                    change_id TEXT, hlc TEXT, device TEXT, entity TEXT, entity_id TEXT, op TEXT, fields TEXT,
+                    change_id TEXT, hlc INTEGER, device TEXT, entity TEXT, entity_id TEXT, op TEXT, fields TEXT,
                     digest TEXT, receipt INTEGER
                 );
                 DELETE FROM temp.change_rows;
@@ -91,7 +101,8 @@ extension StoreConnection {
             }
             try db.execute(sql: """
                 INSERT INTO main.changes (\(columns))
-                SELECT \(columns) FROM temp.change_rows ORDER BY rowid
+                SELECT r.change_id, r.hlc, d.number, r.entity, r.entity_id, r.op, r.fields, r.digest, r.receipt
+                FROM temp.change_rows AS r JOIN main.devices AS d ON d.id = r.device ORDER BY r.rowid
                 """)
         }
         for (change, _) in changes { clock.observe(change.hlc) }

@@ -84,7 +84,7 @@ final class StoreConnection {
             throw StoreError.notAStore(path: path, reason: "it has no device id")
         }
         deviceID = device
-        let latest = try db.text(sql: "SELECT max(hlc) FROM changes").flatMap(HLC.init) ?? .zero
+        let latest = try db.int(sql: "SELECT max(hlc) FROM changes").flatMap { HLC(packed: $0) } ?? .zero
         clock = HybridLogicalClock(latest: latest, wallClock: wallClock)
     }
 
@@ -113,7 +113,7 @@ final class StoreConnection {
     /// restore through another connection gives the store a new one). Call it holding the write lock, which makes
     /// both final until commit.
     func observeStoredState() throws {
-        if let stored = try db.text(sql: "SELECT max(hlc) FROM changes").flatMap(HLC.init) {
+        if let stored = try db.int(sql: "SELECT max(hlc) FROM changes").flatMap({ HLC(packed: $0) }) {
             clock.observe(stored)
         }
         if let device = try db.text(sql: "SELECT value FROM meta WHERE key = 'device_id'") {

@@ -68,7 +68,11 @@ extension UserSchema {
         while true {
             var page: [(seq: Int64, digest: String, received: Bool)] = []
             try db.forEachRow(
-                sql: "SELECT \(Change.columns), seq FROM changes WHERE seq > ? ORDER BY seq LIMIT 10000",
+                // The log's columns as version 4 keeps them: all text, in the order of `Change.columns`.
+                sql: """
+                    SELECT change_id, hlc, device, entity, entity_id, op, fields, seq FROM changes
+                    WHERE seq > ? ORDER BY seq LIMIT 10000
+                    """,
                 arguments: [last]
             ) { row in
                 digest = try ChangeDigest.next(after: digest, row: row)

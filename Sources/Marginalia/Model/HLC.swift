@@ -54,6 +54,20 @@ public struct HLC: Comparable, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The latest milliseconds the log can hold (year 4892): `packed` must fit in a signed 64-bit integer.
+    public static let maxStoredMilliseconds: Int64 = (Int64.max - Int64(maxCounter)) / 100_000
+
+    /// The clock as one integer, milliseconds × 100,000 + counter, as the log's `hlc` column and the current
+    /// tables keep it: integer order is clock order, and the decimal digits read as the text form without its dash.
+    /// Only for clocks up to `maxStoredMilliseconds`; later ones are refused before they reach the log.
+    public var packed: Int64 { min(milliseconds, HLC.maxStoredMilliseconds) * 100_000 + Int64(counter) }
+
+    /// The clock `packed` stands for; nil for a negative value or a counter out of range.
+    public init?(packed: Int64) {
+        guard packed >= 0 else { return nil }
+        self.init(milliseconds: packed / 100_000, counter: Int32(packed % 100_000))
+    }
+
     /// Whether `lhs` is earlier: by milliseconds, then by counter.
     public static func < (lhs: HLC, rhs: HLC) -> Bool {
         (lhs.milliseconds, lhs.counter) < (rhs.milliseconds, rhs.counter)

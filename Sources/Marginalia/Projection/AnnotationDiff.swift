@@ -75,7 +75,7 @@ extension StoreConnection {
                 WHERE entity = 'annotation' AND hlc >= ?1 AND (?2 IS NULL OR hlc < ?2)
                 GROUP BY entity_id ORDER BY min(hlc), entity_id
                 """,
-            arguments: [start.description, end?.description]) { try $0.string(0) }
+            arguments: [start.packed, end?.packed]) { try $0.string(0) }
         return try ids.compactMap { id in
             let changes = try changes(of: .annotation, id: id)
             let before = AnnotationRegisters.fold(id: id, changes.filter { $0.hlc < start }).annotation

@@ -23,6 +23,7 @@ struct ProjectionCache {
         guard !unknown.isEmpty else { return }
         let list = try Self.jsonList(unknown)
         for id in unknown { stored[id] = .some(nil) }
+        let devices = try DeviceTable(store.db)
         try store.db.forEachRow(
             sql: """
                 SELECT \(StoreConnection.registerColumns) FROM annotations
@@ -30,7 +31,7 @@ struct ProjectionCache {
                 """,
             arguments: [list]
         ) { row in
-            let loaded = try AnnotationRegisters(row: row)
+            let loaded = try AnnotationRegisters(row: row, devices: devices)
             stored[loaded.id] = .some(loaded)
             registers[loaded.id] = loaded
         }

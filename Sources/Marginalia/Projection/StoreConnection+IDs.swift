@@ -54,7 +54,7 @@ extension StoreConnection {
             return try db.int(sql: "SELECT 1 FROM changes WHERE change_id = ?", arguments: [text]) != nil
         case .device:
             if text == deviceID { return true }
-            return try db.int(sql: "SELECT 1 FROM changes WHERE device = ? LIMIT 1", arguments: [text]) != nil
+            return try db.int(sql: "SELECT 1 FROM devices WHERE id = ?", arguments: [text]) != nil
         }
     }
 
@@ -83,7 +83,7 @@ extension StoreConnection {
                 arguments: [pattern, limit]) { try $0.string(0) }
         case .device:
             var devices = try db.fetchAll(
-                sql: "SELECT DISTINCT device FROM changes WHERE device LIKE ? ESCAPE '\\' ORDER BY device",
+                sql: "SELECT id FROM devices WHERE id LIKE ? ESCAPE '\\' ORDER BY id",
                 arguments: [pattern]) { try $0.string(0) }
             if deviceID.lowercased().hasPrefix(prefix.lowercased()) && !devices.contains(deviceID) {
                 devices.append(deviceID)

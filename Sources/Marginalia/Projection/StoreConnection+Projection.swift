@@ -13,9 +13,10 @@ extension StoreConnection {
     static let registerColumns = annotationColumns() + ", clocks"
 
     func loadRegisters(id: String) throws -> AnnotationRegisters? {
-        try db.fetchOne(
-            sql: "SELECT \(Self.registerColumns) FROM annotations WHERE id = ?", arguments: [id],
-            AnnotationRegisters.init(row:))
+        let devices = try DeviceTable(db)
+        return try db.fetchOne(
+            sql: "SELECT \(Self.registerColumns) FROM annotations WHERE id = ?", arguments: [id]
+        ) { try AnnotationRegisters(row: $0, devices: devices) }
     }
 
     /// Writes annotations' registers: a new row for each whose `previous` is nil, else an update of the row that
@@ -26,7 +27,8 @@ extension StoreConnection {
     /// out at every statement that changes it, so one statement per row would leave one tiny index segment per
     /// annotation to be merged again and again.
     func saveRegisters(_ rows: [(current: AnnotationRegisters, previous: AnnotationRegisters?)]) throws {
-        let rows = try rows.compactMap { row in try RegisterRow(row.current, previous: row.previous) }
+        let devices = try DeviceTable(db)
+        let rows = try rows.compactMap { row in try RegisterRow(row.current, previous: row.previous, devices: devices) }
         if rows.count == 1, let row = rows.first {
             try db.execute(sql: row.sql, arguments: StatementArguments(row.values))
             return
@@ -89,7 +91,7 @@ extension Annotation {
             guard case .string(let tag) = value else { throw corrupt("tags") }
             return tag
         }
-        guard let created = HLC(try row.string(16)), let updated = HLC(try row.string(17)) else {
+        guard let created = HLC(packed: try row.int64(16)), let updated = HLC(packed: try row.int64(17)) else {
             throw corrupt("timestamp")
         }
         self.init(
@@ -106,8 +108,9 @@ extension Annotation {
 }
 
 extension AnnotationRegisters {
-    /// Decodes a row selected with `StoreConnection.registerColumns`: the annotation, then its clocks.
-    init(row: Row) throws {
+    /// Decodes a row selected with `StoreConnection.registerColumns`: the annotation, then its clocks, their
+    /// devices numbered by `devices`.
+    init(row: Row, devices: DeviceTable) throws {
         let annotation = try Annotation(row: row)
         self.init(id: annotation.id)
         kind = annotation.kind
@@ -117,30 +120,14 @@ extension AnnotationRegisters {
         color = annotation.color
         deleted = annotation.deleted
         updatedHLC = annotation.updatedAt
-        guard case .object(let clockObject)? = try? JSONParser.parse(try row.string(18)) else {
+        guard let stored = FieldClocks.decode(Array(row.bytes(at: 18)), devices: devices) else {
             throw StoreError.corruptRow(reason: "annotation \(annotation.id) has unreadable clocks")
         }
-        for (name, value) in clockObject {
-            guard case .string(let text) = value, let stamp = ClockStamp(text: text) else {
-                throw StoreError.corruptRow(reason: "annotation \(annotation.id) has an unreadable clock \(name)")
-            }
-            clocks[name] = stamp
-            if name.hasPrefix("tag:") { tags[String(name.dropFirst(4))] = false }
-        }
+        clocks = stored
+        for name in stored.keys where name.hasPrefix("tag:") { tags[String(name.dropFirst(4))] = false }
         for tag in annotation.tags { tags[tag] = true }
     }
 
-    /// The clocks as a JSON object with sorted keys.
-    func clocksText() throws -> String {
-        var writer = JSONWriter(capacity: 128 * clocks.count)
-        try writer.beginObject()
-        for (name, stamp) in clocks.sorted(by: { $0.key < $1.key }) {
-            try writer.key(name)
-            try writer.string(stamp.text)
-        }
-        try writer.endObject()
-        return writer.text
-    }
 }
 
 extension PositionRegister {
@@ -180,7 +167,7 @@ struct RegisterRow {
     let values: [DatabaseValue]
 
     /// Nil for registers that hold no annotation yet (changes waiting for their create).
-    init?(_ current: AnnotationRegisters, previous: AnnotationRegisters?) throws {
+    init?(_ current: AnnotationRegisters, previous: AnnotationRegisters?, devices: DeviceTable) throws {
         guard let annotation = current.annotation else { return nil }
         let anchor = annotation.anchor
         write = previous.map { StoreConnection.textChanged(annotation, from: $0) ? .updateText : .updateOther }
@@ -190,9 +177,9 @@ struct RegisterRow {
             anchor.end.passage, anchor.end.offset, anchor.quote, anchor.prefix, anchor.suffix,
             annotation.createdEdition, anchor.edition, annotation.note, annotation.color,
             try JSONWriter.encodeString(.array(annotation.tags.map { .string($0) })), annotation.deleted,
-            annotation.createdAt.description, annotation.updatedAt.description, try current.clocksText(),
+            annotation.createdAt.packed, annotation.updatedAt.packed,
         ]
-        values = arguments.values
+        values = arguments.values + [.blob(try FieldClocks.encode(current.clocks, devices: devices))]
     }
 
     /// The statement that writes this row by itself, from `values`.

@@ -154,17 +154,17 @@ extension StoreConnection {
     func log(_ filter: LogFilter = LogFilter()) throws -> [Change] {
         var conditions: [String] = []
         var arguments: [DatabaseValue] = []
-        // The text form of a clock sorts like the clock, so a time bound is a bound on the text.
+        // The log keeps a clock as one integer that sorts like the clock, so a time bound is a bound on it.
         if let since = filter.since {
             conditions.append("hlc >= ?")
-            arguments.append(.text(HLC(milliseconds: max(0, since), counter: 0).description))
+            arguments.append(.integer(HLC(milliseconds: max(0, since), counter: 0).packed))
         }
         if let until = filter.until {
             conditions.append("hlc < ?")
-            arguments.append(.text(HLC(milliseconds: max(0, until), counter: 0).description))
+            arguments.append(.integer(HLC(milliseconds: max(0, until), counter: 0).packed))
         }
         if let device = filter.device {
-            conditions.append("device = ?")
+            conditions.append("device = (SELECT number FROM devices WHERE id = ?)")
             arguments.append(.text(try resolveID(device, kind: .device)))
         }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")

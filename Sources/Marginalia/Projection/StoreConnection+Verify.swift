@@ -101,7 +101,7 @@ extension StoreConnection {
         try db.forEachRow(
             sql: """
                 SELECT \(Change.columns) FROM changes
-                WHERE entity = 'annotation' ORDER BY entity, entity_id
+                WHERE entity = 'annotation' ORDER BY entity_id
                 """
         ) { row in
             let change: Change

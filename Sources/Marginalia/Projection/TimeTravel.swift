@@ -27,13 +27,13 @@ extension StoreConnection {
             }
             try body(annotation)
         }
-        // changes_by_entity (entity, entity_id) gives the order; the clock bound is checked row by row.
+        // changes_by_entity (entity_id) gives the order; the clock bound is checked row by row.
         try db.forEachRow(
             sql: """
                 SELECT \(Change.columns) FROM changes
-                WHERE entity = 'annotation' AND (?1 IS NULL OR hlc < ?1) ORDER BY entity, entity_id
+                WHERE entity = 'annotation' AND (?1 IS NULL OR +hlc < ?1) ORDER BY entity_id
                 """,
-            arguments: [bound?.description]
+            arguments: [bound?.packed]
         ) { row in
             let change = try Change(row: row)
             if change.entityID != currentID {

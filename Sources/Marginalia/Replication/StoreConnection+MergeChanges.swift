@@ -38,7 +38,7 @@ extension StoreConnection {
         var known = try storedByID(
             sql: "SELECT \(Change.columns) FROM changes WHERE change_id IN (SELECT value FROM json_each(?))")
         var held = try storedByID(
-            sql: "SELECT \(Change.columns) FROM quarantine WHERE change_id IN (SELECT value FROM json_each(?))")
+            sql: "SELECT \(Change.quarantineColumns) FROM quarantine WHERE change_id IN (SELECT value FROM json_each(?))")
         var cache = ProjectionCache()
         try cache.prepare(batch.compactMap { item in
             item.change.entity == .annotation && known[item.change.changeID] == nil ? item.change.entityID : nil

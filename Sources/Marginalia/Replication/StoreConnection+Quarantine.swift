@@ -14,7 +14,7 @@ extension StoreConnection {
     func quarantinedChanges() throws -> [QuarantinedChange] {
         try db.fetchAll(
             sql: """
-                SELECT \(Change.columns), source, seen_at FROM quarantine
+                SELECT \(Change.quarantineColumns), source, seen_at FROM quarantine
                 ORDER BY hlc, device, change_id
                 """
         ) { row in
@@ -28,7 +28,7 @@ extension StoreConnection {
     func quarantine(_ change: Change, fieldsText: String, source: String, receipt: Int64) throws {
         try db.execute(
             sql: """
-                INSERT INTO quarantine (\(Change.columns), source, seen_at, receipt)
+                INSERT INTO quarantine (\(Change.quarantineColumns), source, seen_at, receipt)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: StatementArguments(change.columnValues(fieldsText: fieldsText)
@@ -51,7 +51,7 @@ extension StoreConnection {
         while true {
             let due = try db.fetchAll(
                 sql: """
-                    SELECT \(Change.columns), receipt FROM quarantine WHERE hlc <= ?
+                    SELECT \(Change.quarantineColumns), receipt FROM quarantine WHERE hlc <= ?
                     ORDER BY hlc, device, change_id LIMIT 1000
                     """,
                 arguments: [bound.description]
@@ -107,8 +107,8 @@ extension StoreConnection {
                 arguments: [offset])
             try db.execute(
                 sql: """
-                    INSERT OR IGNORE INTO main.quarantine (\(Change.columns), source, seen_at, receipt)
-                    SELECT \(Change.columns), source, seen_at, receipt + ?1 \(carried)
+                    INSERT OR IGNORE INTO main.quarantine (\(Change.quarantineColumns), source, seen_at, receipt)
+                    SELECT \(Change.quarantineColumns), source, seen_at, receipt + ?1 \(carried)
                     """,
                 arguments: [offset])
         }
@@ -116,8 +116,8 @@ extension StoreConnection {
         // A store of an older schema has no receipts: its changes are released pointing to an unrecorded one.
         _ = try? db.transaction(.immediate) {
             try db.execute(sql: """
-                INSERT OR IGNORE INTO main.quarantine (\(Change.columns), source, seen_at)
-                SELECT \(Change.columns), source, seen_at \(carried)
+                INSERT OR IGNORE INTO main.quarantine (\(Change.quarantineColumns), source, seen_at)
+                SELECT \(Change.quarantineColumns), source, seen_at \(carried)
                 """)
         }
     }

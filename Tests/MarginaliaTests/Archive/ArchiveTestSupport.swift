@@ -167,19 +167,31 @@ enum ArchiveFixtures {
             tables: try tableDump(store.path))
     }
 
+    /// The tables as text no replica's own numbering shows through: annotations without their row number and with
+    /// their clocks decoded (device ids, not this store's device numbers), the log's columns in their text forms.
     private static func tableDump(_ path: String) throws -> [UInt8] {
         let db = try SQLiteDatabase(path: path, mode: .readOnly)
+        let devices = try DeviceTable(db)
         var dump: [UInt8] = []
-        let queries = [
-            "SELECT * FROM annotations ORDER BY id",
-            "SELECT * FROM positions ORDER BY document",
-            "SELECT change_id, hlc, device, entity, entity_id, op, fields FROM changes ORDER BY change_id",
-        ]
-        for sql in queries {
-            try db.forEachRow(sql: sql) { row in
-                let line = (0..<row.count).map { "\(row.value(at: $0))" }.joined(separator: " | ")
-                dump += Array(line.utf8) + [0x0a]
+        func line(_ values: [String]) { dump += Array(values.joined(separator: " | ").utf8) + [0x0a] }
+        try db.forEachRow(sql: "SELECT * FROM annotations ORDER BY id") { row in
+            var values: [String] = []
+            for index in 0..<row.count where row.name(at: index) != "number" {
+                guard row.name(at: index) == "clocks" else {
+                    values.append("\(row.value(at: index))")
+                    continue
+                }
+                let clocks = FieldClocks.decode(Array(row.bytes(at: index)), devices: devices)
+                values.append(clocks.map { $0.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.text)" }
+                    .joined(separator: ",") } ?? "unreadable clocks")
             }
+            line(values)
+        }
+        try db.forEachRow(sql: "SELECT * FROM positions ORDER BY document") { row in
+            line((0..<row.count).map { "\(row.value(at: $0))" })
+        }
+        try db.forEachRow(sql: "SELECT \(Change.columns) FROM changes ORDER BY change_id") { row in
+            line((0..<row.count).map { "\(row.value(at: $0))" })
         }
         return dump
     }

@@ -111,7 +111,10 @@ import Testing
         try store.db.execute(sql: "UPDATE positions SET offset = 3")
         try store.db.execute(
             sql: """
-                INSERT INTO annotations SELECT 'ghost', kind, document, start_passage, start_offset, end_passage,
+                INSERT INTO annotations (id, kind, document, start_passage, start_offset, end_passage, end_offset,
+                    quote, prefix, suffix, created_edition, anchor_edition, note, color, tags, deleted, created_hlc,
+                    updated_hlc, clocks)
+                SELECT 'ghost', kind, document, start_passage, start_offset, end_passage,
                 end_offset, quote, prefix, suffix, created_edition, anchor_edition, note, color, tags, deleted,
                 created_hlc, updated_hlc, clocks FROM annotations WHERE id = ?
                 """,
