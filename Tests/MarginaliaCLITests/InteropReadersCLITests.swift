@@ -20,6 +20,7 @@ import Testing
 
         let first = try workspace.ok(["import", Self.koreader])
         #expect(first.contains("annotations created: 4 (4 anchored to the content, 0 orphaned)"))
+        #expect(first.contains("notes on highlights: 1"))
         let listed = try #require(try workspace.run(["list", "--json"]).json() as? [[String: Any]])
         #expect(listed.count == 4)
         let noted = try #require(listed.first { $0["note"] as? String == "lumina care vine de departe" })

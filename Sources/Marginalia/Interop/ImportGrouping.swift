@@ -42,11 +42,14 @@ enum ImportGrouping {
                         report.resized += 1
                     }
                     latest[found] = index
-                    if let note = item.note { addNote(note, of: item, to: &groups[found]) }
+                    if let note = item.note, addNote(note, of: item, to: &groups[found]) {
+                        report.notesOnHighlights += 1
+                    }
                     continue
                 }
                 var group = ImportGroup(first: item)
-                if let note = item.note { addNote(note, of: item, to: &group) }
+                // A note the source writes with its highlight (KOReader, Readwise, W3C) is a note on it too.
+                if let note = item.note, addNote(note, of: item, to: &group) { report.notesOnHighlights += 1 }
                 groups.append(group)
                 latest.append(index)
             case .note:
@@ -63,8 +66,7 @@ enum ImportGrouping {
                     target = nil
                 }
                 if let target {
-                    if !groups[target].notes.contains(where: { $0.text == note }) { report.notesOnHighlights += 1 }
-                    addNote(note, of: item, to: &groups[target])
+                    if addNote(note, of: item, to: &groups[target]) { report.notesOnHighlights += 1 }
                     continue
                 }
                 if groups.contains(where: { $0.first.kind == .note && $0.first.note == note
@@ -81,9 +83,12 @@ enum ImportGrouping {
         return groups
     }
 
-    private static func addNote(_ note: String, of item: ImportItem, to group: inout ImportGroup) {
-        guard !note.isEmpty, !group.notes.contains(where: { $0.text == note }) else { return }
+    /// Adds a note to a highlight; false when it is empty or the highlight has it already.
+    @discardableResult
+    private static func addNote(_ note: String, of item: ImportItem, to group: inout ImportGroup) -> Bool {
+        guard !note.isEmpty, !group.notes.contains(where: { $0.text == note }) else { return false }
         group.notes.append((note, item.date, item.location))
+        return true
     }
 
     /// Where a clipping starts, in the source's terms: its first location, else its page.

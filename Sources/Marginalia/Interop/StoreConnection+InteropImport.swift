@@ -44,7 +44,9 @@ extension StoreConnection {
             // and the source is a book the content lacks only when none of them is found there (once or more).
             let byText = scope == nil && book.items.allSatisfy { $0.format == .w3c }
             if byText { scope = BookScope(documents: nil) }
-            let groups = ImportGrouping.groups(book.items, report: &report)
+            // Resized highlights and notes on highlights count only for a book that is imported.
+            var grouping = InteropImportReport(format: format)
+            let groups = ImportGrouping.groups(book.items, report: &grouping)
             var placements = try placeHighlights(of: groups, in: scope, cache: &cache)
             if byText && !placements.values.contains(where: \.isFound) {
                 scope = nil
@@ -56,6 +58,8 @@ extension StoreConnection {
                                                            items: book.items.count))
                 guard options.keepUnmatched else { continue }
             }
+            report.resized += grouping.resized
+            report.notesOnHighlights += grouping.notesOnHighlights
             for group in groups { planned.append(try plan(group, scope: scope, placements: placements)) }
         }
         do {

@@ -29,6 +29,7 @@ import Testing
         #expect(InteropReader.detect(bytes) == .w3c)
         let report = try store.importFile(bytes, name: "w.json")
         #expect((report.itemsRead, report.created, report.anchored, report.orphaned) == (6, 5, 4, 1))
+        #expect(report.notesOnHighlights == 1)
         // The other source has none of its texts in the content: a book the content lacks, named and left out.
         #expect(report.unmatchedBooks == [UnmatchedBook(title: "urn:isbn:9780140186475", author: nil, items: 1)])
         let annotations = try store.annotations()

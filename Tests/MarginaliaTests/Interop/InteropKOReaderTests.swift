@@ -116,6 +116,7 @@ extension InteropFixtures {
         let report = try store.importFile(bytes, name: "k.json")
         #expect(report.format == .koreader)
         #expect((report.itemsRead, report.created, report.anchored, report.orphaned) == (4, 4, 4, 0))
+        #expect(report.notesOnHighlights == 1)
         let annotations = try store.annotations()
         #expect(annotations.map { "\($0.anchor.start)-\($0.anchor.end)" } == [
             "floare-albastra.4:0-floare-albastra.4:21", "la-steaua.1:0-la-steaua.2:23",
@@ -144,7 +145,7 @@ extension InteropFixtures {
         let directory = try TemporaryDirectory()
         let store = try store(in: directory)
         let report = try store.importFile(try InteropFixtures.interop("koreader-documents.json"), name: "k.json")
-        #expect((report.created, report.anchored) == (2, 2))
+        #expect((report.created, report.anchored, report.notesOnHighlights) == (2, 2, 1))
         #expect(report.unmatchedBooks == [UnmatchedBook(title: "Dubliners", author: "James Joyce", items: 1)])
         let annotations = try store.annotations()
         #expect(annotations.map(\.anchor.quote) == ["Cum e Fecioara intre sfinti\nSi luna intre stele.",

@@ -119,6 +119,7 @@ import Testing
         let report = try store.importFile(bytes, name: "r.csv")
         #expect((report.format, report.itemsRead, report.created, report.anchored) == (.readwise, 4, 3, 3))
         #expect(report.unmatchedBooks.map(\.title) == ["Dubliners"])
+        #expect(report.notesOnHighlights == 1)
         let annotations = try store.annotations()
         #expect(annotations.map { "\($0.anchor.start)-\($0.anchor.end)" } == [
             "scrisoarea-i.1:0-scrisoarea-i.1:44", "scrisoarea-i.4:0-scrisoarea-i.5:47",
