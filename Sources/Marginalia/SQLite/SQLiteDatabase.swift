@@ -141,7 +141,10 @@ public final class SQLiteDatabase: Database {
             statement = cached
         } else {
             statement = try Statement(database: handle, sql: sql)
-            if statements[sql] == nil { statements[sql] = statement }
+            if statements[sql] == nil {
+                statements[sql] = statement
+                StatementLog.shared.record(sql, location: location)
+            }
         }
         statement.isBusy = true
         defer {
