@@ -73,4 +73,29 @@ import Testing
         #expect(annotationIDs == (try Self.lines("annotation-ids.txt")))
         #expect(try store.verify().problems == [])
     }
+
+    /// The archive is the same text on the wire whatever schema the store keeps: the schema-4 fixture store, opened
+    /// (and so migrated) by this build, exports exactly the lines its schema-4 archive holds, but for the header's
+    /// creation time and schema version.
+    @Test func aMigratedStoreExportsTheSameLinesAsBeforeItsMigration() throws {
+        let fixture = Self.fixtures.appendingPathComponent("schema-4")
+        let temporary = try TemporaryDirectory()
+        let path = temporary.path("user.db")
+        try FileManager.default.copyItem(atPath: fixture.appendingPathComponent("user-schema4.db").path, toPath: path)
+        let store = try AnnotationStore.open(path: path, access: .readWrite)
+        let exported = temporary.path("again.jsonl.gz")
+        try store.exportArchive(toFile: exported)
+        let before = try ArchiveFixtures.lines(ofArchive: fixture.appendingPathComponent("archive-format2-schema4.jsonl.gz").path)
+        let after = try ArchiveFixtures.lines(ofArchive: exported)
+        #expect(after.count == before.count && before.count > 20)
+        #expect(Array(after.dropFirst()) == Array(before.dropFirst()))
+        func withoutTimeAndSchema(_ header: String) throws -> JSONValue {
+            guard case .object(var object) = try JSONParser.parse(header) else { return .null }
+            object["createdAt"] = nil
+            object["schemaVersion"] = nil
+            return .object(object)
+        }
+        #expect(try withoutTimeAndSchema(after[0]) == withoutTimeAndSchema(before[0]))
+        #expect(after[0].contains("\"schemaVersion\":\(UserSchema.currentVersion)"))
+    }
 }
