@@ -18,6 +18,7 @@ import Testing
     static let later = [
         ("schema-3", "user-schema3.db", "archive-format1-schema3.jsonl.gz"),
         ("schema-4", "user-schema4.db", "archive-format2-schema4.jsonl.gz"),
+        ("schema-5", "user-schema5.db", "archive-format2-schema5.jsonl.gz"),
     ]
 
     @Test(arguments: later)
