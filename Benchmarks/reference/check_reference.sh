@@ -6,8 +6,9 @@
 #   2. the reference imports the Swift export into a new store and into an empty Swift-made store: the Swift
 #      `verify` passes, `list --json --deleted` and every table equal the original, re-exports are identical;
 #   3. merges of diverged stores, a partial archive (changes waiting for their create), a re-import, a copied
-#      store's own device id, and a large shuffled synthetic archive give the same tables and the same import
-#      report (`marginalia --json import`) with both importers;
+#      store's own device id, and a large shuffled synthetic archive (one of its devices first seen after the
+#      first batch) give the same tables, byte for byte (device numbers, clocks blobs, digests), and the same
+#      import report (`marginalia --json import`) with both importers;
 #   4. hand-broken archives are refused by the Swift import, the reference import and the validator alike, and
 #      unusual but valid ones accepted by all three (with the same resulting tables).
 #
@@ -50,15 +51,20 @@ def write(path, out):
         f.write("".join(line + "\n" for line in out))
 
 def dump(path):
-    """Every table but the full-text index, with the meta rows that differ between stores left out."""
+    """Every table but the full-text index, with the meta rows that differ between stores left out. The stores
+    compared hold the same devices in the same order of first change, so their store-local numbers (devices.number,
+    changes.device, the device numbers inside annotations.clocks, annotations.number) must agree too: rows are
+    compared as stored, the clocks blob byte for byte (as hex)."""
     db = sqlite3.connect(path)
     for sql in ("SELECT key, value FROM meta WHERE key NOT IN ('device_id', 'created_at') ORDER BY key",
+                "SELECT number, id FROM devices ORDER BY number",
                 # The receipt differs between the store that made a change and one that imported it.
                 "SELECT seq, change_id, hlc, device, entity, entity_id, op, fields, digest FROM changes ORDER BY seq",
-                "SELECT rowid, * FROM annotations ORDER BY id",
+                "SELECT * FROM annotations ORDER BY id",
                 "SELECT * FROM positions ORDER BY document"):
         for row in db.execute(sql):
-            print(json.dumps(row, ensure_ascii=False))
+            print(json.dumps([value.hex() if isinstance(value, bytes) else value for value in row],
+                             ensure_ascii=False))
 
 def synth(path, count):
     """A shuffled archive of `count` changes from three devices: creates after their edits, deletes,
@@ -106,6 +112,10 @@ def synth(path, count):
             add("annotation", other["entityId"] if other["entity"] == "annotation" else aid, "edit",
                 {"note": "tie"}, ms=int(other["hlc"][:15]))
     rng.shuffle(changes)
+    # A fourth device, first seen after the importers' first batch of changes: a device is numbered with the batch
+    # that brings its first change (each batch's new devices in sorted order), so "dev-0" comes after dev-a..c.
+    for change in changes[1500::97]:
+        change["device"] = "dev-0"
     header = {"type": "header", "format": "marginalia-archive", "formatVersion": 1, "device": "dev-a",
               "createdAt": "2026-01-01T00:00:00.000Z", "schemaVersion": 1, "editions": ["t-1", "t-2"], "partial": True}
     trailer = {"type": "trailer", "counts": {"change": len(changes), "annotation": 0, "position": 0}}

@@ -14,13 +14,19 @@ format (schemas/archive-*.schema.json) as the Swift tool, with the same semantic
 - import checks every record as strictly as the Swift reader, deduplicates changes by change_id (a different
   change under a known id is refused), appends new changes to `changes` with their canonical fields JSON, and
   projects them into `annotations` and `positions`: field-level last writer wins by the stamp (hlc, device,
-  change_id), kept in the `clocks` column as {"field": "hlc device changeId"} with sorted keys; a delete is a
-  register like the others; a change whose annotation has no create yet waits in the log and is folded in when
+  change_id), kept in the `clocks` column of `annotations` as the blob the Swift `FieldClocks` writes (see
+  encode_clocks) and in the `clock` column of `positions` as "hlc device changeId"; a delete is a register like
+  the others; a change whose annotation has no create yet waits in the log and is folded in when
   the create arrives. It validates the trailer counts and does it all in one transaction, rolled back on any
   error. When the file holds new changes made under the store's own device id, the store takes a new one.
+- schema 5 keeps clocks as integers (milliseconds * 100000 + counter) and devices by their number in `devices`;
+  a device gets its number when its first change enters the log: before the changes of each run of
+  SWIFT_MERGE_BATCH changes read, the distinct devices of its new changes are numbered in sorted order, as the
+  Swift importer does for each of its batches, so that both importers number the devices of a file alike.
 - each new change row carries its digest in the log's hash chain (SHA-256 of the previous row's digest, 32 zero
-  bytes before the first, then change_id, hlc, device, entity, entity_id, op and fields, each as its UTF-8 length
-  in 4 bytes big-endian and its bytes) and points to the import's receipt (time, file as named, size, SHA-256
+  bytes before the first, then change_id, hlc, device, entity, entity_id, op and fields in their text forms (the
+  clock as 000000000000000-00000, the device by its id), each as its UTF-8 length in 4 bytes big-endian and its
+  bytes) and points to the import's receipt (time, file as named, size, SHA-256
   and counts), made only when the file brings a new change.
 
 Import works in batches: a batch of changes is checked against the log with one query, inserted with
@@ -49,6 +55,9 @@ HEAD_VERSION = 2  # the first archive format whose header carries the head of th
 MAX_LINE_BYTES, MAX_RECORDS, MAX_DECOMPRESSED = 16 << 20, 50_000_000, 8 << 30
 MAX_DRIFT_MS, MAX_TEXT, MAX_CONTEXT, MAX_ID, MAX_LABEL, MAX_OFFSET = 86_400_000, 1 << 20, 1024, 256, 64, 2**31 - 1
 BATCH = 5000
+# The Swift importer's batch (StoreConnection.mergeBatchSize): the runs of changes read whose new devices it
+# numbers together. BATCH is a multiple of it, so that a run never spans two of this reference's batches.
+SWIFT_MERGE_BATCH = 1000
 ANCHOR = ("document", "start", "end", "quote", "prefix", "suffix", "edition")
 KINDS = ("highlight", "note", "bookmark")
 OPS = ("create", "edit", "delete", "undelete", "reanchor", "confirm", "reattach", "set")
@@ -66,12 +75,17 @@ RULES = {  # (entity, op) -> (allowed field groups, required field groups), as C
 REVERT_RULE = ({"note", "color", "tags", "anchor", "deleted", "revertTo"}, {"revertTo"})
 # The user-database schema version schemas/user.sql describes. Unlike the Swift tool, which holds changes
 # dated more than a day ahead in its `quarantine` table and merges the rest, this reference refuses such a file.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 GENESIS = "0" * 64
 USER_SQL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schemas", "user.sql")
 ANNOTATION_COLUMNS = ("id, kind, document, start_passage, start_offset, end_passage, end_offset, quote, prefix, "
                       "suffix, created_edition, anchor_edition, note, color, tags, deleted, created_hlc, updated_hlc")
-CHANGE_COLUMNS = "change_id, hlc, device, entity, entity_id, op, fields"
+# What a statement selects from `changes` to read a change as the seven texts its digest covers: the clock and the
+# device are stored as integers (schema 5); these are the Swift tool's expressions (Change.columns).
+CHANGE_COLUMNS = ("change_id, printf('%015d-%05d', hlc / 100000, hlc % 100000), "
+                  "(SELECT id FROM devices WHERE number = device), entity, entity_id, op, fields")
+# The names of the log's columns, for an INSERT: hlc as packed(), device as a number of `devices`.
+LOG_COLUMNS = "change_id, hlc, device, entity, entity_id, op, fields"
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, check_circular=False).encode
 MACHINE_ID = re.compile(r"[0-9A-Za-z._-]{1,64}")
@@ -113,6 +127,16 @@ def iso8601(milliseconds):
 
 def hlc_iso(hlc):
     return iso8601(int(hlc[:15]))
+
+
+def packed(hlc):
+    """The clock text 001795954481123-00042 as the integer the log keeps (HLC.packed): 179595448112300042."""
+    return int(hlc[:15]) * 100_000 + int(hlc[16:])
+
+
+def unpacked(value):
+    """The text form of a packed clock, as printf('%015d-%05d', hlc / 100000, hlc % 100000)."""
+    return f"{value // 100_000:015d}-{value % 100_000:05d}"
 
 
 # MARK: - Export
@@ -178,8 +202,8 @@ def annotation_record(row):
     return {"type": "annotation", "id": aid, "kind": kind, "document": document,
             "start": {"passage": sp, "offset": so}, "end": {"passage": ep, "offset": eo}, "quote": quote,
             "prefix": prefix, "suffix": suffix, "note": note, "color": color, "tags": json.loads(tags),
-            "createdAt": hlc_iso(created), "updatedAt": hlc_iso(updated), "deleted": bool(deleted),
-            "edition": edition, "anchorEdition": anchor_edition}
+            "createdAt": iso8601(created // 100_000), "updatedAt": iso8601(updated // 100_000),
+            "deleted": bool(deleted), "edition": edition, "anchorEdition": anchor_edition}
 
 
 # MARK: - Reading an archive
@@ -463,6 +487,126 @@ def records(path, now_ms):
         raise ArchiveError("truncated: " + ("the archive holds no records" if header is None else "no trailer"))
 
 
+# MARK: - Field clocks (the `clocks` blob of `annotations`, schema 5)
+
+NAMED_REGISTERS = ("kind", "anchor", "note", "color", "deleted")  # coded 1 to 5
+TAG_CODE, OTHER_CODE = 6, 0
+CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _varint(value, out):
+    """LEB128: seven bits a byte, least significant first, the high bit set on every byte but the last."""
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+
+
+def _varint_text(text, out):
+    data = text.encode("utf-8")
+    _varint(len(data), out)
+    out += data
+
+
+def _register_order(name):
+    """Within an entry: the named registers by code, then the others (tags too) by their UTF-8 bytes."""
+    return (NAMED_REGISTERS.index(name) if name in NAMED_REGISTERS else len(NAMED_REGISTERS), name.encode("utf-8"))
+
+
+def encode_clocks(clocks, numbers):
+    """The blob of `clocks` ({register: (hlc text, device id, change id)}) as FieldClocks.encode writes it, devices
+    numbered by `numbers` ({id: number}): for each distinct stamp in stamp order, varint(packed hlc),
+    varint(device number), the change id (0x00 and its 16 bytes when it is a canonical lowercase UUID, else 0x01,
+    varint(length) and its UTF-8), varint(register count) and each register (its code, or 6 and the tag's name
+    for "tag:<name>", or 0 and the name for any other, names as varint(length) and UTF-8)."""
+    by_stamp = {}
+    for name, stamp in clocks.items():
+        by_stamp.setdefault(stamp, []).append(name)
+    out = bytearray()
+    for stamp in sorted(by_stamp):
+        hlc_text, device, change_id = stamp
+        _varint(packed(hlc_text), out)
+        _varint(numbers[device], out)
+        if CANONICAL_UUID.fullmatch(change_id):
+            out.append(0)
+            out += bytes.fromhex(change_id.replace("-", ""))
+        else:
+            out.append(1)
+            _varint_text(change_id, out)
+        names = sorted(by_stamp[stamp], key=_register_order)
+        _varint(len(names), out)
+        for name in names:
+            if name in NAMED_REGISTERS:
+                out.append(NAMED_REGISTERS.index(name) + 1)
+            elif name.startswith("tag:"):
+                out.append(TAG_CODE)
+                _varint_text(name[4:], out)
+            else:
+                out.append(OTHER_CODE)
+                _varint_text(name, out)
+    return bytes(out)
+
+
+def decode_clocks(blob, ids):
+    """The clocks encode_clocks wrote, devices named by `ids` ({number: id}); raises ArchiveError when unreadable."""
+    position = 0
+
+    def byte():
+        nonlocal position
+        if position >= len(blob):
+            raise ArchiveError("an annotation's clocks blob ends early")
+        position += 1
+        return blob[position - 1]
+
+    def varint():
+        value, shift = 0, 0
+        while True:
+            part = byte()
+            value |= (part & 0x7F) << shift
+            if part < 0x80:
+                return value
+            shift += 7
+
+    def text():
+        nonlocal position
+        length = varint()
+        if position + length > len(blob):
+            raise ArchiveError("an annotation's clocks blob ends early")
+        position += length
+        return blob[position - length:position].decode("utf-8")
+
+    clocks = {}
+    while position < len(blob):
+        hlc_text, number = unpacked(varint()), varint()
+        if number not in ids:
+            raise ArchiveError(f"an annotation's clocks name device number {number}, which devices lacks")
+        kind = byte()
+        if kind == 0:
+            position += 16
+            if position > len(blob):
+                raise ArchiveError("an annotation's clocks blob ends early")
+            change_id = str(uuid.UUID(bytes=bytes(blob[position - 16:position])))
+        elif kind == 1:
+            change_id = text()
+        else:
+            raise ArchiveError(f"an annotation's clocks blob holds an unknown change id kind {kind}")
+        stamp = (hlc_text, ids[number], change_id)
+        for _ in range(varint()):
+            code = byte()
+            if 1 <= code <= len(NAMED_REGISTERS):
+                name = NAMED_REGISTERS[code - 1]
+            elif code == TAG_CODE:
+                name = "tag:" + text()
+            elif code == OTHER_CODE:
+                name = text()
+            else:
+                raise ArchiveError(f"an annotation's clocks blob holds an unknown register code {code}")
+            if name in clocks:
+                raise ArchiveError(f"an annotation's clocks blob names {name} twice")
+            clocks[name] = stamp
+    return clocks
+
+
 # MARK: - Merging
 
 class Registers:
@@ -474,15 +618,17 @@ class Registers:
         self.tags, self.deleted, self.updated, self.clocks = {}, False, "000000000000000-00000", {}
 
     @classmethod
-    def from_row(cls, row):
+    def from_row(cls, row, ids):
+        """From a row of ANNOTATION_COLUMNS and clocks, devices named by `ids` ({number: id})."""
         reg = cls(row[0])
         (reg.kind, document, sp, so, ep, eo, quote, prefix, suffix, reg.edition, anchor_edition, reg.note, reg.color,
-         tags, deleted, _, reg.updated, clocks) = row[1:]
+         tags, deleted, _, updated, clocks) = row[1:]
+        reg.updated = unpacked(updated)
         reg.anchor = {"document": document, "start": {"passage": sp, "offset": so},
                       "end": {"passage": ep, "offset": eo}, "quote": quote, "prefix": prefix, "suffix": suffix,
                       "edition": anchor_edition}
         reg.deleted = bool(deleted)
-        reg.clocks = {name: tuple(stamp.split(" ")) for name, stamp in json.loads(clocks).items()}
+        reg.clocks = decode_clocks(clocks, ids)
         reg.tags = {name[4:]: False for name in reg.clocks if name.startswith("tag:")}
         reg.tags.update((tag, True) for tag in json.loads(tags))
         return reg
@@ -517,16 +663,18 @@ class Registers:
             self.updated = stamp[0]
         return won, lost
 
-    def row(self):
-        """The `annotations` row (id last), or None before a create has been applied."""
+    def row(self, numbers):
+        """The `annotations` row (id last), or None before a create has been applied; devices numbered by
+        `numbers` ({id: number})."""
         if self.kind is None or self.anchor is None or self.edition is None or "kind" not in self.clocks:
             return None
         a = self.anchor
-        clocks = _encode({name: " ".join(self.clocks[name]) for name in sorted(self.clocks)})
+        clocks = encode_clocks(self.clocks, numbers)
         tags = _encode(sorted(tag for tag, present in self.tags.items() if present))
         return (self.kind, a["document"], a["start"]["passage"], a["start"]["offset"], a["end"]["passage"],
                 a["end"]["offset"], a["quote"], a["prefix"], a["suffix"], self.edition, a["edition"], self.note,
-                self.color, tags, int(self.deleted), self.clocks["kind"][0], self.updated, clocks, self.id)
+                self.color, tags, int(self.deleted), packed(self.clocks["kind"][0]), packed(self.updated), clocks,
+                self.id)
 
 
 def chain_digest(previous, columns):
@@ -563,8 +711,10 @@ class Importer:
         batch, self.batch = self.batch, []
         known = {row[0]: row[1:] for row in self._select_in(
             f"SELECT {CHANGE_COLUMNS} FROM changes WHERE change_id IN ({{}})", {c[0] for _, c in batch})}
-        new = []
-        for line, change in batch:
+        new, runs = [], []  # runs: the devices of the new changes of each run of SWIFT_MERGE_BATCH changes read
+        for index, (line, change) in enumerate(batch):
+            if index % SWIFT_MERGE_BATCH == 0:
+                runs.append(set())
             stored = known.get(change[0])
             if stored is not None:
                 if tuple(stored) != change[1:7]:
@@ -574,6 +724,7 @@ class Importer:
                 continue
             known[change[0]] = change[1:7]
             new.append(change)
+            runs[-1].add(change[2])
             self.own_device_seen |= change[2] == self.device
         if new and self.receipt is None:
             path, size, sha256 = self.source
@@ -581,20 +732,26 @@ class Importer:
                             "duplicates, quarantined) VALUES (?, 'import', ?, ?, ?, 0, 0, 0, 0)",
                             (iso8601(time.time_ns() // 1_000_000), path, size, sha256))
             self.receipt = self.db.execute("SELECT last_insert_rowid()").fetchone()[0]
+        for devices in runs:
+            self.db.executemany("INSERT INTO devices (id) VALUES (?) ON CONFLICT (id) DO NOTHING",
+                                [(device,) for device in sorted(devices)])
+        numbers = dict(self.db.execute("SELECT id, number FROM devices"))
         head = self.db.execute("SELECT digest FROM changes ORDER BY seq DESC LIMIT 1").fetchone()
         digest, rows = head[0] if head else GENESIS, []
         for change in new:
             digest = chain_digest(digest, change[:7])
-            rows.append((*change[:7], digest, self.receipt))
+            rows.append((change[0], packed(change[1]), numbers[change[2]], *change[3:7], digest, self.receipt))
         self.db.executemany(
-            f"INSERT INTO changes ({CHANGE_COLUMNS}, digest, receipt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            f"INSERT INTO changes ({LOG_COLUMNS}, digest, receipt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         self.report["newChanges"] += len(new)
-        self._project(new)
+        self._project(new, numbers)
 
-    def _project(self, changes):
+    def _project(self, changes, numbers):
+        """Applies `changes` (just inserted) to the current tables; `numbers` holds every device's number by id."""
         annotation_ids = {c[4] for c in changes if c[3] == "annotation"}
         documents = {c[4] for c in changes if c[3] == "position"}
-        registers = {row[0]: Registers.from_row(row) for row in self._select_in(
+        ids = {number: device for device, number in numbers.items()}
+        registers = {row[0]: Registers.from_row(row, ids) for row in self._select_in(
             f"SELECT {ANNOTATION_COLUMNS}, clocks FROM annotations WHERE id IN ({{}})", annotation_ids)}
         positions = {row[0]: list(row[1:]) for row in self._select_in(
             "SELECT document, passage, offset, clock FROM positions WHERE document IN ({})", documents)}
@@ -623,11 +780,13 @@ class Importer:
                 # The first create seen: fold every change the log holds for this id, early arrivals included
                 # (but not the changes later in this batch: they are applied when reached, as one by one).
                 reg = registers[entity_id] = Registers(entity_id)
-                for row in self.db.execute(f"SELECT change_id, hlc, device, fields FROM changes WHERE entity = "
-                                           f"'annotation' AND entity_id = ? ORDER BY hlc, device, change_id",
-                                           (entity_id,)):
-                    if row[0] not in waiting:
-                        reg.apply((row[1], row[2], row[0]), json.loads(row[3]))
+                # In stamp order (hlc, device id, change id); the log's device column is a number, not the id.
+                early = sorted(((unpacked(clock), ids[number], early_id), text) for early_id, clock, number, text
+                               in self.db.execute("SELECT change_id, hlc, device, fields FROM changes WHERE entity = "
+                                                  "'annotation' AND entity_id = ?", (entity_id,))
+                               if early_id not in waiting)
+                for early_stamp, early_fields in early:
+                    reg.apply(early_stamp, json.loads(early_fields))
                 created.append(entity_id)
                 self.report["annotationsCreated"] += 1
                 self.report["deletions"] += reg.deleted
@@ -637,12 +796,12 @@ class Importer:
             "INSERT INTO annotations (kind, document, start_passage, start_offset, end_passage, end_offset, quote, "
             "prefix, suffix, created_edition, anchor_edition, note, color, tags, deleted, created_hlc, updated_hlc, "
             "clocks, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [registers[aid].row() for aid in created])
+            [registers[aid].row(numbers) for aid in created])
         self.db.executemany(
             "UPDATE annotations SET kind = ?, document = ?, start_passage = ?, start_offset = ?, end_passage = ?, "
             "end_offset = ?, quote = ?, prefix = ?, suffix = ?, created_edition = ?, anchor_edition = ?, note = ?, "
             "color = ?, tags = ?, deleted = ?, created_hlc = ?, updated_hlc = ?, clocks = ? WHERE id = ?",
-            [registers[aid].row() for aid in updated - set(created)])
+            [registers[aid].row(numbers) for aid in updated - set(created)])
         self.db.executemany(
             "INSERT INTO positions (document, passage, offset, updated_hlc, clock) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT (document) DO UPDATE SET passage = excluded.passage, offset = excluded.offset, "
