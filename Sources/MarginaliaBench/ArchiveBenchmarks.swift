@@ -42,10 +42,14 @@ struct ArchiveBenchmarks {
         report.extra("export.seconds", seconds)
         report.extra("exportDurable.seconds", durableSeconds)
 
-        // sqlite3 -json over the same rows, in the same order, piped into gzip -6.
+        // sqlite3 -json over the same rows, in the same order, piped into gzip -6: the export reads the log in seq
+        // order through the library's `Change.columns`, whose expressions give the clock's and the device's text
+        // forms (schema 5 stores an integer and a number of `devices`); the same expressions here.
         let piped = workspace.run("sqlite3.json.gz")
         let sql = """
-            SELECT change_id, hlc, device, entity, entity_id, op, fields FROM changes ORDER BY hlc, device, change_id;
+            SELECT change_id, printf('%015d-%05d', hlc / 100000, hlc % 100000) AS hlc,
+                (SELECT id FROM devices WHERE number = device) AS device, entity, entity_id, op, fields
+            FROM changes ORDER BY seq;
             SELECT id, kind, document, start_passage, start_offset, end_passage, end_offset, quote, prefix, suffix,
                 created_edition, anchor_edition, note, color, tags, deleted, created_hlc, updated_hlc
             FROM annotations ORDER BY id;
@@ -182,13 +186,24 @@ struct ArchiveBenchmarks {
     }
 
     /// Checks that the Python reference reached the library's state (annotations with their clocks, positions,
-    /// the log's change ids), so that the two did the same work.
+    /// the log's change ids), so that the two did the same work. What is compared does not depend on numbers local
+    /// to a store: the devices by id, the annotations by id without their row number, their clocks with each
+    /// device number replaced by the device's id (`ClockBlob.text`).
     private func compareState(_ ours: String, _ theirs: String, what: String) throws {
         func digest(_ path: String) throws -> [String] {
             let db = try SQLiteDatabase(path: path, mode: .readOnly)
             var rows: [String] = []
+            var devices: [Int64: String] = [:]
+            try db.forEachRow(sql: "SELECT number, id FROM devices ORDER BY id") { row in
+                devices[try row.int64(0)] = try row.string(1)
+                rows.append(try row.string(1))
+            }
             try db.forEachRow(sql: "SELECT \(CreatedRows.annotationColumns) FROM annotations ORDER BY id") { row in
-                rows.append((0..<row.count).map { "\(row.value(at: $0))" }.joined(separator: "\u{1F}"))
+                let clocks = row.count - 1
+                guard let text = ClockBlob.text(Array(row.bytes(at: clocks)), devices: devices) else {
+                    throw BenchError("annotation \(try row.string(0)) in \(path) has unreadable clocks")
+                }
+                rows.append(((0..<clocks).map { "\(row.value(at: $0))" } + [text]).joined(separator: "\u{1F}"))
             }
             let positions = "SELECT document, passage, offset, updated_hlc, clock FROM positions ORDER BY document"
             try db.forEachRow(sql: positions) {
@@ -202,5 +217,56 @@ struct ArchiveBenchmarks {
         let same = try digest(ours) == digest(theirs)
         report.extra("python.\(what).sameState", same)
         if !same { report.note("the Python reference's \(what) left a different state from the library's") }
+    }
+}
+
+/// The clocks blob of an annotation row (the library's `FieldClocks` format, schema 5) as text that does not
+/// depend on the store's device numbers: entry by entry, its packed clock, its device's id, and the rest of the
+/// entry (change id and registers) in hex.
+enum ClockBlob {
+    /// Nil when `blob` is not in the format or names a device `devices` lacks.
+    static func text(_ blob: [UInt8], devices: [Int64: String]) -> String? {
+        var index = 0
+        func varint() -> UInt64? {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while index < blob.count, shift < 64 {
+                let byte = blob[index]
+                index += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return value }
+                shift += 7
+            }
+            return nil
+        }
+        /// Steps over a varint length and that many bytes.
+        func skipText() -> Bool {
+            guard let length = varint(), length <= UInt64(blob.count - index) else { return false }
+            index += Int(length)
+            return true
+        }
+        var entries: [String] = []
+        while index < blob.count {
+            guard let hlc = varint(), let number = varint(), number <= UInt64(Int64.max),
+                  let device = devices[Int64(number)], index < blob.count else { return nil }
+            let rest = index
+            let kind = blob[index]
+            index += 1
+            switch kind {
+            case 0 where blob.count - index >= 16: index += 16
+            case 1: guard skipText() else { return nil }
+            default: return nil
+            }
+            guard let count = varint() else { return nil }
+            for _ in 0..<count {
+                guard index < blob.count else { return nil }
+                let code = blob[index]
+                index += 1
+                if code == 0 || code == 6 { guard skipText() else { return nil } } else if code > 6 { return nil }
+            }
+            let hex = blob[rest..<index].map { String(format: "%02x", $0) }.joined()
+            entries.append("\(hlc) \(device) \(hex)")
+        }
+        return entries.joined(separator: ";")
     }
 }

@@ -71,6 +71,7 @@ final class CConnection {
 final class PackedRows {
     enum Value {
         case text(offset: Int, count: Int)
+        case blob(offset: Int, count: Int)
         case integer(Int64)
         case null
     }
@@ -81,7 +82,13 @@ final class PackedRows {
     init(_ rows: [[DatabaseValue]]) {
         var size = 0
         for row in rows {
-            for case .text(let text) in row { size += text.utf8.count + 1 }
+            for value in row {
+                switch value {
+                case .text(let text): size += text.utf8.count + 1
+                case .blob(let bytes): size += bytes.count
+                default: break
+                }
+            }
         }
         let arena = UnsafeMutableRawPointer.allocate(byteCount: max(size, 1), alignment: 8)
         self.arena = arena
@@ -96,6 +103,10 @@ final class PackedRows {
                     target[count] = 0
                     defer { used += count + 1 }
                     return .text(offset: used, count: count)
+                case .blob(let bytes):
+                    UnsafeMutableRawBufferPointer(start: arena + used, count: bytes.count).copyBytes(from: bytes)
+                    defer { used += bytes.count }
+                    return .blob(offset: used, count: bytes.count)
                 case .integer(let number): return .integer(number)
                 default: return .null
                 }
@@ -117,6 +128,8 @@ final class PackedRows {
                 rc = sqlite3_bind_text(statement, position,
                                        arena.advanced(by: offset).assumingMemoryBound(to: CChar.self),
                                        Int32(count), nil)
+            case .blob(let offset, let count):
+                rc = sqlite3_bind_blob(statement, position, arena.advanced(by: offset), Int32(count), nil)
             case .integer(let number): rc = sqlite3_bind_int64(statement, position, number)
             case .null: rc = sqlite3_bind_null(statement, position)
             }
@@ -126,33 +139,45 @@ final class PackedRows {
     }
 }
 
-/// What one create wrote: its `changes` row and its new `annotations` row, in the library's column order.
+/// What one create wrote: its `changes` row and its new `annotations` row, as stored (schema 5: the log's clock
+/// packed in an integer, its device a number of `devices`, the annotation's clocks a blob naming devices by number,
+/// the annotation's `number` left to SQLite as the library leaves it), and the devices those numbers stand for.
 struct CreatedRows {
-    static let changeColumns = "change_id, hlc, device, entity, entity_id, op, fields"
+    static let changeColumns = "change_id, hlc, device, entity, entity_id, op, fields, digest"
     static let annotationColumns = """
-        kind, document, start_passage, start_offset, end_passage, end_offset, quote, prefix, suffix, \
-        created_edition, anchor_edition, note, color, tags, deleted, created_hlc, updated_hlc, clocks, id
+        id, kind, document, start_passage, start_offset, end_passage, end_offset, quote, prefix, suffix, \
+        created_edition, anchor_edition, note, color, tags, deleted, created_hlc, updated_hlc, clocks
         """
     var changes: [[DatabaseValue]] = []
     var annotations: [[DatabaseValue]] = []
+    /// The `devices` rows the rows above name, by number: the same in every store they were read from.
+    var devices: [Int64: String] = [:]
 
     /// Where the log and the annotations end now, to read what a batch adds after it.
-    static func marks(store path: String) throws -> (seq: Int64, rowid: Int64) {
+    static func marks(store path: String) throws -> (seq: Int64, number: Int64) {
         let db = try SQLiteDatabase(path: path, mode: .readOnly)
         return (try db.int(sql: "SELECT coalesce(max(seq), 0) FROM changes") ?? 0,
-                try db.int(sql: "SELECT coalesce(max(rowid), 0) FROM annotations") ?? 0)
+                try db.int(sql: "SELECT coalesce(max(number), 0) FROM annotations") ?? 0)
     }
 
-    /// Appends the rows a batch of creates wrote after `marks`.
-    mutating func append(store path: String, after marks: (seq: Int64, rowid: Int64)) throws {
+    /// Appends the rows a batch of creates wrote after `marks`, and the devices of the store.
+    /// - Throws: when the store numbers a device otherwise than a store read before: the rows copied name devices
+    ///   by number, so they must mean the same devices in the floor's store.
+    mutating func append(store path: String, after marks: (seq: Int64, number: Int64)) throws {
         let db = try SQLiteDatabase(path: path, mode: .readOnly)
         func values(_ row: Row) -> [DatabaseValue] { (0..<row.count).map { row.value(at: $0) } }
+        try db.forEachRow(sql: "SELECT number, id FROM devices") { row in
+            let (number, id) = (try row.int64(0), try row.string(1))
+            if let known = devices.updateValue(id, forKey: number), known != id {
+                throw BenchError("device number \(number) is \(known) in one store and \(id) in \(path)")
+            }
+        }
         changes += try db.fetchAll(
             sql: "SELECT \(Self.changeColumns) FROM changes WHERE seq > ? AND op = 'create' ORDER BY seq",
             arguments: [marks.seq], values)
         annotations += try db.fetchAll(
-            sql: "SELECT \(Self.annotationColumns) FROM annotations WHERE rowid > ? ORDER BY rowid",
-            arguments: [marks.rowid], values)
+            sql: "SELECT \(Self.annotationColumns) FROM annotations WHERE number > ? ORDER BY number",
+            arguments: [marks.number], values)
         guard changes.count == annotations.count else {
             throw BenchError("a create batch wrote \(changes.count) creates but \(annotations.count) annotations")
         }
@@ -161,7 +186,9 @@ struct CreatedRows {
 
 enum CFloor {
     /// Inserts every create's two rows into the empty store at `path` (FTS triggers firing as they do), in one
-    /// transaction, or one transaction per annotation; returns the seconds from BEGIN to the last COMMIT.
+    /// transaction, or one transaction per annotation; returns the seconds from BEGIN to the last COMMIT. The
+    /// devices the rows name are inserted before the clock starts: a row per device, which the library writes once,
+    /// with the first change of the device.
     static func insertCreates(_ rows: CreatedRows, into path: String, transactionPerAnnotation: Bool,
                               cacheKiB: Int = 0) throws -> Double {
         let changes = PackedRows(rows.changes)
@@ -171,15 +198,16 @@ enum CFloor {
         // Statement journals in memory, the fastest setting that changes nothing on disk: this is the floor.
         try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY")
         if cacheKiB > 0 { try db.execute("PRAGMA cache_size = -\(cacheKiB)") }
+        let devices = PackedRows(rows.devices.sorted { $0.key < $1.key }.map { [.integer($0.key), .text($0.value)] })
+        let insertDevice = try db.prepare("INSERT INTO devices (number, id) VALUES (?, ?)")
         let insertChange = try db.prepare(
-            "INSERT INTO changes (change_id, hlc, device, entity, entity_id, op, fields) VALUES (?, ?, ?, ?, ?, ?, ?)")
+            "INSERT INTO changes (\(CreatedRows.changeColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
         let insertAnnotation = try db.prepare("""
-            INSERT INTO annotations (kind, document, start_passage, start_offset, end_passage, end_offset,
-                quote, prefix, suffix, created_edition, anchor_edition, note, color, tags, deleted,
-                created_hlc, updated_hlc, clocks, id)
+            INSERT INTO annotations (\(CreatedRows.annotationColumns))
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         defer {
+            sqlite3_finalize(insertDevice)
             sqlite3_finalize(insertChange)
             sqlite3_finalize(insertAnnotation)
         }
@@ -189,6 +217,9 @@ enum CFloor {
             guard rc == SQLITE_DONE else { try db.check(rc, "step"); return }
             sqlite3_reset(statement)
         }
+        try db.execute("BEGIN IMMEDIATE")
+        for row in 0..<devices.rows.count { try step(insertDevice, devices, row) }
+        try db.execute("COMMIT")
         let start = Timing.now()
         if !transactionPerAnnotation { try db.execute("BEGIN IMMEDIATE") }
         for row in 0..<rows.changes.count {
