@@ -547,63 +547,63 @@ def encode_clocks(clocks, numbers):
     return bytes(out)
 
 
+def _read_varint(blob, position):
+    """The LEB128 varint at `position` of `blob`, and the position after it; IndexError past the end."""
+    part = blob[position]
+    if part < 0x80:
+        return part, position + 1
+    value, shift = part & 0x7F, 7
+    while True:
+        position += 1
+        part = blob[position]
+        value |= (part & 0x7F) << shift
+        if part < 0x80:
+            return value, position + 1
+        shift += 7
+
+
+def _read_text(blob, position):
+    length, position = _read_varint(blob, position)
+    if position + length > len(blob):
+        raise IndexError("past the end")
+    return blob[position:position + length].decode("utf-8"), position + length
+
+
 def decode_clocks(blob, ids):
     """The clocks encode_clocks wrote, devices named by `ids` ({number: id}); raises ArchiveError when unreadable."""
-    position = 0
-
-    def byte():
-        nonlocal position
-        if position >= len(blob):
-            raise ArchiveError("an annotation's clocks blob ends early")
-        position += 1
-        return blob[position - 1]
-
-    def varint():
-        value, shift = 0, 0
-        while True:
-            part = byte()
-            value |= (part & 0x7F) << shift
-            if part < 0x80:
-                return value
-            shift += 7
-
-    def text():
-        nonlocal position
-        length = varint()
-        if position + length > len(blob):
-            raise ArchiveError("an annotation's clocks blob ends early")
-        position += length
-        return blob[position - length:position].decode("utf-8")
-
-    clocks = {}
-    while position < len(blob):
-        hlc_text, number = unpacked(varint()), varint()
-        if number not in ids:
-            raise ArchiveError(f"an annotation's clocks name device number {number}, which devices lacks")
-        kind = byte()
-        if kind == 0:
-            position += 16
-            if position > len(blob):
-                raise ArchiveError("an annotation's clocks blob ends early")
-            change_id = str(uuid.UUID(bytes=bytes(blob[position - 16:position])))
-        elif kind == 1:
-            change_id = text()
-        else:
-            raise ArchiveError(f"an annotation's clocks blob holds an unknown change id kind {kind}")
-        stamp = (hlc_text, ids[number], change_id)
-        for _ in range(varint()):
-            code = byte()
-            if 1 <= code <= len(NAMED_REGISTERS):
-                name = NAMED_REGISTERS[code - 1]
-            elif code == TAG_CODE:
-                name = "tag:" + text()
-            elif code == OTHER_CODE:
-                name = text()
+    clocks, position, end = {}, 0, len(blob)
+    try:
+        while position < end:
+            hlc, position = _read_varint(blob, position)
+            number, position = _read_varint(blob, position)
+            kind = blob[position]
+            if kind == 0 and position + 17 <= end:
+                change_id = str(uuid.UUID(bytes=bytes(blob[position + 1:position + 17])))
+                position += 17
+            elif kind == 1:
+                change_id, position = _read_text(blob, position + 1)
             else:
-                raise ArchiveError(f"an annotation's clocks blob holds an unknown register code {code}")
-            if name in clocks:
-                raise ArchiveError(f"an annotation's clocks blob names {name} twice")
-            clocks[name] = stamp
+                raise ArchiveError(f"an annotation's clocks blob holds a change id of unknown kind {kind}")
+            stamp = (unpacked(hlc), ids[number], change_id)
+            count, position = _read_varint(blob, position)
+            for _ in range(count):
+                code = blob[position]
+                if 1 <= code <= len(NAMED_REGISTERS):
+                    name, position = NAMED_REGISTERS[code - 1], position + 1
+                elif code == TAG_CODE:
+                    name, position = _read_text(blob, position + 1)
+                    name = "tag:" + name
+                elif code == OTHER_CODE:
+                    name, position = _read_text(blob, position + 1)
+                else:
+                    raise ArchiveError(f"an annotation's clocks blob holds an unknown register code {code}")
+                if name in clocks:
+                    raise ArchiveError(f"an annotation's clocks blob names {name} twice")
+                clocks[name] = stamp
+    except IndexError:
+        raise ArchiveError("an annotation's clocks blob ends early") from None
+    except KeyError as error:
+        raise ArchiveError(f"an annotation's clocks name device number {error}, which devices lacks") from None
     return clocks
 
 
@@ -781,7 +781,7 @@ class Importer:
                 # (but not the changes later in this batch: they are applied when reached, as one by one).
                 reg = registers[entity_id] = Registers(entity_id)
                 # In stamp order (hlc, device id, change id); the log's device column is a number, not the id.
-                early = sorted(((unpacked(clock), ids[number], early_id), text) for early_id, clock, number, text
+                early = sorted(((unpacked(clock), ids[number], early_id), body) for early_id, clock, number, body
                                in self.db.execute("SELECT change_id, hlc, device, fields FROM changes WHERE entity = "
                                                   "'annotation' AND entity_id = ?", (entity_id,))
                                if early_id not in waiting)
