@@ -107,6 +107,11 @@ final class ScratchDirectory: Cleanable {
         state.lock()
         defer { state.unlock() }
         guard lock >= 0 else { return }
-        try? FileManager.default.removeItem(atPath: path)
+        // The interrupted work may still be making the store's files in it (its -wal, its -shm) while the tree is
+        // removed: a file made after the listing keeps the directory from going ("rmdir() … ENOTEMPTY", rmdir(2)).
+        // Once the directory is gone, nothing more can be made in it.
+        for _ in 0..<100 where FileManager.default.fileExists(atPath: path) {
+            try? FileManager.default.removeItem(atPath: path)
+        }
     }
 }
