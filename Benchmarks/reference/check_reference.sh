@@ -53,14 +53,18 @@ def write(path, out):
 def dump(path):
     """Every table but the full-text index, with the meta rows that differ between stores left out. The stores
     compared hold the same devices in the same order of first change, so their store-local numbers (devices.number,
-    changes.device, the device numbers inside annotations.clocks, annotations.number) must agree too: rows are
-    compared as stored, the clocks blob byte for byte (as hex)."""
+    changes.device, the device numbers inside annotations.clocks) must agree too: rows are compared as stored, the
+    clocks blob byte for byte (as hex). annotations.number (the notes index's rowid) is left out: it follows the
+    order a projection writes rows in (id order for the Swift import into an empty store, which projects the whole
+    log at once), which is not part of the state."""
     db = sqlite3.connect(path)
+    annotation_columns = ", ".join(row[1] for row in db.execute("PRAGMA table_info(annotations)")
+                                   if row[1] != "number")
     for sql in ("SELECT key, value FROM meta WHERE key NOT IN ('device_id', 'created_at') ORDER BY key",
                 "SELECT number, id FROM devices ORDER BY number",
                 # The receipt differs between the store that made a change and one that imported it.
                 "SELECT seq, change_id, hlc, device, entity, entity_id, op, fields, digest FROM changes ORDER BY seq",
-                "SELECT * FROM annotations ORDER BY id",
+                f"SELECT {annotation_columns} FROM annotations ORDER BY id",
                 "SELECT * FROM positions ORDER BY document"):
         for row in db.execute(sql):
             print(json.dumps([value.hex() if isinstance(value, bytes) else value for value in row],

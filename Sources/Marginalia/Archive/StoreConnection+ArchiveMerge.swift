@@ -40,12 +40,25 @@ extension StoreConnection {
         func mismatch(_ line: Int?, _ reason: String) -> ArchiveError {
             ArchiveError(file: path, line: line, kind: .mismatch, reason: reason)
         }
+        // Into an empty store the log is filled first and projected once, annotation by annotation, when the last
+        // change is in: each row is then written once, in key order.
+        var projectAtEnd = try projectionIsEmpty()
         var batch: [(change: Change, line: Int)] = []
         func mergeBatch() throws {
-            guard !batch.isEmpty else { return }
-            try merge(batch, file: path, receipt: receipt, into: &report, future: future, sawOwnDevice: &sawOwnDevice)
-            batch.removeAll(keepingCapacity: true)
-            try reportProgress("importing changes", done: report.changesRead, every: 1)
+            if !batch.isEmpty {
+                try merge(batch, file: path, receipt: receipt, into: &report, future: future,
+                          sawOwnDevice: &sawOwnDevice, project: !projectAtEnd)
+                batch.removeAll(keepingCapacity: true)
+                try reportProgress("importing changes", done: report.changesRead, every: 1)
+            }
+        }
+        /// Ends the changes: the whole log is projected now, if it was put off.
+        func endChanges() throws {
+            try mergeBatch()
+            if projectAtEnd {
+                try projectWholeLog(into: &report)
+                projectAtEnd = false
+            }
         }
         var states: [(id: String, record: JSONObject, line: Int)] = []
         func checkStates() throws {
@@ -61,7 +74,7 @@ extension StoreConnection {
                 return
             }
             // The state records follow every change: the state they describe is complete once these are in.
-            try mergeBatch()
+            if case .header = record { try mergeBatch() } else { try endChanges() }
             if report.quarantined > 0 { checkRecords = false }
             if case .annotation(let object) = record {
                 if checkRecords, case .string(let id)? = object["id"] {
@@ -90,7 +103,7 @@ extension StoreConnection {
                 positionsChecked += 1
             }
         }
-        try mergeBatch()
+        try endChanges()
         if report.quarantined > 0 { checkRecords = false }
         try checkStates()
         report.header = summary.header

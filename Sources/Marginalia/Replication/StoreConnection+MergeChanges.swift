@@ -21,11 +21,13 @@ extension StoreConnection {
     /// back those `future` quarantines, and takes out of quarantine those it merges. The changes it adds (and those
     /// it holds) point to `receipt`, the receipt of the file or transport they came by.
     ///
+    /// With `project` false the changes only go into the log: a merge into an empty store projects the whole log
+    /// once at the end (`projectWholeLog`), which counts what each change did.
     /// - Throws: `ArchiveError.conflict` when the log, the quarantine (or the batch) holds a different change under
     ///   the same id.
     func merge(_ batch: [(change: Change, line: Int)], file: String, receipt: ReceiptSlot,
                into report: inout ImportReport,
-               future: FutureChanges, sawOwnDevice: inout Bool) throws {
+               future: FutureChanges, sawOwnDevice: inout Bool, project: Bool = true) throws {
         let ids = try ProjectionCache.jsonList(batch.map(\.change.changeID))
         /// The stored text of each change of the batch a statement finds, by change id.
         func storedByID(sql: String) throws -> [String: [String]] {
@@ -40,9 +42,9 @@ extension StoreConnection {
         var held = try storedByID(
             sql: "SELECT \(Change.quarantineColumns) FROM quarantine WHERE change_id IN (SELECT value FROM json_each(?))")
         var cache = ProjectionCache()
-        try cache.prepare(batch.compactMap { item in
+        if project { try cache.prepare(batch.compactMap { item in
             item.change.entity == .annotation && known[item.change.changeID] == nil ? item.change.entityID : nil
-        }, in: self)
+        }, in: self) }
         // First every change is checked, and the new ones go into the log in one statement; then they are applied.
         var fresh: [(change: Change, fieldsText: String)] = []
         for (change, line) in batch {
@@ -84,6 +86,11 @@ extension StoreConnection {
             fresh.append((change, incoming[5]))
         }
         if !fresh.isEmpty { try insert(fresh, receipt: try receipt.open(in: self)) }
+        guard project else {
+            report.newChanges += fresh.count
+            if fresh.contains(where: { $0.change.device == deviceID }) { sawOwnDevice = true }
+            return
+        }
         for (index, item) in fresh.enumerated() {
             let change = item.change
             let effect = change.entity == .annotation
