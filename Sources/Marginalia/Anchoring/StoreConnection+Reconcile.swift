@@ -87,7 +87,7 @@ extension StoreConnection {
         let reconciled = try db.text(sql: "SELECT value FROM meta WHERE key = 'reconciled_edition'")
             ?? db.text(sql: """
                 SELECT json_extract(fields, '$.edition') FROM changes WHERE op IN ('reanchor', 'confirm')
-                ORDER BY hlc DESC, device DESC, change_id DESC LIMIT 1
+                ORDER BY \(Change.reverseClockOrder) LIMIT 1
                 """)
         guard reconciled != content.edition else { return nil }
         let other = try db.text(

@@ -14,6 +14,13 @@ extension Change {
         (SELECT id FROM devices WHERE number = device), entity, entity_id, op, fields
         """
 
+    /// The clock order of the log's rows, `ClockStamp`'s: clock, then device id (not the store's own number for
+    /// it), then change id. An index on the clock gives the first term; rows on one clock are few.
+    static let clockOrder = "hlc, (SELECT id FROM devices WHERE number = device), change_id"
+
+    /// `clockOrder` reversed: newest first.
+    static let reverseClockOrder = "hlc DESC, (SELECT id FROM devices WHERE number = device) DESC, change_id DESC"
+
     /// The columns of `quarantine`, which keeps a change as the text it came as, in the order of `columns`.
     static let quarantineColumns = "change_id, hlc, device, entity, entity_id, op, fields"
 

@@ -147,7 +147,7 @@ extension StoreConnection {
         try db.fetchAll(
             sql: """
                 SELECT \(Change.columns) FROM changes
-                WHERE entity = ? AND entity_id = ? ORDER BY hlc, device, change_id
+                WHERE entity = ? AND entity_id = ? ORDER BY \(Change.clockOrder)
                 """,
             arguments: [entity.rawValue, id], Change.init(row:))
     }

@@ -173,13 +173,13 @@ extension StoreConnection {
             let newest = try db.fetchAll(
                 sql: """
                     SELECT \(Change.columns) FROM changes \(whereClause) \
-                    ORDER BY hlc DESC, device DESC, change_id DESC LIMIT ?
+                    ORDER BY \(Change.reverseClockOrder) LIMIT ?
                     """,
                 arguments: StatementArguments(arguments), Change.init(row:))
             return newest.reversed()
         }
         return try db.fetchAll(
-            sql: "SELECT \(Change.columns) FROM changes \(whereClause) ORDER BY hlc, device, change_id",
+            sql: "SELECT \(Change.columns) FROM changes \(whereClause) ORDER BY \(Change.clockOrder)",
             arguments: StatementArguments(arguments), Change.init(row:))
     }
 }
