@@ -26,7 +26,9 @@ def table(results):
         reference = quantity(m["referenceValue"], m["referenceUnit"]) if "referenceValue" in m else "—"
         ratio = "—"
         if "ratio" in m:
-            ratio = f"{m['ratio']:.2f}× " + ("as fast" if m["ratioKind"].startswith("speedup") else "the time")
+            kind = m["ratioKind"]
+            ratio = f"{m['ratio']:.2f}× " + ("as fast" if kind.startswith("speedup")
+                                              else "the bytes" if kind.startswith("size") else "the time")
         status = m["status"]
         if status in ("PASS", "MISS"):
             status = f"**{status}**"

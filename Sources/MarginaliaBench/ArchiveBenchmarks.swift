@@ -12,10 +12,13 @@ struct ArchiveBenchmarks {
 
     // MARK: - Export
 
-    /// Measures export; returns the path of a complete archive of the store.
-    func export() throws -> String {
+    /// Measures export, in process and as a `marginalia export` process, and the store's size against its archive;
+    /// returns the path of a complete archive of the store and the archive's uncompressed bytes.
+    func export() throws -> (path: String, uncompressedBytes: Int) {
         Log.say("Export…")
         let archive = workspace.run("export.jsonl.gz")
+        // Before the store is opened here: a checkpoint that empties the WAL waits for no reader.
+        let measuredSize = try StoreSize.checkpointed(store)
         let source = try AnnotationStore.open(path: store, access: .readOnly)
         var counts = ArchiveCounts()
         // The archive written to a plain file, no fsync: the same work the pipelines below do.
@@ -41,6 +44,10 @@ struct ArchiveBenchmarks {
         report.extra("archive.compressedBytes", workspace.size(archive))
         report.extra("export.seconds", seconds)
         report.extra("exportDurable.seconds", durableSeconds)
+        report.add(StoreSize.measurement(
+            id: "storeBytes.measured", name: "store size, the measured store",
+            store: measuredSize, archiveBytes: Int(rawBytes), archiveName: "its archive's uncompressed JSON",
+            target: nil))
 
         // sqlite3 -json over the same rows, in the same order, piped into gzip -6: the export reads the log in seq
         // order through the library's `Change.columns`, whose expressions give the clock's and the device's text
@@ -74,7 +81,8 @@ struct ArchiveBenchmarks {
             referenceSeconds: gzipSeconds, target: .timeRatioAtMost(1.5)))
         try pythonExport(durableSeconds: durableSeconds, throughput: throughput, swiftRaw: raw)
         try determinism(source: source, first: raw)
-        return archive
+        try cliExport(pipeline: pipeline, inProcessSeconds: seconds, throughput: throughput, libraryRaw: raw)
+        return (archive, Int(rawBytes))
     }
 
     private func pythonExport(durableSeconds: Double, throughput: (Double) -> Quantity, swiftRaw: String) throws {
@@ -124,8 +132,9 @@ struct ArchiveBenchmarks {
 
     // MARK: - Import
 
-    /// Measures import into an empty store and re-import of the same file, against the Python reference.
-    func importAndReimport(archive: String, changes: Int) throws {
+    /// Measures import into an empty store against the Python reference and against its C floor, the size of the
+    /// store it made against the archive's `uncompressedBytes`, and re-import of the same file.
+    func importAndReimport(archive: String, uncompressedBytes: Int, changes: Int) throws {
         Log.say("Import…")
         let target = workspace.run("imported.db")
         var imported = ImportReport()
@@ -146,6 +155,11 @@ struct ArchiveBenchmarks {
             referenceName: "Python reference import", reference: rate(pythonSeconds), referenceSeconds: pythonSeconds,
             asSpeedup: true, target: .speedupAtLeast(3)))
         try compareState(target, python, what: "import")
+        try importFloor(imported: target, importSeconds: seconds, rate: rate)
+        report.add(StoreSize.measurement(
+            id: "storeBytes.imported", name: "store size, imported from its archive",
+            store: try StoreSize.checkpointed(target), archiveBytes: uncompressedBytes,
+            archiveName: "the archive's uncompressed JSON", target: .sizeRatioAtMost(1.2)))
 
         Log.say("Re-import…")
         var again = ImportReport()

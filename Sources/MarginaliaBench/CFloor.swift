@@ -73,6 +73,7 @@ final class PackedRows {
         case text(offset: Int, count: Int)
         case blob(offset: Int, count: Int)
         case integer(Int64)
+        case real(Double)
         case null
     }
 
@@ -108,7 +109,8 @@ final class PackedRows {
                     defer { used += bytes.count }
                     return .blob(offset: used, count: bytes.count)
                 case .integer(let number): return .integer(number)
-                default: return .null
+                case .real(let number): return .real(number)
+                case .null: return .null
                 }
             }
         }
@@ -131,6 +133,7 @@ final class PackedRows {
             case .blob(let offset, let count):
                 rc = sqlite3_bind_blob(statement, position, arena.advanced(by: offset), Int32(count), nil)
             case .integer(let number): rc = sqlite3_bind_int64(statement, position, number)
+            case .real(let number): rc = sqlite3_bind_double(statement, position, number)
             case .null: rc = sqlite3_bind_null(statement, position)
             }
             if rc != SQLITE_OK { return rc }

@@ -70,7 +70,8 @@ enum MarginaliaBench {
 
         let archives = ArchiveBenchmarks(workspace: workspace, options: options, report: report, store: built.store)
         let archive = try archives.export()
-        try archives.importAndReimport(archive: archive, changes: changes)
+        try archives.importAndReimport(archive: archive.path, uncompressedBytes: archive.uncompressedBytes,
+                                       changes: changes)
         try archives.merge(built)
 
         var syncRandom = SeededGenerator(seed: options.seed &+ 3)

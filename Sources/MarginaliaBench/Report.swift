@@ -19,6 +19,8 @@ struct Quantity {
 enum Target {
     /// Ours ÷ reference, in time, at most this.
     case timeRatioAtMost(Double)
+    /// Ours ÷ reference, in bytes, at most this.
+    case sizeRatioAtMost(Double)
     /// Reference ÷ ours, in time (how many times as fast), at least this.
     case speedupAtLeast(Double)
     /// The figure itself below this, in its unit.
@@ -29,6 +31,7 @@ enum Target {
     var description: String {
         switch self {
         case .timeRatioAtMost(let bound): return String(format: "≤ %.2g× the time", bound)
+        case .sizeRatioAtMost(let bound): return String(format: "≤ %.2g× the bytes", bound)
         case .speedupAtLeast(let bound): return String(format: "≥ %.2g× as fast", bound)
         case .below(let bound): return "< \(Report.grouped(bound))"
         case .holds: return "yes"
@@ -51,15 +54,22 @@ struct Measurement {
     var target: Target?
     /// Set when the target is not judged in this run, with the reason.
     var unjudged: String?
+    /// For a size: ours and the reference's, in bytes; the ratio is then ours ÷ reference in bytes.
+    var bytes: Double?
+    var referenceBytes: Double?
 
-    /// Ours ÷ reference in time (or reference ÷ ours for a speedup).
+    /// Ours ÷ reference in bytes for a size; else in time (or reference ÷ ours for a speedup).
     var ratio: Double? {
+        if let bytes, let referenceBytes {
+            return referenceBytes > 0 ? bytes / referenceBytes : nil
+        }
         guard let seconds, let referenceSeconds, seconds > 0, referenceSeconds > 0 else { return nil }
         return asSpeedup ? referenceSeconds / seconds : seconds / referenceSeconds
     }
 
     var ratioText: String {
         guard let ratio else { return "—" }
+        if bytes != nil { return String(format: "%.2f× the bytes", ratio) }
         return String(format: asSpeedup ? "%.2f× as fast" : "%.2f× the time", ratio)
     }
 
@@ -78,7 +88,7 @@ struct Measurement {
     var passed: Bool? {
         guard let target, unjudged == nil else { return nil }
         switch target {
-        case .timeRatioAtMost(let bound): return ratio.map { $0 <= bound }
+        case .timeRatioAtMost(let bound), .sizeRatioAtMost(let bound): return ratio.map { $0 <= bound }
         case .speedupAtLeast(let bound): return ratio.map { $0 >= bound }
         case .below(let bound): return figure.value < bound
         case .holds: return figure.value == 1
@@ -158,9 +168,12 @@ final class Report {
                 row["referenceUnit"] = reference.unit
             }
             if let seconds = m.referenceSeconds { row["referenceSeconds"] = seconds }
+            if let bytes = m.bytes { row["bytes"] = bytes }
+            if let bytes = m.referenceBytes { row["referenceBytes"] = bytes }
             if let ratio = m.ratio {
                 row["ratio"] = ratio
-                row["ratioKind"] = m.asSpeedup ? "speedup (reference time / ours)" : "time ratio (ours / reference)"
+                row["ratioKind"] = m.bytes != nil ? "size ratio (ours / reference, bytes)"
+                    : m.asSpeedup ? "speedup (reference time / ours)" : "time ratio (ours / reference)"
             }
             if m.target != nil { row["target"] = m.targetText }
             if let passed = m.passed { row["passed"] = passed }
