@@ -95,6 +95,7 @@ enum MarginaliaBench {
             if options.memory {
                 let large = try memory.largeStore(from: built.store, annotations: options.memoryAnnotations,
                                                   seed: options.seed)
+                try memory.storeSize(large)
                 try memory.measure(store: large.path, annotations: large.annotations, label: "large")
             } else {
                 report.note("peak memory at \(Report.grouped(Double(options.memoryAnnotations))) annotations: "

@@ -32,16 +32,30 @@ struct MemoryBenchmarks {
         workspace.remove(archive)
     }
 
+    /// The large store: where it is, its annotations, and the uncompressed bytes of the archive it was imported
+    /// from (nil for a store cached by a version of the benchmark that did not record them).
+    struct LargeStore {
+        var path: String
+        var annotations: Int
+        var archiveBytes: Int?
+    }
+
     /// A store of about `annotations` annotations: the measured store's log tiled (fresh ids, earlier times)
-    /// into a generated archive and imported by the CLI. Cached in the work directory.
-    func largeStore(from store: String, annotations: Int, seed: UInt64) throws -> (path: String, annotations: Int) {
+    /// into a generated archive and imported by the CLI. Cached in the work directory, with the archive's
+    /// uncompressed size (the archive itself is removed).
+    func largeStore(from store: String, annotations: Int, seed: UInt64) throws -> LargeStore {
         let directory = workspace.cache("memory-\(annotations)-seed\(seed)")
         let path = "\(directory)/store.db"
         let countFile = "\(directory)/annotations"
-        if workspace.exists(path), let text = try? String(contentsOfFile: countFile, encoding: .utf8),
-           let count = Int(text) {
+        let bytesFile = "\(directory)/archive-uncompressed-bytes"
+        func number(_ file: String) -> Int? {
+            (try? String(contentsOfFile: file, encoding: .utf8)).flatMap {
+                Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+        }
+        if workspace.exists(path), let count = number(countFile) {
             Log.say("Using the cached \(count)-annotation store in \(directory)")
-            return (path, count)
+            return LargeStore(path: path, annotations: count, archiveBytes: number(bytesFile))
         }
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -52,9 +66,25 @@ struct MemoryBenchmarks {
         let build = try Subprocess.run([cli, "--store", path, "import", archive], underTime: true)
         report.extra("memory.large.buildSeconds", build.seconds)
         report.extra("memory.large.buildPeakMiB", build.peakMiB)
+        try Subprocess.shell("gzip -dc \(Subprocess.quote(archive)) | wc -c > \(Subprocess.quote(bytesFile))")
+        guard let archiveBytes = number(bytesFile) else { throw BenchError("cannot read the size of \(archive)") }
         try? FileManager.default.removeItem(atPath: archive)
         try String(count).write(toFile: countFile, atomically: true, encoding: .utf8)
-        return (path, count)
+        return LargeStore(path: path, annotations: count, archiveBytes: archiveBytes)
+    }
+
+    /// The large store's checkpointed bytes per annotation against the archive `marginalia import` made it from.
+    func storeSize(_ large: LargeStore) throws {
+        guard let archiveBytes = large.archiveBytes else {
+            report.note("the cached \(large.path) does not record its archive's size: remove it to measure the "
+                + "store's size at \(Report.grouped(Double(large.annotations))) annotations")
+            return
+        }
+        report.extra("memory.large.archiveUncompressedBytes", archiveBytes)
+        report.add(StoreSize.measurement(
+            id: "storeBytes.large", name: "store size, marginalia import of a changes-only archive",
+            store: try StoreSize.checkpointed(large.path), archiveBytes: archiveBytes,
+            archiveName: "the archive's uncompressed JSON", target: .sizeRatioAtMost(1.2)))
     }
 
     /// Writes copies of `store`'s log, each with fresh annotation and change ids and shifted into the past,
@@ -85,8 +115,10 @@ struct MemoryBenchmarks {
             try writer.key(key)
             try writer.string(value)
         }
+        // Format 1, whose header names no head of a hash chain: these changes are no one store's log (format 2's
+        // head is the writer's chain, which a tiling of copies with fresh ids does not have).
         try writer.key("formatVersion")
-        try writer.int(ArchiveFormat.version)
+        try writer.int(1)
         try writer.key("device")
         try writer.string(source.deviceID)
         try writer.key("createdAt")
