@@ -46,7 +46,7 @@ extension ArchiveBenchmarks {
             referenceSeconds: pipelineSeconds, target: .timeRatioAtMost(1.0)))
         report.add(Measurement(
             id: "cliExport.vsInProcess", name: name, figure: throughput(seconds), seconds: seconds,
-            referenceName: "in-process export (above)", reference: throughput(inProcessSeconds),
+            referenceName: "in-process export to a plain file (above)", reference: throughput(inProcessSeconds),
             referenceSeconds: inProcessSeconds))
 
         let raw = workspace.run("cli-export.jsonl")
