@@ -30,11 +30,29 @@ extension StoreConnection {
     func exportArchive(to sink: any ByteSink, filter: ExportFilter = ExportFilter(),
                               createdAt: String = Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds()),
                               level: Int = GzipWriter.defaultLevel) throws -> ArchiveCounts {
+        try exportArchive(to: sink, filter: filter, createdAt: createdAt, level: level, head: .recomputedFirst)
+    }
+
+    /// Where the header's head comes from.
+    enum HeadSource {
+        /// The chain recomputed over the whole log before anything is written: one more pass over the log.
+        case recomputedFirst
+        /// The stored head, the chain recomputed as the changes are written (a full archive reads them all):
+        /// `StoredChainBroken` is thrown after the changes when the two differ, and the archive must then be
+        /// written again with `recomputedFirst`.
+        case storedChecked
+    }
+
+    /// The log's stored digests do not hold; the archive being written names a head its changes do not rebuild.
+    struct StoredChainBroken: Error {}
+
+    private func exportArchive(to sink: any ByteSink, filter: ExportFilter, createdAt: String, level: Int,
+                               head: HeadSource) throws -> ArchiveCounts {
         let gzip = PipelinedGzipWriter(gzip: try GzipWriter(sink: sink, level: level))
         var lines = ArchiveLineWriter(gzip: gzip)
         do {
             let counts = try db.transaction(.deferred) {
-                try writeArchive(into: &lines, filter: filter, createdAt: createdAt)
+                try writeArchive(into: &lines, filter: filter, createdAt: createdAt, head: head)
             }
             try lines.flush()
             try gzip.finish()
@@ -57,11 +75,23 @@ extension StoreConnection {
     {
         let target = try OutputTarget.resolve(path, policy: outputPolicy(force: force))
         return try target.write(purpose: "export") { temporary in
-            let sink = FileSink(fileDescriptor: try temporary.openForWriting(), name: temporary.path,
-                                    closesOnDeinit: true)
-            let counts = try exportArchive(to: sink, filter: filter)
-            try sink.close()
-            return counts
+            // A file can be written again: the head is checked as the changes are written, not in a pass of its
+            // own, and only a store whose stored chain does not hold has its archive written a second time.
+            func attempt(_ head: HeadSource) throws -> ArchiveCounts {
+                let descriptor = try temporary.openForWriting()
+                let sink = FileSink(fileDescriptor: descriptor, name: temporary.path, closesOnDeinit: true)
+                guard ftruncate(descriptor, 0) == 0 else { throw GzipError.posix("ftruncate", path: temporary.path) }
+                let counts = try exportArchive(to: sink, filter: filter,
+                                               createdAt: Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds()),
+                                               level: GzipWriter.defaultLevel, head: head)
+                try sink.close()
+                return counts
+            }
+            do {
+                return try attempt(.storedChecked)
+            } catch is StoredChainBroken {
+                return try attempt(.recomputedFirst)
+            }
         }
     }
 
@@ -73,7 +103,7 @@ extension StoreConnection {
     }
 
     private func writeArchive(into lines: inout ArchiveLineWriter, filter: ExportFilter,
-                              createdAt: String) throws -> ArchiveCounts {
+                              createdAt: String, head: HeadSource) throws -> ArchiveCounts {
         var filterText: [String: String] = [:]
         if let document = filter.document { filterText["document"] = document }
         if let since = filter.since { filterText["since"] = Timestamp.iso8601(milliseconds: since) }
@@ -81,11 +111,16 @@ extension StoreConnection {
             sql: "SELECT created_edition FROM annotations UNION SELECT anchor_edition FROM annotations ORDER BY 1"
         ) { try $0.string(0) }
         // The chain as recomputed over the rows written, not as stored: a full archive's changes then rebuild it
-        // exactly, even from a store whose stored digests were tampered with (which `verify` reports).
+        // exactly, even from a store whose stored digests were tampered with (which `verify` reports). A full
+        // archive reads every change, so the stored head is checked against the chain recomputed as they are written.
+        let checkingStored = head == .storedChecked && filter.isEmpty
+        let stored = try logHead()
         let header = ArchiveHeader(
             device: deviceID, createdAt: createdAt, schemaVersion: Int64(UserSchema.currentVersion), editions: editions,
-            partial: !filter.isEmpty, filter: filterText, head: try recomputeChain().head)
+            partial: !filter.isEmpty, filter: filterText, head: checkingStored ? stored : try recomputeChain().head)
         try lines.write(header.json)
+        var chain = LogHead(sequence: 0, digest: ChangeDigest.genesis)
+        var chainHolds = true
 
         var counts = ArchiveCounts()
         let since = HLC(milliseconds: max(0, filter.since ?? 0), counter: 0)
@@ -95,7 +130,7 @@ extension StoreConnection {
         // an index" (https://www.sqlite.org/optoverview.html#disqualifying_where_clause_terms_using_unary_).
         try db.forEachRow(
             sql: """
-                SELECT \(Change.columns) FROM changes
+                SELECT \(Change.columns), seq, digest FROM changes
                 WHERE +hlc >= ?1 AND (?2 IS NULL
                     OR (entity = 'annotation' AND entity_id IN (SELECT id FROM annotations WHERE document = ?2))
                     OR (entity = 'position' AND entity_id = ?2))
@@ -104,9 +139,17 @@ extension StoreConnection {
             arguments: [since.packed, document]
         ) { row in
             try lines.writeChange(row)
+            if checkingStored {
+                chain = LogHead(sequence: try row.int64(Change.columnCount),
+                                digest: try ChangeDigest.next(after: chain.digest, row: row))
+                // Byte for byte, not Swift's canonical equivalence.
+                chainHolds = chainHolds && (row.optionalString(Change.columnCount + 1) ?? "").utf8
+                    .elementsEqual(chain.digest.utf8)
+            }
             counts.changes += 1
             try reportProgress("exporting changes", done: counts.changes)
         }
+        guard !checkingStored || (chainHolds && chain == stored) else { throw StoredChainBroken() }
         try db.forEachRow(
             sql: """
                 SELECT \(Self.annotationColumns()) FROM annotations

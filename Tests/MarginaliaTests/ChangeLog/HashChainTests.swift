@@ -143,6 +143,31 @@ import Testing
         try expectBreak(fixture, at: 4, changeID: try fixture.changeID(at: 4))
     }
 
+    /// A file export takes the stored head and checks it against the chain recomputed as the changes are written;
+    /// a store whose stored digests do not hold still exports an archive whose changes rebuild its head (the archive
+    /// is written a second time, with the recomputed chain), and whose import verifies.
+    @Test(arguments: ["UPDATE changes SET digest = printf('%064d', 0) WHERE seq = 4",
+                      "UPDATE changes SET digest = printf('%064d', 0) WHERE seq = 9",
+                      "UPDATE changes SET change_id = 'c0ffee00-0000-4000-8000-000000000000' WHERE seq = 2"])
+    func anExportOfAStoreWhoseChainBreaksNamesTheRecomputedHead(sql: String) throws {
+        let fixture = try Tampered()
+        let intact = try AnnotationStore.open(path: fixture.path, access: .readOnly)
+        let intactFile = fixture.directory.path("intact.jsonl.gz")
+        try intact.exportArchive(toFile: intactFile)
+        #expect(try ArchiveReader(path: intactFile).read().header.head == (try intact.logHead()))
+        try intact.close()
+
+        try fixture.rewrite(sql)
+        let store = try AnnotationStore.open(path: fixture.path, access: .readOnly)
+        let file = fixture.directory.path("tampered.jsonl.gz")
+        try store.exportArchive(toFile: file)
+        let head = try #require(try ArchiveReader(path: file).read().header.head)
+        let empty = try AnnotationStore.open(path: fixture.directory.path("empty.db"), access: .create)
+        _ = try empty.importArchive(path: file)
+        #expect(try empty.logHead() == head)
+        #expect(try empty.verify(against: file).problems == [])
+    }
+
     @Test func theDigestIsTheDocumentedSHA256OfThePreviousDigestAndTheLengthPrefixedColumns() throws {
         let fixture = try Tampered()
         let db = try SQLiteDatabase(path: fixture.path, mode: .readOnly)
