@@ -157,7 +157,7 @@ extension StoreConnection {
                 """,
             arguments: [since.packed, document]
         ) { row in
-            try lines.write(ArchiveFormat.record(try Annotation(row: row)))
+            try lines.writeAnnotation(try Annotation(row: row))
             counts.annotations += 1
             try reportProgress("exporting annotations", done: counts.annotations)
         }
@@ -206,6 +206,49 @@ struct ArchiveLineWriter {
         try writer.key("fields")
         // The log's fields are canonical JSON written by this code when the change was recorded or imported.
         try writer.rawValue(row.bytes(at: Change.Column.fields.rawValue))
+        try writer.endObject()
+        try endLine()
+    }
+
+    /// Writes an annotation's state record, the text `ArchiveFormat.record(_:)` gives, straight to the line
+    /// (without the JSON tree, whose object is a dictionary built for each of them).
+    mutating func writeAnnotation(_ annotation: Annotation) throws {
+        let anchor = annotation.anchor
+        func position(_ key: String, _ position: TextPosition) throws {
+            try writer.key(key)
+            try writer.beginObject()
+            try writer.key("passage")
+            try writer.string(position.passage)
+            try writer.key("offset")
+            try writer.int(position.offset)
+            try writer.endObject()
+        }
+        func text(_ key: String, _ value: String?) throws {
+            try writer.key(key)
+            if let value { try writer.string(value) } else { try writer.null() }
+        }
+        try writer.beginObject()
+        try text("type", ArchiveFormat.RecordType.annotation.rawValue)
+        try text("id", annotation.id)
+        try text("kind", annotation.kind.rawValue)
+        try text("document", anchor.document)
+        try position("start", anchor.start)
+        try position("end", anchor.end)
+        try text("quote", anchor.quote)
+        try text("prefix", anchor.prefix)
+        try text("suffix", anchor.suffix)
+        try text("note", annotation.note)
+        try text("color", annotation.color)
+        try writer.key("tags")
+        try writer.beginArray()
+        for tag in annotation.tags { try writer.string(tag) }
+        try writer.endArray()
+        try text("createdAt", annotation.createdAt.iso8601)
+        try text("updatedAt", annotation.updatedAt.iso8601)
+        try writer.key("deleted")
+        try writer.bool(annotation.deleted)
+        try text("edition", annotation.createdEdition)
+        try text("anchorEdition", anchor.edition)
         try writer.endObject()
         try endLine()
     }

@@ -82,3 +82,22 @@ import Testing
         #expect(try imported.state() == merged.state())
     }
 }
+
+/// The export writes each annotation's state record straight to its line; it must be the very text the record's
+/// JSON form gives (which the import compares and `list --json` prints).
+@Suite struct AnnotationRecordTextTests {
+    @Test func anExportedStateRecordIsTheTextOfTheRecordsJSON() throws {
+        let directory = try TemporaryDirectory()
+        let replica = try Replica("store", in: directory, clock: ManualClock(ArchiveFixtures.epoch))
+        try ArchiveFixtures.populate(replica.store, clock: replica.clock)
+        let odd = try replica.store.createAnnotation(
+            .note, at: AnchorRequest(passage: "luceafarul.1"), note: "ghilimele \" și \\ și \u{1}\ttab",
+            tags: ["ă", "z\"z"])
+        let lines = try ArchiveFixtures.lines(ofArchive: try replica.export())
+        let annotations = try replica.store.annotations(matching: AnnotationFilter(includeDeleted: true))
+        #expect(annotations.contains { $0.id == odd.id } && annotations.contains { $0.note == nil })
+        let expected = try annotations.map { try JSONWriter.encodeString(ArchiveFormat.record($0)) }.sorted()
+        let written = lines.filter { $0.hasPrefix(#"{"type":"annotation""#) }.sorted()
+        #expect(written == expected)
+    }
+}
