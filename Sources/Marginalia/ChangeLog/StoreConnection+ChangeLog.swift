@@ -75,8 +75,10 @@ extension StoreConnection {
                 + [.text(digest), receipt.map(DatabaseValue.integer) ?? .null])
             devices.insert(change.device)
         }
-        for device in devices.sorted() {
+        let known = clockIsCurrent ? batchDevices : nil
+        for device in devices.sorted() where !(known?.contains(device) ?? false) {
             try db.execute(sql: "INSERT INTO devices (id) VALUES (?) ON CONFLICT (id) DO NOTHING", arguments: [device])
+            batchDevices = nil
         }
         let columns = "change_id, hlc, device, entity, entity_id, op, fields, digest, receipt"
         if rows.count == 1 {

@@ -22,6 +22,10 @@ final class StoreConnection {
     var clock: HybridLogicalClock
     /// Set while `batch` holds the write lock, after it has observed the log's latest clock.
     var clockIsCurrent = false
+    /// The devices table as read in the transaction `batch` holds (nil outside it, and after a device was added):
+    /// a batch of local writes reads it once, not once per write. It never outlives the transaction, so it never
+    /// holds a number a rolled-back transaction gave out.
+    var batchDevices: DeviceTable?
     /// Set while `batch` runs once a clock warning is noted: one note per transaction.
     var clockWarningNoted = false
     /// The local writes of this session made with the wall clock far from the store's newest change (each also
@@ -104,6 +108,7 @@ final class StoreConnection {
             defer {
                 clockIsCurrent = false
                 clockWarningNoted = false
+                batchDevices = nil
             }
             return try body()
         }

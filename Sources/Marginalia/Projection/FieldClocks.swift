@@ -31,6 +31,22 @@ struct DeviceTable {
     func id(of number: Int64) -> String? {
         ids[number]
     }
+
+    /// Whether the device `id` has a number.
+    func contains(_ id: String) -> Bool {
+        numbers[id] != nil
+    }
+}
+
+extension StoreConnection {
+    /// The devices table: the copy read in this batch's transaction when it names every device of `needed`, else
+    /// read now (and kept for the rest of the batch).
+    func deviceTable(naming needed: some Sequence<String> = [String]()) throws -> DeviceTable {
+        if clockIsCurrent, let cached = batchDevices, needed.allSatisfy(cached.contains) { return cached }
+        let table = try DeviceTable(db)
+        if clockIsCurrent { batchDevices = table }
+        return table
+    }
 }
 
 /// The clocks of an annotation's registers as the `clocks` blob of its row (schema 5): for each distinct stamp,
@@ -54,11 +70,16 @@ enum FieldClocks {
 
     /// The blob of `clocks`, devices numbered by `devices`.
     static func encode(_ clocks: [String: ClockStamp], devices: DeviceTable) throws -> [UInt8] {
-        var byStamp: [ClockStamp: [String]] = [:]
-        for (name, stamp) in clocks { byStamp[stamp, default: []].append(name) }
+        // Grouped by sorting rather than hashing: an annotation holds a handful of registers, most on one stamp.
+        let sorted = clocks.sorted { $0.value != $1.value ? $0.value < $1.value : registerOrder($0.key, $1.key) }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(32 * byStamp.count)
-        for stamp in byStamp.keys.sorted() {
+        bytes.reserveCapacity(40)
+        var start = 0
+        while start < sorted.count {
+            let stamp = sorted[start].value
+            var end = start + 1
+            while end < sorted.count, sorted[end].value == stamp { end += 1 }
+            defer { start = end }
             appendVarint(UInt64(stamp.hlc.packed), to: &bytes)
             appendVarint(UInt64(try devices.number(of: stamp.device)), to: &bytes)
             if let uuid = uuidBytes(stamp.changeID) {
@@ -68,9 +89,8 @@ enum FieldClocks {
                 bytes.append(1)
                 appendText(stamp.changeID, to: &bytes)
             }
-            let names = byStamp[stamp, default: []].sorted(by: registerOrder)
-            appendVarint(UInt64(names.count), to: &bytes)
-            for name in names {
+            appendVarint(UInt64(end - start), to: &bytes)
+            for name in sorted[start..<end].map(\.key) {
                 if let index = named.firstIndex(of: name) {
                     bytes.append(UInt8(index + 1))
                 } else if name.hasPrefix("tag:") {

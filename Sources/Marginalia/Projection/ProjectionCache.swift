@@ -23,7 +23,7 @@ struct ProjectionCache {
         guard !unknown.isEmpty else { return }
         let list = try Self.jsonList(unknown)
         for id in unknown { stored[id] = .some(nil) }
-        let devices = try DeviceTable(store.db)
+        let devices = try store.deviceTable()
         try store.db.forEachRow(
             sql: """
                 SELECT \(StoreConnection.registerColumns) FROM annotations

@@ -13,7 +13,7 @@ extension StoreConnection {
     static let registerColumns = annotationColumns() + ", clocks"
 
     func loadRegisters(id: String) throws -> AnnotationRegisters? {
-        let devices = try DeviceTable(db)
+        let devices = try deviceTable()
         return try db.fetchOne(
             sql: "SELECT \(Self.registerColumns) FROM annotations WHERE id = ?", arguments: [id]
         ) { try AnnotationRegisters(row: $0, devices: devices) }
@@ -27,7 +27,7 @@ extension StoreConnection {
     /// out at every statement that changes it, so one statement per row would leave one tiny index segment per
     /// annotation to be merged again and again.
     func saveRegisters(_ rows: [(current: AnnotationRegisters, previous: AnnotationRegisters?)]) throws {
-        let devices = try DeviceTable(db)
+        let devices = try deviceTable(naming: rows.lazy.flatMap { $0.current.clocks.values.lazy.map(\.device) })
         let rows = try rows.compactMap { row in try RegisterRow(row.current, previous: row.previous, devices: devices) }
         if rows.count == 1, let row = rows.first {
             try db.execute(sql: row.sql, arguments: StatementArguments(row.values))
