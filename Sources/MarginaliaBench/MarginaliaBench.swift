@@ -96,7 +96,8 @@ enum MarginaliaBench {
                 let large = try memory.largeStore(from: built.store, annotations: options.memoryAnnotations,
                                                   seed: options.seed)
                 try memory.storeSize(large)
-                try memory.measure(store: large.path, annotations: large.annotations, label: "large")
+                try memory.measure(store: large.path, annotations: large.annotations, label: "large",
+                                   sizeAgainstExport: true)
             } else {
                 report.note("peak memory at \(Report.grouped(Double(options.memoryAnnotations))) annotations: "
                     + "run with --memory")

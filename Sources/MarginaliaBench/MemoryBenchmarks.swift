@@ -10,14 +10,28 @@ struct MemoryBenchmarks {
     /// The budget: flat as the store grows.
     static let limitMiB = 64.0
 
-    /// Exports `store` and imports the archive into an empty store, each as a CLI process.
-    func measure(store: String, annotations: Int, label: String) throws {
+    /// Exports `store` and imports the archive into an empty store, each as a CLI process; with
+    /// `sizeAgainstExport`, also the store's checkpointed bytes per annotation against that full archive's
+    /// uncompressed JSON (target 1.2×).
+    func measure(store: String, annotations: Int, label: String, sizeAgainstExport: Bool = false) throws {
         Log.say("Peak memory at \(annotations) annotations…")
         let archive = workspace.run("memory-\(label).jsonl.gz")
         let imported = workspace.run("memory-\(label)-imported.db")
         workspace.remove(archive)
         workspace.remove(imported)
         let export = try Subprocess.run([cli, "--store", store, "export", archive], underTime: true)
+        if sizeAgainstExport {
+            let bytesFile = workspace.run("memory-\(label).uncompressed-bytes")
+            try Subprocess.shell("gzip -dc \(Subprocess.quote(archive)) | wc -c > \(Subprocess.quote(bytesFile))")
+            guard let text = try? String(contentsOfFile: bytesFile, encoding: .utf8),
+                  let bytes = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw BenchError("cannot read the size of \(archive)")
+            }
+            report.add(StoreSize.measurement(
+                id: "storeBytes.large", name: "store size against its own full archive",
+                store: try StoreSize.checkpointed(store), archiveBytes: bytes,
+                archiveName: "its export's uncompressed JSON", target: .sizeRatioAtMost(1.2)))
+        }
         let importRun = try Subprocess.run([cli, "--store", imported, "import", archive], underTime: true)
         workspace.remove(imported)
         report.extra("memory.\(label).exportSeconds", export.seconds)
@@ -81,10 +95,13 @@ struct MemoryBenchmarks {
             return
         }
         report.extra("memory.large.archiveUncompressedBytes", archiveBytes)
+        // No target against this archive: it holds each text once, in the changes, where the store (like a full
+        // archive) holds it in its log and again in the current annotations. The target is judged against the
+        // store's own full archive (`measure(…, sizeAgainstExport: true)`).
         report.add(StoreSize.measurement(
-            id: "storeBytes.large", name: "store size, marginalia import of a changes-only archive",
+            id: "storeBytes.largeChangesOnly", name: "store size, marginalia import of a changes-only archive",
             store: try StoreSize.checkpointed(large.path), archiveBytes: archiveBytes,
-            archiveName: "the archive's uncompressed JSON", target: .sizeRatioAtMost(1.2)))
+            archiveName: "that archive's uncompressed JSON", target: nil))
     }
 
     /// Writes copies of `store`'s log, each with fresh annotation and change ids and shifted into the past,
