@@ -82,7 +82,7 @@ enum FieldClocks {
             defer { start = end }
             appendVarint(UInt64(stamp.hlc.packed), to: &bytes)
             appendVarint(UInt64(try devices.number(of: stamp.device)), to: &bytes)
-            if let uuid = uuidBytes(stamp.changeID) {
+            if let uuid = Identifiers.uuidBytes(stamp.changeID) {
                 bytes.append(0)
                 bytes.append(contentsOf: uuid)
             } else {
@@ -117,7 +117,7 @@ enum FieldClocks {
             switch kind {
             case 0:
                 guard let uuid = reader.bytes(16) else { return nil }
-                changeID = uuidText(uuid)
+                changeID = Identifiers.uuidText(uuid)
             case 1:
                 guard let text = reader.text() else { return nil }
                 changeID = text
@@ -166,47 +166,6 @@ enum FieldClocks {
     private static func appendText(_ text: String, to bytes: inout [UInt8]) {
         appendVarint(UInt64(text.utf8.count), to: &bytes)
         bytes.append(contentsOf: text.utf8)
-    }
-
-    /// The 16 bytes of `text` when it is a UUID in its canonical lowercase form (8-4-4-4-12 hex digits).
-    static func uuidBytes(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count == 36 else { return nil }
-        var result: [UInt8] = []
-        result.reserveCapacity(16)
-        var high: UInt8?
-        for (index, digit) in digits.enumerated() {
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard digit == UInt8(ascii: "-") else { return nil }
-                continue
-            }
-            let value: UInt8
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = digit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = digit - UInt8(ascii: "a") + 10
-            default: return nil
-            }
-            if let first = high {
-                result.append(first << 4 | value)
-                high = nil
-            } else {
-                high = value
-            }
-        }
-        return result
-    }
-
-    /// The canonical lowercase text of 16 UUID bytes.
-    static func uuidText(_ bytes: [UInt8]) -> String {
-        let hex = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for (index, byte) in bytes.enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(hex[Int(byte >> 4)])
-            text.append(hex[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 
     private struct Reader {
