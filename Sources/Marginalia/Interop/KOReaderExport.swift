@@ -17,14 +17,7 @@ public enum KOReaderExport {
     /// - Throws: `MarginaliaError` (`.invalidData`) naming the document, the entry and the field that cannot be read.
     public static func read(_ bytes: [UInt8], file: String) throws -> [ImportItem] {
         do {
-            var input = bytes[...]
-            if input.starts(with: [0xEF, 0xBB, 0xBF]) { input = input.dropFirst(3) }
-            let root: JSONValue
-            do {
-                root = try JSONParser.parse(Array(input))
-            } catch {
-                throw ArchiveError(file: file, kind: .invalidRecord, reason: "not JSON: \(error)")
-            }
+            let root = try SourceText.json(bytes, file: file)
             guard case .object(let object) = root else {
                 throw ArchiveError(file: file, kind: .invalidRecord,
                                    reason: "expected KOReader's export, an object with \"entries\" or \"documents\"")

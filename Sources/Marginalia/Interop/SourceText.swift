@@ -4,6 +4,17 @@ enum SourceText {
     /// every clipping.
     static let byteOrderMark: Unicode.Scalar = "\u{FEFF}"
 
+    /// The file's JSON, a byte-order mark at its start skipped, or an error saying it is not JSON.
+    static func json(_ bytes: [UInt8], file: String) throws -> JSONValue {
+        var input = bytes[...]
+        if input.starts(with: [0xEF, 0xBB, 0xBF]) { input = input.dropFirst(3) }
+        do {
+            return try JSONParser.parse(Array(input))
+        } catch {
+            throw ArchiveError(file: file, kind: .invalidRecord, reason: "not JSON: \(error)")
+        }
+    }
+
     /// The file's text, or an error naming the first byte that is not UTF-8.
     static func decode(_ bytes: [UInt8], file: String) throws -> String {
         guard let text = String(validating: bytes, as: UTF8.self) else {

@@ -11,14 +11,7 @@ public enum WebAnnotationReader {
     /// - Throws: `MarginaliaError` (`.invalidData`) naming the annotation that cannot be read.
     public static func read(_ bytes: [UInt8], file: String) throws -> [ImportItem] {
         do {
-            var input = bytes[...]
-            if input.starts(with: [0xEF, 0xBB, 0xBF]) { input = input.dropFirst(3) }
-            let root: JSONValue
-            do {
-                root = try JSONParser.parse(Array(input))
-            } catch {
-                throw ArchiveError(file: file, kind: .invalidRecord, reason: "not JSON: \(error)")
-            }
+            let root = try SourceText.json(bytes, file: file)
             var items: [ImportItem] = []
             for (index, object) in try annotations(in: root, file: file).enumerated() {
                 do {
