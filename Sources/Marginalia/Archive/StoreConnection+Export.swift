@@ -113,11 +113,10 @@ extension StoreConnection {
         // The chain as recomputed over the rows written, not as stored: a full archive's changes then rebuild it
         // exactly, even from a store whose stored digests were tampered with (which `verify` reports). A full
         // archive reads every change, so the stored head is checked against the chain recomputed as they are written.
-        let checkingStored = head == .storedChecked && filter.isEmpty
-        let stored = try logHead()
+        let stored = head == .storedChecked && filter.isEmpty ? try logHead() : nil
         let header = ArchiveHeader(
             device: deviceID, createdAt: createdAt, schemaVersion: Int64(UserSchema.currentVersion), editions: editions,
-            partial: !filter.isEmpty, filter: filterText, head: checkingStored ? stored : try recomputeChain().head)
+            partial: !filter.isEmpty, filter: filterText, head: try stored ?? recomputeChain().head)
         try lines.write(header.json)
         var chain = LogHead(sequence: 0, digest: ChangeDigest.genesis)
         var chainHolds = true
@@ -139,7 +138,7 @@ extension StoreConnection {
             arguments: [since.packed, document]
         ) { row in
             try lines.writeChange(row)
-            if checkingStored {
+            if stored != nil {
                 chain = LogHead(sequence: try row.int64(Change.columnCount),
                                 digest: try ChangeDigest.next(after: chain.digest, row: row))
                 // Byte for byte, not Swift's canonical equivalence.
@@ -149,7 +148,7 @@ extension StoreConnection {
             counts.changes += 1
             try reportProgress("exporting changes", done: counts.changes)
         }
-        guard !checkingStored || (chainHolds && chain == stored) else { throw StoredChainBroken() }
+        if let stored, !chainHolds || chain != stored { throw StoredChainBroken() }
         try db.forEachRow(
             sql: """
                 SELECT \(Self.annotationColumns()) FROM annotations
