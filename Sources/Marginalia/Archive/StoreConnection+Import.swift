@@ -33,6 +33,14 @@ public struct ImportReport: Equatable, Sendable {
 
     /// A report of nothing done yet.
     public init() {}
+
+    /// Counts what one new change did (its conflicts counted, not listed).
+    mutating func count(_ effect: ProjectionEffect) {
+        if effect.created { annotationsCreated += 1 } else if effect.updated { updates += 1 }
+        if effect.deleted { deletions += 1 }
+        if effect.pending { pending += 1 }
+        conflictsResolved += effect.conflicts.count
+    }
 }
 
 extension StoreConnection {

@@ -55,42 +55,21 @@ struct ProjectionCache {
     mutating func apply(_ change: Change, in store: StoreConnection, later: () -> Set<String> = { [] }) throws
         -> ProjectionEffect
     {
-        var effect = ProjectionEffect()
         let id = change.entityID
-        if var current = registers[id] {
-            let wasDeleted = current.deleted
-            let before = current
-            let outcome = current.apply(change)
-            effect.conflicts = MergeConflict.lost(outcome.lostRegisters, by: change, to: current)
-            if current != before {
-                registers[id] = current
-                markDirty(id)
-                effect.updated = outcome.won > 0
-                effect.deleted = current.deleted && !wasDeleted
-            }
-            return effect
-        }
-        guard change.operation == .create else {
-            pending.insert(id)
-            effect.pending = true
-            return effect
-        }
-        // The first create seen for this id: fold every change the log holds for it when some arrived before
-        // their create; otherwise the create alone is the whole history.
-        let folded: AnnotationRegisters
-        if pending.contains(id) {
+        let step = try AnnotationRegisters.project(change, onto: registers[id]) {
+            // The first create seen for this id: fold every change the log holds for it when some arrived before
+            // their create; otherwise the create alone is the whole history.
+            guard pending.contains(id) else { return [change] }
             let excluded = later()
-            folded = AnnotationRegisters.fold(
-                id: id, try store.changes(of: .annotation, id: id).filter { !excluded.contains($0.changeID) })
-        } else {
-            folded = AnnotationRegisters.fold(id: id, [change])
+            return try store.changes(of: .annotation, id: id).filter { !excluded.contains($0.changeID) }
         }
-        pending.remove(id)
-        registers[id] = folded
-        markDirty(id)
-        effect.created = true
-        effect.deleted = folded.deleted
-        return effect
+        if step.effect.pending { pending.insert(id) }
+        if step.effect.created { pending.remove(id) }
+        if step.changed, let current = step.registers {
+            registers[id] = current
+            markDirty(id)
+        }
+        return step.effect
     }
 
     /// The registers of `id` as they stand after the changes applied so far, if it has any.
@@ -117,5 +96,35 @@ struct ProjectionCache {
     /// A JSON array of strings, for `json_each(?)`.
     static func jsonList(_ values: [String]) throws -> String {
         try JSONWriter.encodeString(.array(values.map(JSONValue.string)))
+    }
+}
+
+extension AnnotationRegisters {
+    /// One annotation change applied as a merge applies it, to the registers the annotation has so far (nil: no
+    /// create seen yet): the registers it leaves (nil while there are none), what it did, and whether the row must
+    /// be written. A change before any create waits (`pending`); the first create folds `firstCreate()`, the create
+    /// with every change of the annotation that came before it.
+    static func project(_ change: Change, onto registers: AnnotationRegisters?,
+                        firstCreate: () throws -> [Change]) rethrows
+        -> (registers: AnnotationRegisters?, effect: ProjectionEffect, changed: Bool)
+    {
+        var effect = ProjectionEffect()
+        if var current = registers {
+            let before = current
+            let outcome = current.apply(change)
+            effect.conflicts = MergeConflict.lost(outcome.lostRegisters, by: change, to: current)
+            guard current != before else { return (current, effect, false) }
+            effect.updated = outcome.won > 0
+            effect.deleted = current.deleted && !before.deleted
+            return (current, effect, true)
+        }
+        guard change.operation == .create else {
+            effect.pending = true
+            return (nil, effect, false)
+        }
+        let folded = fold(id: change.entityID, try firstCreate())
+        effect.created = true
+        effect.deleted = folded.deleted
+        return (folded, effect, true)
     }
 }

@@ -65,8 +65,7 @@ extension StoreConnection {
         ) { row in (try Change(row: row), try row.int64(Change.columnCount)) }
         for (change, seq) in positions {
             let effect = try projectPosition(change)
-            if effect.updated { report.updates += 1 }
-            report.conflictsResolved += effect.conflicts.count
+            report.count(effect)
             conflicts += effect.conflicts.map { (seq, $0) }
         }
         trimConflicts()
@@ -81,27 +80,12 @@ extension StoreConnection {
         var registers: AnnotationRegisters?
         var waiting: [Change] = []
         for (change, seq) in changes {
-            if var current = registers {
-                let before = current
-                let outcome = current.apply(change)
-                let lost = MergeConflict.lost(outcome.lostRegisters, by: change, to: current)
-                report.conflictsResolved += lost.count
-                conflicts += lost.map { (seq, $0) }
-                if current != before {
-                    if outcome.won > 0 { report.updates += 1 }
-                    if current.deleted && !before.deleted { report.deletions += 1 }
-                    registers = current
-                }
-            } else if change.operation != .create {
-                report.pending += 1
-                waiting.append(change)
-            } else {
-                let folded = AnnotationRegisters.fold(id: change.entityID, waiting + [change])
-                report.annotationsCreated += 1
-                if folded.deleted { report.deletions += 1 }
-                registers = folded
-                waiting = []
-            }
+            let step = AnnotationRegisters.project(change, onto: registers) { waiting + [change] }
+            registers = step.registers
+            if step.effect.pending { waiting.append(change) }
+            if step.effect.created { waiting = [] }
+            report.count(step.effect)
+            conflicts += step.effect.conflicts.map { (seq, $0) }
         }
         return registers
     }

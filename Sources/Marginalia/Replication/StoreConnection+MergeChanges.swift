@@ -99,10 +99,7 @@ extension StoreConnection {
                 })
                 : try projectPosition(change)
             report.newChanges += 1
-            if effect.created { report.annotationsCreated += 1 } else if effect.updated { report.updates += 1 }
-            if effect.deleted { report.deletions += 1 }
-            if effect.pending { report.pending += 1 }
-            report.conflictsResolved += effect.conflicts.count
+            report.count(effect)
             report.conflicts += effect.conflicts.prefix(max(0, MergeConflict.listedLimit - report.conflicts.count))
             if change.device == deviceID { sawOwnDevice = true }
         }
