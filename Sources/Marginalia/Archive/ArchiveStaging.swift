@@ -3,8 +3,9 @@
 struct StagedArchive {
     let path: String
     let summary: ArchiveSummary
-    /// Whether the state records were staged too: only for a store that was empty, the one case they are checked.
-    let hasStates: Bool
+    /// Whether the store was empty when the file was staged: its state records were staged too (the one case they
+    /// are checked), and each staged change carries the digest it takes in an empty log (`fillLog(from:)`).
+    let forEmptyStore: Bool
 }
 
 extension StoreConnection {
@@ -13,15 +14,18 @@ extension StoreConnection {
     /// temporary database, not in the store. An invalid file throws before anything is staged for good.
     func stageArchive(path: String, limits: ArchiveLimits) throws -> StagedArchive {
         // The log only grows: a store that is not empty now is not empty under the write lock either.
-        let hasStates = try changeCount() == 0
+        let forEmptyStore = try changeCount() == 0
+        // `clock` is the change's clock as the log stores it (`HLC.packed`); `digest` the one it takes as the
+        // next row of an empty log whose earlier rows are the changes staged before it.
         try db.executeScript(sql: """
             CREATE TEMP TABLE IF NOT EXISTS staged_records (
                 line INTEGER PRIMARY KEY, kind TEXT NOT NULL, change_id TEXT, hlc TEXT, device TEXT, entity TEXT,
-                entity_id TEXT, op TEXT, body TEXT NOT NULL
+                entity_id TEXT, op TEXT, body TEXT NOT NULL, clock INTEGER, digest TEXT
             );
             DELETE FROM temp.staged_records;
             """)
         var staged = 0
+        var digest = ChangeDigest.genesis
         // One transaction for all the inserts. It writes only this connection's private temporary database
         // (https://www.sqlite.org/tempfiles.html#temp_databases) and, being deferred, takes no write lock on the
         // store: other processes go on writing while the file is read (a test holds the lock from the progress
@@ -33,28 +37,32 @@ extension StoreConnection {
                 case .header:
                     return
                 case .change(let change):
+                    let fieldsText = try change.fields.jsonText()
+                    if forEmptyStore { digest = try ChangeDigest.next(after: digest, change: change, fieldsText: fieldsText) }
                     arguments = [line, "change", change.changeID, change.hlc.description, change.device,
-                                 change.entity.rawValue, change.entityID, change.operation.rawValue,
-                                 try change.fields.jsonText()]
+                                 change.entity.rawValue, change.entityID, change.operation.rawValue, fieldsText,
+                                 change.hlc.packed, forEmptyStore ? digest : nil]
                 case .annotation(let object), .position(let object):
-                    guard hasStates else { return }
+                    guard forEmptyStore else { return }
                     let kind: String
                     if case .annotation = record { kind = "annotation" } else { kind = "position" }
                     arguments = [line, kind, nil as String?, nil as String?, nil as String?, nil as String?,
-                                 nil as String?, nil as String?, try JSONWriter.encodeString(.object(object))]
+                                 nil as String?, nil as String?, try JSONWriter.encodeString(.object(object)),
+                                 nil as Int64?, nil as String?]
                 }
-                try db.execute(sql: "INSERT INTO temp.staged_records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                try db.execute(sql: "INSERT INTO temp.staged_records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                arguments: arguments)
                 staged += 1
                 try reportProgress("reading archive", done: staged)
             }
         }
-        return StagedArchive(path: path, summary: summary, hasStates: hasStates)
+        return StagedArchive(path: path, summary: summary, forEmptyStore: forEmptyStore)
     }
 
-    /// Hands the staged records to `handle` in file order, the header first, as reading the file would.
-    func replayStaged(_ staged: StagedArchive, _ handle: (ArchiveRecord, Int) throws -> Void) throws
-        -> ArchiveSummary
+    /// Hands the staged records to `handle` in file order, the header first, as reading the file would; without
+    /// `changes`, only the header and the state records (the changes are in the log already, `fillLog(from:)`).
+    func replayStaged(_ staged: StagedArchive, changes: Bool = true, _ handle: (ArchiveRecord, Int) throws -> Void)
+        throws -> ArchiveSummary
     {
         try handle(.header(staged.summary.header), 1)
         var after = 0
@@ -63,9 +71,9 @@ extension StoreConnection {
             try db.forEachRow(
                 sql: """
                     SELECT change_id, hlc, device, entity, entity_id, op, body, line, kind FROM temp.staged_records
-                    WHERE line > ? ORDER BY line LIMIT 1000
+                    WHERE line > ? AND (? OR kind <> 'change') ORDER BY line LIMIT 1000
                     """,
-                arguments: [after]
+                arguments: [after, changes]
             ) { row in
                 let kind = try row.string(8)
                 if kind == "change" {

@@ -28,12 +28,17 @@ extension StoreConnection {
 
     /// Merges the records `records` hands to its handler, in file order, and returns the summary it returns; see
     /// `mergeArchive`. Changes quarantined by `future` leave the state unchecked: it cannot be the archive's.
+    ///
+    /// With `filled`, the file's changes are in the empty log already (`fillLog(from:receipt:)`) and `records`
+    /// hands only the header and the state records: the log is projected before the first state record.
     func mergeRecords(file path: String, receipt: ReceiptSlot, checkState: Bool, comparingWith live: StoreConnection?,
-                      future: FutureChanges,
+                      future: FutureChanges, filled: FilledLog? = nil,
                       records: ((ArchiveRecord, Int) throws -> Void) throws -> ArchiveSummary) throws -> MergeResult
     {
         var report = ImportReport()
-        var sawOwnDevice = false
+        report.changesRead = filled?.count ?? 0
+        report.newChanges = filled?.count ?? 0
+        var sawOwnDevice = filled?.sawOwnDevice ?? false
         var checkRecords = checkState
         var annotationsChecked = 0
         var positionsChecked = 0
@@ -42,7 +47,7 @@ extension StoreConnection {
         }
         // Into an empty store the log is filled first and projected once, annotation by annotation, when the last
         // change is in: each row is then written once, in key order.
-        var projectAtEnd = try projectionIsEmpty()
+        var projectAtEnd = try filled != nil || projectionIsEmpty()
         var batch: [(change: Change, line: Int)] = []
         func mergeBatch() throws {
             if !batch.isEmpty {

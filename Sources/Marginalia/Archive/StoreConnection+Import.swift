@@ -72,9 +72,13 @@ extension StoreConnection {
                     && (try db.int(sql: "SELECT count(*) FROM quarantine") ?? 0) == 0
                 let future: FutureChanges = acceptFuture ? .accept : .quarantine(latestAllowed: latest, source: path)
                 let receipt = ReceiptSlot(ReceiptSource(kind: .import, file: path))
-                let result = try mergeRecords(file: path, receipt: receipt, checkState: wasEmpty && staged.hasStates,
-                                              comparingWith: nil, future: future) { handle in
-                    try replayStaged(staged, handle)
+                // Into an empty store, the staged changes go into the log in one statement when that is exactly
+                // what merging them would do; the merge then sees only the state records it checks.
+                let filled = try canFillLog(from: staged, latestAllowed: acceptFuture ? nil : latest)
+                    ? try fillLog(from: staged, receipt: try receipt.open(in: self)) : nil
+                let result = try mergeRecords(file: path, receipt: receipt, checkState: wasEmpty && staged.forEmptyStore,
+                                              comparingWith: nil, future: future, filled: filled) { handle in
+                    try replayStaged(staged, changes: filled == nil, handle)
                 }
                 try finishReceipt(receipt, result.report, summary: staged.summary)
                 report = result.report

@@ -48,13 +48,36 @@ import Testing
         return phone
     }
 
+    /// Imports `archive` into `replica` and says whether the import filled the log in one statement from the
+    /// staged file (`fillLog(from:receipt:)`) rather than merging change by change.
+    func importFillingTheLog(_ replica: Replica, _ archive: String,
+                             limits: ArchiveLimits = ArchiveLimits()) throws -> (ImportReport, filled: Bool) {
+        StatementLog.shared.watch(replica.path)
+        let report: ImportReport
+        do {
+            report = try replica.importArchive(archive, limits: limits)
+        } catch {
+            _ = StatementLog.shared.stopWatching(replica.path)
+            throw error
+        }
+        let statements = StatementLog.shared.stopWatching(replica.path)
+        return (report, statements.contains { $0.contains("INSERT INTO main.changes") && $0.contains("staged_records") })
+    }
+
+    /// The store's device ids in the order it numbered them.
+    func devices(_ replica: Replica) throws -> [String] {
+        try SQLiteDatabase(path: replica.path, mode: .readOnly)
+            .fetchAll(sql: "SELECT id FROM devices ORDER BY number") { try $0.string(0) }
+    }
+
     @Test func aWholeArchiveIntoAnEmptyStoreEndsAndReportsAsMergingChangeByChange() throws {
         let directory = try TemporaryDirectory()
         let phone = try divergedPhone(directory)
         let archive = try phone.export()
 
         let imported = try Replica("imported", in: directory, clock: ManualClock(ArchiveFixtures.epoch + 60_000))
-        let report = try imported.importArchive(archive)
+        let (report, filled) = try importFillingTheLog(imported, archive)
+        #expect(filled)
         let merged = try Replica("merged", in: directory, clock: ManualClock(ArchiveFixtures.epoch + 60_000))
         let mergeReport = try merged.store.merge(try phone.store.changes(after: nil))
 
@@ -64,6 +87,55 @@ import Testing
         #expect(try imported.state() == merged.state())
         #expect(try imported.state() == phone.state())
         #expect(try imported.store.verify().problems == [])
+        #expect(try devices(imported) == devices(merged))
+    }
+
+    /// Devices that first appear in one batch of the merge are numbered in the order of their ids, by the log
+    /// filled in one statement as by merging change by change.
+    @Test func theDevicesOfOneBatchAreNumberedInTheOrderOfTheirIDs() throws {
+        let directory = try TemporaryDirectory()
+        let hub = try Replica("hub", in: directory, clock: ManualClock(ArchiveFixtures.epoch))
+        for name in ["one", "two", "three", "four"] {
+            let writer = try Replica(name, in: directory, clock: ManualClock(ArchiveFixtures.epoch))
+            for passage in ["luceafarul.1", "luceafarul.2"] {
+                try writer.store.createAnnotation(.highlight, at: AnchorRequest(passage: passage))
+            }
+            try hub.importArchive(try writer.export())
+        }
+        let archive = try hub.export()
+        let imported = try Replica("imported", in: directory, clock: ManualClock(ArchiveFixtures.epoch + 60_000))
+        let (_, filled) = try importFillingTheLog(imported, archive)
+        let merged = try Replica("merged", in: directory, clock: ManualClock(ArchiveFixtures.epoch + 60_000))
+        try merged.store.merge(try hub.store.changes(after: nil))
+
+        #expect(filled)
+        let numbered = try devices(imported)
+        #expect(numbered.count == 4 && numbered == numbered.sorted())
+        #expect(numbered == (try devices(merged)))
+        #expect(try imported.state() == merged.state())
+    }
+
+    /// Changes dated too far ahead are held in quarantine, which the log filled in one statement cannot do: the
+    /// import then merges change by change, and ends as merging the plausible ones does.
+    @Test func anArchiveWithChangesFromTheFutureIsMergedChangeByChange() throws {
+        let directory = try TemporaryDirectory()
+        let phone = try divergedPhone(directory)
+        let archive = try phone.export()
+        let now = ArchiveFixtures.epoch + 3000
+        let imported = try Replica("imported", in: directory, clock: ManualClock(now))
+        let (report, filled) = try importFillingTheLog(imported, archive, limits: ArchiveLimits(maxClockDrift: 0))
+        #expect(!filled)
+        let merged = try Replica("merged", in: directory, clock: ManualClock(now))
+        let all = try phone.store.changes(after: nil)
+        let plausible = all.filter { $0.hlc.milliseconds <= now }
+        let mergeReport = try merged.store.merge(plausible)
+
+        #expect(plausible.count > 2600 && plausible.count < all.count)
+        #expect(report.quarantined == all.count - plausible.count)
+        #expect(report.newChanges == mergeReport.newChanges && report.annotationsCreated == 2600)
+        #expect(try imported.store.quarantinedChanges().count == all.count - plausible.count)
+        #expect(try imported.state() == merged.state())
+        #expect(try devices(imported) == devices(merged))
     }
 
     @Test func changesWaitingForTheirCreateAreCountedAsMergingThemWould() throws {

@@ -1,0 +1,73 @@
+// MARK: - Filling an empty log from a staged archive
+
+/// The changes a staged archive put into an empty log at once (`fillLog(from:receipt:)`).
+struct FilledLog {
+    /// How many changes went in: every change record of the file.
+    let count: Int
+    /// Whether one of them was made under this store's own device id.
+    let sawOwnDevice: Bool
+}
+
+extension StoreConnection {
+    /// Whether the staged changes can go into the log as they are, in file order and with their staged digests,
+    /// which is exactly what merging them one by one would do: the log, the quarantine and the current tables
+    /// are empty, the file was staged for an empty store, no change id comes twice in it (a duplicate is counted
+    /// or refused by the merge), and none is dated after `latestAllowed` milliseconds (nil: every change is
+    /// accepted), which the merge would hold in quarantine. Call it inside the write transaction.
+    func canFillLog(from staged: StagedArchive, latestAllowed: Int64?) throws -> Bool {
+        guard staged.forEmptyStore, try projectionIsEmpty(),
+              try db.int(sql: "SELECT count(*) FROM (SELECT 1 FROM quarantine LIMIT 1)") == 0 else { return false }
+        let (count, distinct, latest) = try db.fetchOne(
+            sql: """
+                SELECT count(*), count(DISTINCT change_id), max(clock) FROM temp.staged_records
+                WHERE kind = 'change'
+                """
+        ) { row in (try row.int(0), try row.int(1), row.value(at: 2)) } ?? (0, 0, .null)
+        guard count == distinct else { return false }
+        if let latestAllowed, case .integer(let packed) = latest {
+            guard let clock = HLC(packed: packed), clock.milliseconds <= latestAllowed else { return false }
+        }
+        return true
+    }
+
+    /// Appends every staged change to the empty log in file order, in one statement, each with the digest staged
+    /// for it and pointing to `receipt`; call it inside the write transaction, after `canFillLog` said yes.
+    ///
+    /// Their devices are numbered as merging the changes a batch (`mergeBatchSize`) at a time numbers them: each
+    /// batch's new devices in the order of their ids. The log is not projected: `projectWholeLog` does that.
+    func fillLog(from staged: StagedArchive, receipt: Int64) throws -> FilledLog {
+        let devices = try db.fetchAll(
+            sql: """
+                SELECT device FROM (
+                    SELECT device, (row_number() OVER (ORDER BY line) - 1) / ? AS batch FROM temp.staged_records
+                    WHERE kind = 'change'
+                )
+                GROUP BY device ORDER BY min(batch), device
+                """,
+            arguments: [Self.mergeBatchSize]) { try $0.string(0) }
+        for device in devices {
+            try db.execute(sql: "INSERT INTO devices (id) VALUES (?) ON CONFLICT (id) DO NOTHING", arguments: [device])
+        }
+        batchDevices = nil
+        let expected = Int(try db.int(sql: "SELECT count(*) FROM temp.staged_records WHERE kind = 'change'") ?? 0)
+        try db.execute(
+            sql: """
+                INSERT INTO main.changes (change_id, hlc, device, entity, entity_id, op, fields, digest, receipt)
+                SELECT s.change_id, s.clock, d.number, s.entity, s.entity_id, s.op, s.body, s.digest, ?
+                FROM temp.staged_records AS s JOIN main.devices AS d ON d.id = s.device
+                WHERE s.kind = 'change' ORDER BY s.line
+                """,
+            arguments: [receipt])
+        guard db.changedRowCount == expected else {
+            throw StoreError.corruptRow(
+                reason: "\(db.changedRowCount) of the \(expected) staged changes went into the log")
+        }
+        if let latest = try db.int(sql: "SELECT max(hlc) FROM changes").flatMap({ HLC(packed: $0) }) {
+            clock.observe(latest)
+        }
+        let own = try db.int(
+            sql: "SELECT EXISTS (SELECT 1 FROM temp.staged_records WHERE kind = 'change' AND device = ?)",
+            arguments: [deviceID]) == 1
+        return FilledLog(count: expected, sawOwnDevice: own)
+    }
+}
