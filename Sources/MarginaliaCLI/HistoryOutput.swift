@@ -76,17 +76,18 @@ extension Output {
     /// One history entry: a line for the change (its time, operation, short change id and device), then a line
     /// per field it set, `note: «prima» → «a doua»`, or for a field that lost the merge, the value that stayed.
     /// `kind` is the annotation's, so that a bookmark's title is called a title.
-    static func lines(_ entry: HistoryEntry, kind: AnnotationKind? = nil) -> [String] {
+    static func lines(_ entry: HistoryEntry, kind: AnnotationKind? = nil, ids: ShortIDs) -> [String] {
         let change = entry.change
-        var head = "\(change.hlc.iso8601)  \(change.operation.rawValue.padding(9)) change \(shortID(change.changeID))"
-        if let target = change.fields.revertTo { head += "  revert to \(shortID(target))" }
-        head += "  (device \(shortID(change.device)))"
+        var head = "\(change.hlc.iso8601)  \(change.operation.rawValue.padding(9)) change "
+            + ids(change.changeID, .change)
+        if let target = change.fields.revertTo { head += "  revert to \(ids(target, .change))" }
+        head += "  (device \(ids(change.device, .device)))"
         return [head] + entry.fields.map { field in
             let name = field.register == .note && kind == .bookmark ? "title" : field.register.description
             let value = words(field.value, of: field.register)
             if let kept = field.keptBy {
                 return "          \(name): \(value) lost to \(words(field.previous, of: field.register)) "
-                    + "(change \(shortID(kept)), newer)"
+                    + "(change \(ids(kept, .change)), newer)"
             }
             if change.operation == .create && field.previous == .none { return "          \(name): \(value)" }
             if field.previous == field.value { return "          \(name): \(value) (unchanged)" }
@@ -95,9 +96,9 @@ extension Output {
     }
 
     /// One annotation's difference: a line with its id, events, kind and range, then a line per field.
-    static func lines(_ diff: AnnotationDiff) -> [String] {
+    static func lines(_ diff: AnnotationDiff, ids: ShortIDs) -> [String] {
         let annotation = diff.after
-        var head = "\(shortID(diff.id))  \(diff.events.map(\.rawValue).joined(separator: ", ").padding(17)) "
+        var head = "\(ids(diff.id, .annotation))  \(diff.events.map(\.rawValue).joined(separator: ", ").padding(17)) "
             + "\(annotation.kind.rawValue) \(range(annotation.anchor))"
         if !annotation.anchor.quote.isEmpty { head += "  “\(excerpt(annotation.anchor.quote, limit: 40))”" }
         let register: (AnnotationField) -> Register? = { field in

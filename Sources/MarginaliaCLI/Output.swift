@@ -49,9 +49,6 @@ enum Output {
             + count(positions, "reading position")
     }
 
-    /// The first 8 characters of an id: enough to name it in later commands.
-    static func shortID(_ id: String) -> String { String(id.prefix(8)) }
-
     /// `luceafarul.1:0-12` or `luceafarul.1:4 → luceafarul.3:9`.
     static func range(_ anchor: Anchor) -> String {
         if anchor.start.passage == anchor.end.passage {
@@ -67,8 +64,8 @@ enum Output {
     }
 
     /// One annotation in two or three lines, for `list`.
-    static func summary(_ annotation: Annotation) -> [String] {
-        var head = "\(shortID(annotation.id))  \(annotation.kind.rawValue.padding(9))"
+    static func summary(_ annotation: Annotation, ids: ShortIDs) -> [String] {
+        var head = "\(ids(annotation.id, .annotation))  \(annotation.kind.rawValue.padding(9))"
         if annotation.kind == .bookmark {
             head += " \(annotation.anchor.start.passage)"
         } else {
@@ -110,9 +107,9 @@ enum Output {
     }
 
     /// An annotation that is not intact, for `anchors`: its old quote, and where it moved or why it is orphaned.
-    static func checkLines(_ check: AnchorCheck) -> [String] {
+    static func checkLines(_ check: AnchorCheck, ids: ShortIDs) -> [String] {
         let annotation = check.annotation
-        var lines = ["\(check.status.rawValue.uppercased().padding(9)) \(shortID(annotation.id))  "
+        var lines = ["\(check.status.rawValue.uppercased().padding(9)) \(ids(annotation.id, .annotation))  "
             + "\(annotation.kind.rawValue) at \(range(annotation.anchor))\(annotation.deleted ? " (deleted)" : "")"]
         lines.append("          was: “\(excerpt(annotation.anchor.quote, limit: 80))”")
         if let anchor = check.newAnchor {
@@ -126,22 +123,22 @@ enum Output {
 
     /// One change on one line, for `history` and `log`; `kind` is the annotation's, so that a bookmark's title is
     /// called a title.
-    static func line(_ change: Change, showEntity: Bool, kind: AnnotationKind? = nil) -> String {
+    static func line(_ change: Change, showEntity: Bool, kind: AnnotationKind? = nil, ids: ShortIDs) -> String {
         var text = "\(change.hlc.iso8601)  \(change.operation.rawValue.padding(9)) "
         if showEntity {
-            let id = change.entity == .annotation ? shortID(change.entityID) : change.entityID
+            let id = change.entity == .annotation ? ids(change.entityID, .annotation) : change.entityID
             text += "\(change.entity.rawValue) \(id)  "
         }
-        let fields = describe(change.fields, kind: change.fields.kind ?? kind)
+        let fields = describe(change.fields, kind: change.fields.kind ?? kind, ids: ids)
         if !fields.isEmpty { text += fields + "  " }
-        text += "(device \(shortID(change.device)))"
+        text += "(device \(ids(change.device, .device)))"
         return text
     }
 
     /// The fields of a change in words.
-    static func describe(_ fields: ChangeFields, kind: AnnotationKind? = nil) -> String {
+    static func describe(_ fields: ChangeFields, kind: AnnotationKind? = nil, ids: ShortIDs) -> String {
         var parts: [String] = []
-        if let target = fields.revertTo { parts.append("revert to \(shortID(target))") }
+        if let target = fields.revertTo { parts.append("revert to \(ids(target, .change))") }
         if let kind = fields.kind { parts.append(kind.rawValue) }
         if let anchor = fields.anchor {
             parts.append("at \(range(anchor))"
@@ -166,5 +163,35 @@ extension String {
     /// The string padded with spaces on the right to `width` characters.
     func padding(_ width: Int) -> String {
         count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}
+
+/// The short forms of the ids one output prints, read from the store before it prints
+/// (`AnnotationStore.abbreviatedIDs`): each the shortest prefix of at least 8 characters that names that id
+/// alone, which every command takes back.
+struct ShortIDs {
+    private var forms: [IDKind: [String: String]] = [:]
+
+    /// The short forms of the given annotation, change and device ids.
+    init(_ store: AnnotationStore, annotations: [String] = [], changes: [String] = [], devices: [String] = [])
+        throws
+    {
+        for (kind, ids) in [(IDKind.annotation, annotations), (.change, changes), (.device, devices)]
+        where !ids.isEmpty {
+            forms[kind] = try store.abbreviatedIDs(ids, kind: kind)
+        }
+    }
+
+    /// The short forms of every id `changes` name: their own, their devices', the annotations they change and
+    /// the changes they revert to (and `kept`, the changes whose values stayed in a merge).
+    init(_ store: AnnotationStore, changes: [Change], kept: [String] = []) throws {
+        try self.init(store, annotations: changes.filter { $0.entity == .annotation }.map(\.entityID),
+                      changes: changes.map(\.changeID) + changes.compactMap(\.fields.revertTo) + kept,
+                      devices: changes.map(\.device))
+    }
+
+    /// The short form of `id`, an id of `kind`; the whole id when it was not read (which is taken back too).
+    func callAsFunction(_ id: String, _ kind: IDKind) -> String {
+        forms[kind]?[id] ?? id
     }
 }

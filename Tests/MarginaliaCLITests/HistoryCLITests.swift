@@ -44,11 +44,19 @@ import Testing
         return ([dor.id, serii.id, dascal.id], clock.minute())
     }
 
-    /// What `list`, `show` and `search --notes` print, with or without `--as-of`.
+    /// What `list`, `show` and `search --notes` print, with or without `--as-of`. The short ids `list` prints
+    /// are written out whole (those of `ids`): a short id is as long as the store holds ids now that start like
+    /// it, so an annotation made later than `--as-of` may lengthen it.
     static func views(_ workspace: CLIWorkspace, ids: [String], asOf: [String] = []) throws -> [String] {
-        try [
+        let list = try workspace.ok(["list"] + asOf).split(separator: "\n", omittingEmptySubsequences: false)
+            .map { line in
+                let short = line.prefix { $0 != " " }
+                let named = ids.filter { short.count >= 8 && $0.hasPrefix(short) }
+                return named.count == 1 ? named[0] + line.dropFirst(short.count) : String(line)
+            }.joined(separator: "\n")
+        return try [
             workspace.ok(["list", "--json", "--deleted"] + asOf),
-            workspace.ok(["list"] + asOf),
+            list,
             workspace.ok(["list", "--tag", "dor", "--json"] + asOf),
             workspace.ok(["search", "--notes", "doua OR valma", "--json"] + asOf),
         ] + ids.map { try workspace.ok(["show", $0, "--json"] + asOf) }
@@ -87,9 +95,13 @@ import Testing
         let missing = try workspace.run(["show", ids[0], "--as-of", before])
         #expect(missing.status == 1 && missing.stdout.isEmpty)
         #expect(missing.stderr == "Error: annotation \(ids[0]) did not exist yet at \(before)\n")
-        let note = try workspace.ok(["show", String(ids[0].prefix(8)), "--as-of", Self.iso(then - 60_000)])
+        // The short id list prints names the annotation at any time.
+        let short = try #require(try workspace.ok(["list"]).split(separator: "\n")
+            .compactMap { $0.split(separator: " ").first.map(String.init) }.first { ids[0].hasPrefix($0) })
+        #expect(short == expectedShortID(ids[0], among: try workspace.annotationIDs()))
+        let note = try workspace.ok(["show", short, "--as-of", Self.iso(then - 60_000)])
         #expect(note.contains("note:        a doua") && !note.contains("a treia"))
-        let first = try workspace.ok(["show", String(ids[0].prefix(8)), "--as-of", Self.iso(then - 4 * 60_000)])
+        let first = try workspace.ok(["show", short, "--as-of", Self.iso(then - 4 * 60_000)])
         #expect(first.contains("note:        prima"))
     }
 
@@ -138,13 +150,15 @@ import Testing
         #expect((diffs[1]["after"] as? [String: Any])?["deleted"] as? Bool == true)
         #expect(diffs[2]["before"] is NSNull)
         let text = try workspace.ok(["diff", "--since", Self.iso(since), "--until", Self.iso(until)])
+        let all = try workspace.annotationIDs()
+        let short = { (id: String) in expectedShortID(id, among: all) }
         #expect(text.split(separator: "\n").map(String.init) == [
-            "\(ids[0].prefix(8))  edited            note mai-am-un-singur-dor.1:17-20  “dor”",
+            "\(short(ids[0]))  edited            note mai-am-un-singur-dor.1:17-20  “dor”",
             "          note: «a doua» → «a treia»",
             "          tags: dor → moarte",
-            "\(ids[2].prefix(8))  deleted           note noi-amandoi-avem-acelasi-dascal.2:34-39  “valma”",
+            "\(short(ids[2]))  deleted           note noi-amandoi-avem-acelasi-dascal.2:34-39  “valma”",
             "          deleted: no → yes",
-            "\(bookmark.id.prefix(8))  created           bookmark mai-am-un-singur-dor.3:0-0",
+            "\(short(bookmark.id))  created           bookmark mai-am-un-singur-dor.3:0-0",
             "          kind: bookmark",
             "          anchor: mai-am-un-singur-dor.3:0-0 (edition tiny-1)",
             "          note: «semn»",
@@ -160,8 +174,8 @@ import Testing
     /// The short change ids `history` prints, in its order.
     static func changeIDs(_ history: String) -> [String] {
         history.split(separator: "\n").compactMap { line in
-            guard let range = line.range(of: " change ") else { return nil }
-            return String(line[range.upperBound...].prefix(8))
+            guard !line.hasPrefix(" "), let range = line.range(of: " change ") else { return nil }
+            return String(line[range.upperBound...].prefix { $0 != " " })
         }
     }
 
@@ -180,8 +194,12 @@ import Testing
         let history = try workspace.ok(["history", id])
         let changes = Self.changeIDs(history)
         #expect(changes.count == 4)
+        let made = try workspace.changeAndDeviceIDs().changes
+        let full = try #require(try workspace.run(["history", id, "--json"]).json() as? [[String: Any]])
+        #expect(changes == full.compactMap { $0["changeId"] as? String }.map { expectedShortID($0, among: made) })
         let count = try workspace.run(["log", "--json"]).json() as? [Any]
-        let reverted = try workspace.run(["revert", String(id.prefix(8)), "--to", changes[1]])
+        let shortID = expectedShortID(id, among: try workspace.annotationIDs())
+        let reverted = try workspace.run(["revert", shortID, "--to", changes[1]])
         #expect(reverted.status == 0 && reverted.stdout.isEmpty)
         let after = try #require(try workspace.run(["show", id, "--json"]).json() as? [String: Any])
         #expect(after["note"] as? String == "a doua" && after["color"] as? String == "blue")
@@ -193,8 +211,10 @@ import Testing
         let fields = try #require(written["fields"] as? [String: Any])
         #expect((fields["revertTo"] as? String)?.hasPrefix(changes[1]) == true)
         #expect(fields["note"] as? String == "a doua" && fields["deleted"] as? Bool == false)
-        #expect(reverted.stderr == "Reverted \(id) to change \(changes[1]) (new change "
-            + "\(((written["changeId"] as? String) ?? "").prefix(8)))\n")
+        let all = try workspace.changeAndDeviceIDs().changes
+        let target = try #require(fields["revertTo"] as? String)
+        #expect(reverted.stderr == "Reverted \(id) to change \(expectedShortID(target, among: all)) (new change "
+            + "\(expectedShortID((written["changeId"] as? String) ?? "", among: all)))\n")
         // history shows the revert with what it replaced.
         let shown = try workspace.ok(["history", id]).split(separator: "\n").map(String.init)
         let start = try #require(shown.firstIndex { $0.contains("revert to \(changes[1])") })
@@ -252,11 +272,15 @@ import Testing
             "          anchor: mai-am-un-singur-dor.1:17-20 “dor” (edition tiny-1)",
             "          note: «prima»",
         ])
-        #expect(history[4].contains(" edit      change \(phoneChange.changeID.prefix(8))"))
+        let (changes, devices) = try workspace.changeAndDeviceIDs(["--store", phonePath])
+        let short = { (id: String) in expectedShortID(id, among: changes) }
+        #expect(history[4].hasSuffix(" edit      change \(short(phoneChange.changeID))  "
+            + "(device \(expectedShortID(phoneChange.device, among: devices)))"))
         #expect(history[5] == "          note: «prima» → «de pe telefon»")
-        #expect(history[6].contains(" edit      change \(laptopChange.changeID.prefix(8))"))
+        #expect(history[6].hasSuffix(" edit      change \(short(laptopChange.changeID))  "
+            + "(device \(expectedShortID(laptopChange.device, among: devices)))"))
         #expect(history[7] == "          note: «de pe laptop» lost to «de pe telefon» "
-            + "(change \(phoneChange.changeID.prefix(8)), newer)")
+            + "(change \(short(phoneChange.changeID)), newer)")
         let json = try #require(try workspace.run(["history", made.id, "--json", "--store", phonePath]).json()
             as? [[String: Any]])
         #expect(json.map { $0["changeId"] as? String } == [
@@ -269,7 +293,8 @@ import Testing
         let won = try #require((json[1]["set"] as? [[String: Any]])?.first)
         #expect(won["previous"] as? String == "prima" && won["lost"] as? Bool == false && won["keptBy"] == nil)
         // The value that lost is one revert away.
-        try workspace.ok(["revert", made.id, "--to", String(laptopChange.changeID.prefix(6)), "--store", phonePath])
+        let shown = try #require(Self.changeIDs(history.joined(separator: "\n")).last)
+        try workspace.ok(["revert", made.id, "--to", shown, "--store", phonePath])
         #expect(try workspace.ok(["show", made.id, "--store", phonePath]).contains("note:        de pe laptop"))
     }
 }

@@ -23,7 +23,7 @@ import Testing
         let short = try workspace.run(["log", "--device", String(device.prefix(3))])
         #expect(short.status == 1 && short.stdout.isEmpty)
         #expect(short.stderr == "Error: '\(device.prefix(3))' is too short for a device id: give at least 4 "
-            + "characters (the short ids shown have 8)\n")
+            + "characters (the short ids shown have 8 or more)\n")
         let unknown = try workspace.run(["log", "--device", "zzzzzzzz"])
         #expect(unknown.status == 1)
         #expect(unknown.stderr.contains("no device zzzzzzzz in this store"))

@@ -78,7 +78,8 @@ import Testing
         let bookmark = try workspace.ok(["bookmark", "mai-am-un-singur-dor.4", "--title", "aici am rămas"])
         let deleted = try workspace.ok(["highlight", "mai-am-un-singur-dor.4", "--quote", "pat"])
         try workspace.ok(["delete", deleted])
-        let short = { (id: String) in String(id.prefix(8)) }
+        let all = try workspace.annotationIDs()
+        let short = { (id: String) in expectedShortID(id, among: all) }
         let expected = """
             Mai am un singur dor (mai-am-un-singur-dor.1..mai-am-un-singur-dor.4)
 

@@ -88,7 +88,7 @@ extension AnnotationStore {
     }
 
     /// The full id of the annotation, device or change that `text` names: the id itself, or a unique prefix of at
-    /// least `IDPrefix.minimumLength` characters ignoring ASCII case (the short ids the CLI prints are 8).
+    /// least `IDPrefix.minimumLength` characters ignoring ASCII case (the short ids `abbreviatedID` makes).
     ///
     ///     try store.resolveID("3F1C2A9E", kind: .annotation)   // "3f1c2a9e-…"
     ///
@@ -96,6 +96,21 @@ extension AnnotationStore {
     ///   that matches several ids (the error lists them).
     public func resolveID(_ text: String, kind: IDKind) throws -> String {
         try engine.read { try $0.resolveID(text, kind: kind) }
+    }
+
+    /// The short form of an id of `kind` to print: its shortest prefix of at least `IDPrefix.printedLength`
+    /// characters (8) that no other id of that kind in the store starts with, ignoring ASCII case, so that
+    /// `resolveID` takes it back to this id. Ids made in the same minute share their first 8 characters (they
+    /// start with the time), so those get longer prefixes, as git abbreviates object names.
+    ///
+    ///     try store.abbreviatedID("0193a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b", kind: .annotation)   // "0193a1b2-c3"
+    public func abbreviatedID(_ id: String, kind: IDKind) throws -> String {
+        try engine.read { try $0.abbreviatedID(id, kind: kind) }
+    }
+
+    /// The short forms of several ids of `kind` (as `abbreviatedID` makes each), keyed by id, read at once.
+    public func abbreviatedIDs(_ ids: [String], kind: IDKind) throws -> [String: String] {
+        try engine.read { try $0.abbreviatedIDs(ids, kind: kind) }
     }
 
     /// The annotations that match `filter`: in reading order when content is attached (document, passage,

@@ -58,7 +58,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .idPrefixTooShort(let prefix, let kind, let minimum):
             let article = kind == .annotation ? "an" : "a"
             return "'\(prefix)' is too short for \(article) \(kind.rawValue) id: give at least \(minimum) characters "
-                + "(the short ids shown have 8)"
+                + "(the short ids shown have 8 or more)"
         case .idNotFound(let id, let kind):
             return kind == .device
                 ? "no device \(id) in this store (neither this store's own nor one that made a change in its log)"

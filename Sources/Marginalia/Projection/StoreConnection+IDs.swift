@@ -17,6 +17,9 @@ public enum IDPrefix {
     public static let minimumLength = 4
     /// How many matches an ambiguous prefix's error lists.
     public static let listedMatches = 10
+    /// The fewest characters of an id the tool prints (`AnnotationStore.abbreviatedIDs`): more when the store
+    /// holds another id of the same kind that starts with the same characters.
+    public static let printedLength = 8
 }
 
 extension StoreConnection {
@@ -91,5 +94,81 @@ extension StoreConnection {
             }
             return limit < 0 ? devices : Array(devices.prefix(limit))
         }
+    }
+}
+
+// MARK: - The short form of an id
+
+extension StoreConnection {
+    /// The shortest prefix of each of `ids`, at least `IDPrefix.printedLength` characters, that no other id of
+    /// `kind` in the store starts with, ignoring ASCII case: the form `resolveID` takes back to that id, as git
+    /// abbreviates object names. An id that is itself the start of a longer one is given whole.
+    ///
+    /// Each id costs two index lookups, its neighbours before and after it in id order: the id that shares the
+    /// longest prefix with it is one of them. Ids are compared in binary order, so an id that differs from
+    /// another only in the ASCII case of its first characters is not seen there; the ids the store makes are
+    /// lowercase, and a prefix that still names two ids is refused by `resolveID` with both listed.
+    func abbreviatedIDs(_ ids: some Sequence<String>, kind: IDKind) throws -> [String: String] {
+        var result: [String: String] = [:]
+        for id in ids where result[id] == nil {
+            result[id] = try abbreviatedID(id, kind: kind)
+        }
+        return result
+    }
+
+    /// The shortest unique prefix of one id (see `abbreviatedIDs`).
+    func abbreviatedID(_ id: String, kind: IDKind) throws -> String {
+        var shared = 0
+        for neighbour in try neighbours(of: id, kind: kind) where neighbour != id {
+            shared = max(shared, Self.sharedPrefixLength(id, neighbour))
+        }
+        var bytes = Array(id.utf8)
+        var length = min(bytes.count, max(IDPrefix.printedLength, shared + 1))
+        // A prefix ends between characters: never inside a character's UTF-8 bytes (10xxxxxx continue one).
+        while length < bytes.count && bytes[length] & 0xC0 == 0x80 { length += 1 }
+        bytes.removeSubrange(length...)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The ids of `kind` just before and just after `id` in id order (through the index on the id), and for
+    /// devices also this store's own id, which `resolveID` takes as a device's.
+    private func neighbours(of id: String, kind: IDKind) throws -> [String] {
+        let decode: (Row) throws -> String = { try $0.string(0) }
+        switch kind {
+        case .annotation:
+            return try [
+                db.fetchOne(sql: "SELECT id FROM annotations WHERE id < ? ORDER BY id DESC LIMIT 1",
+                            arguments: [id], decode),
+                db.fetchOne(sql: "SELECT id FROM annotations WHERE id > ? ORDER BY id LIMIT 1",
+                            arguments: [id], decode),
+            ].compactMap { $0 }
+        case .change:
+            return try [
+                db.fetchOne(sql: "SELECT change_id FROM changes WHERE change_id < ? ORDER BY change_id DESC LIMIT 1",
+                            arguments: [id], decode),
+                db.fetchOne(sql: "SELECT change_id FROM changes WHERE change_id > ? ORDER BY change_id LIMIT 1",
+                            arguments: [id], decode),
+            ].compactMap { $0 }
+        case .device:
+            return try [
+                db.fetchOne(sql: "SELECT id FROM devices WHERE id < ? ORDER BY id DESC LIMIT 1",
+                            arguments: [id], decode),
+                db.fetchOne(sql: "SELECT id FROM devices WHERE id > ? ORDER BY id LIMIT 1",
+                            arguments: [id], decode),
+                deviceID,
+            ].compactMap { $0 }
+        }
+    }
+
+    /// How many leading bytes `a` and `b` have in common, ignoring ASCII case as LIKE does.
+    private static func sharedPrefixLength(_ a: String, _ b: String) -> Int {
+        var count = 0
+        for (x, y) in zip(a.utf8, b.utf8) {
+            let foldedX = (0x41...0x5A).contains(x) ? x | 0x20 : x
+            let foldedY = (0x41...0x5A).contains(y) ? y | 0x20 : y
+            guard foldedX == foldedY else { break }
+            count += 1
+        }
+        return count
     }
 }

@@ -50,8 +50,9 @@ enum AnchorCommands {
             }
             context.console.out("Edition \(report.edition ?? "?"): \(Output.count(report.total, "annotation")) — "
                 + "\(report.intact) intact, \(report.moved) moved, \(report.orphaned) orphaned")
+            let ids = try ShortIDs(store, annotations: report.checks.map(\.annotation.id))
             for check in report.checks {
-                Output.checkLines(check).forEach { context.console.out($0) }
+                Output.checkLines(check, ids: ids).forEach { context.console.out($0) }
             }
             if reanchor {
                 context.console.out("Re-anchored \(Output.count(report.reanchored, "annotation")) "

@@ -37,7 +37,8 @@ enum DiffCommand {
                     ("annotations", .array(diffs.map(Output.json))),
                 ])), to: context.console)
             } else {
-                diffs.forEach { Output.lines($0).forEach { context.console.out($0) } }
+                let ids = try ShortIDs(store, annotations: diffs.map(\.id))
+                diffs.forEach { Output.lines($0, ids: ids).forEach { context.console.out($0) } }
                 if diffs.isEmpty { context.console.err("No annotation changed") }
             }
         })

@@ -45,12 +45,13 @@ enum EditCommands {
             let id = arguments.positionals[0]
             if title != nil || note != nil {
                 let current = try store.annotation(id: id)
+                let shown = try store.abbreviatedID(current.id, kind: .annotation)
                 if title != nil && current.kind != .bookmark {
-                    throw UsageError("\(Output.shortID(current.id)) is a \(current.kind.rawValue), which has a note, "
+                    throw UsageError("\(shown) is a \(current.kind.rawValue), which has a note, "
                         + "not a title: use --note")
                 }
                 if note != nil && current.kind == .bookmark {
-                    throw UsageError("\(Output.shortID(current.id)) is a bookmark, which has a title, not a note: "
+                    throw UsageError("\(shown) is a bookmark, which has a title, not a note: "
                         + "use --title")
                 }
             }

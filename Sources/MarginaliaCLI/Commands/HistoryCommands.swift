@@ -13,7 +13,7 @@ enum HistoryCommands {
                 """,
             arguments: [.init(name: "ID", help: "The annotation's id or a unique prefix (at least 4 characters).")],
             examples: [
-                "marginalia history $(marginalia list --json | jq -r '.[0].id' | cut -c1-8)",
+                "marginalia history $(marginalia list | awk 'NR == 1 { print $1 }')",
                 "marginalia history $(marginalia note luceafarul.3 \"a note\") --json",
             ]),
         run: { context in
@@ -28,7 +28,9 @@ enum HistoryCommands {
             } else {
                 // A bookmark's note is its title: the kind comes from the create change.
                 let kind = entries.lazy.compactMap(\.change.fields.kind).first
-                entries.forEach { Output.lines($0, kind: kind).forEach { context.console.out($0) } }
+                let ids = try ShortIDs(store, changes: entries.map(\.change),
+                                       kept: entries.flatMap { $0.fields.compactMap(\.keptBy) })
+                entries.forEach { Output.lines($0, kind: kind, ids: ids).forEach { context.console.out($0) } }
             }
         })
 
@@ -44,7 +46,7 @@ enum HistoryCommands {
                 .init(name: "since", value: "TIME", help: "Changes at or after TIME."),
                 .init(name: "until", value: "TIME", help: "Changes before TIME."),
                 .init(name: "device", value: "D",
-                      help: "Changes made by device D: its id, the 8 characters shown, or any unique prefix of it "
+                      help: "Changes made by device D: its id, the short id shown, or any unique prefix of it "
                           + "(at least 4 characters)."),
                 .init(name: "limit", value: "N", help: "Only the N most recent changes."),
             ],
@@ -89,8 +91,9 @@ enum HistoryCommands {
                     kinds[annotation.id] = annotation.kind
                 }
             }
+            let ids = try ShortIDs(store, changes: changes)
             changes.forEach {
-                context.console.out(Output.line($0, showEntity: showEntity, kind: kinds[$0.entityID]))
+                context.console.out(Output.line($0, showEntity: showEntity, kind: kinds[$0.entityID], ids: ids))
             }
             if changes.isEmpty { context.console.err("No changes") }
         }

@@ -57,8 +57,9 @@ enum ListCommands {
             if context.json {
                 try Output.print(.array(annotations.map(\.json)), to: context.console)
             } else {
+                let ids = try ShortIDs(store, annotations: annotations.map(\.id))
                 for annotation in annotations {
-                    Output.summary(annotation).forEach { context.console.out($0) }
+                    Output.summary(annotation, ids: ids).forEach { context.console.out($0) }
                 }
                 if annotations.isEmpty { context.console.err("No annotations") }
             }
@@ -71,8 +72,8 @@ enum ListCommands {
             options: [asOfOption],
             examples: [
                 "marginalia show $(marginalia highlight luceafarul.3)",
-                "marginalia show $(marginalia list --json | jq -r '.[0].id' | cut -c1-8) --json",
-                "marginalia show $(marginalia list --json | jq -r '.[0].id' | cut -c1-8) "
+                "marginalia show $(marginalia list | awk 'NR == 1 { print $1 }') --json",
+                "marginalia show $(marginalia list | awk 'NR == 1 { print $1 }') "
                     + "--as-of $(marginalia log --json | jq -r '.[-1].time')",
             ]),
         run: { context in

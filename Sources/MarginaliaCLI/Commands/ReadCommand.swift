@@ -30,7 +30,8 @@ enum ReadCommand {
             }
             let color = isatty(STDOUT_FILENO) == 1 && (context.environment["NO_COLOR"] ?? "").isEmpty
                 && context.environment["TERM"] != "dumb"
-            for line in layout.lines(document: document, color: color) { context.console.out(line) }
+            let ids = try ShortIDs(store, annotations: annotations.map(\.id))
+            for line in layout.lines(document: document, color: color, ids: ids) { context.console.out(line) }
         })
 
     /// The passages `text` names: `P` or `P..Q`, both in one document, P not after Q.
@@ -115,7 +116,7 @@ private struct Layout {
         return result
     }
 
-    func lines(document: ContentDocument, color: Bool) -> [String] {
+    func lines(document: ContentDocument, color: Bool, ids: ShortIDs) -> [String] {
         var lines: [String] = []
         if let first = items.first, let last = items.last {
             let span = first.passage.id == last.passage.id
@@ -127,7 +128,7 @@ private struct Layout {
             lines.append(item.passage.id)
             let text = Self.marked(item.passage.text, item.marks, color: color)
             lines += text.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
-            for check in item.checks { lines += Self.describe(check) }
+            for check in item.checks { lines += Self.describe(check, ids: ids) }
         }
         return lines
     }
@@ -150,9 +151,9 @@ private struct Layout {
     }
 
     /// The lines under a passage for one annotation.
-    static func describe(_ check: AnchorCheck) -> [String] {
+    static func describe(_ check: AnchorCheck, ids: ShortIDs) -> [String] {
         let annotation = check.annotation
-        var head = "  - \(annotation.kind.rawValue) \(Output.shortID(annotation.id))"
+        var head = "  - \(annotation.kind.rawValue) \(ids(annotation.id, .annotation))"
         let quote = check.newAnchor?.quote ?? annotation.anchor.quote
         if annotation.kind != .bookmark && !quote.isEmpty { head += " “\(Output.excerpt(quote, limit: 50))”" }
         var details: [String] = []

@@ -2,6 +2,9 @@ import Marginalia
 
 /// `revert`: undo by going forward.
 enum RevertCommand {
+    /// The short id of the first annotation `list` prints, as the examples take it.
+    private static let first = "$(marginalia list | awk 'NR == 1 { print $1 }')"
+
     static let command = Command(
         spec: CommandSpec(
             name: "revert", summary: "Set an annotation back to how it was right after one of its changes.",
@@ -15,10 +18,8 @@ enum RevertCommand {
             arguments: [.init(name: "ID", help: "The annotation's id or a unique prefix (at least 4 characters).")],
             options: [.init(name: "to", value: "CHANGE", help: "The change to go back to (required).")],
             examples: [
-                "marginalia history $(marginalia list --json | jq -r '.[0].id' | cut -c1-8)",
-                "marginalia revert $(marginalia list --json | jq -r '.[0].id' | cut -c1-8) --to "
-                    + "$(marginalia history $(marginalia list --json | jq -r '.[0].id') --json | jq -r '.[0].changeId' "
-                    + "| cut -c1-8)",
+                "marginalia history \(first)",
+                "marginalia revert \(first) --to $(marginalia history \(first) | awk 'NR == 1 { print $4 }')",
             ]),
         run: { context in
             guard let change = context.arguments.value("to") else {
@@ -44,9 +45,10 @@ enum RevertCommand {
                     ("annotation", result.annotation.json), ("change", Output.json(result.change)),
                 ])), to: context.console)
             } else {
-                context.console.err("Reverted \(result.annotation.id) to change "
-                    + "\(Output.shortID(result.change.fields.revertTo ?? change)) (new change "
-                    + "\(Output.shortID(result.change.changeID)))")
+                let target = result.change.fields.revertTo ?? change
+                let ids = try ShortIDs(store, changes: [target, result.change.changeID])
+                context.console.err("Reverted \(result.annotation.id) to change \(ids(target, .change)) (new change "
+                    + "\(ids(result.change.changeID, .change)))")
             }
         })
 }

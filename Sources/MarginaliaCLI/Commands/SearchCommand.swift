@@ -60,7 +60,8 @@ enum SearchCommand {
             if context.json {
                 try Output.print(.array(annotations.map(\.json)), to: context.console)
             } else {
-                annotations.forEach { Output.summary($0).forEach { context.console.out($0) } }
+                let ids = try ShortIDs(store, annotations: annotations.map(\.id))
+                annotations.forEach { Output.summary($0, ids: ids).forEach { context.console.out($0) } }
                 if annotations.isEmpty { context.console.err("No notes match") }
             }
             return

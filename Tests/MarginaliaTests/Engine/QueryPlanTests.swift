@@ -42,7 +42,10 @@ import Testing
         _ = try store.setPosition(document: "luceafarul", at: TextPosition(passage: "luceafarul.2", offset: 2))
         _ = try store.importArchive(path: archive)
         _ = try store.annotation(id: made.id)
-        _ = try store.resolveAnnotationID(String(made.id.prefix(8)))
+        let short = try store.abbreviatedIDs([made.id, note.id], kind: .annotation)
+        _ = try store.resolveAnnotationID(short[made.id] ?? made.id)
+        _ = try store.abbreviatedIDs(try store.history(id: made.id).map(\.changeID), kind: .change)
+        _ = try store.abbreviatedID(store.deviceID, kind: .device)
         _ = try store.annotations(matching: AnnotationFilter(document: "luceafarul"))
         _ = try store.annotations(matching: AnnotationFilter(passage: "luceafarul.1"))
         _ = try store.history(id: made.id)
@@ -114,6 +117,10 @@ import Testing
         let lookups = [
             ("FROM annotations WHERE id = ?", "annotations"), ("FROM changes WHERE change_id = ?", "changes"),
             ("WHERE entity = ? AND entity_id = ?", "changes"), ("FROM devices WHERE id = ?", "devices"),
+            // A short id's neighbours in id order (`abbreviatedIDs`).
+            ("FROM annotations WHERE id < ?", "annotations"), ("FROM annotations WHERE id > ?", "annotations"),
+            ("FROM changes WHERE change_id < ?", "changes"), ("FROM changes WHERE change_id > ?", "changes"),
+            ("FROM devices WHERE id < ?", "devices"), ("FROM devices WHERE id > ?", "devices"),
         ]
         for (fragment, table) in lookups {
             let matching = plans.filter { $0.key.contains(fragment) }
