@@ -30,7 +30,9 @@ import Testing
         let store = try Fixtures.store(directory, clock: clock)
         let (id, changes) = try Self.edited(store, clock: clock)
         let count = try store.changeCount()
-        let result = try store.revertAnnotation(id: String(id.prefix(8)), to: String(changes[1].changeID.prefix(8)))
+        // Both ids as the tool prints them short.
+        let result = try store.revertAnnotation(id: try store.abbreviatedID(id, kind: .annotation),
+                                                to: try store.abbreviatedID(changes[1].changeID, kind: .change))
         let expected = try #require(try store.annotation(id: id, asOf: changes[1].hlc.milliseconds))
         #expect(result.annotation.note == "a doua" && result.annotation.color == "blue")
         #expect(result.annotation.tags == ["dor"] && !result.annotation.deleted)

@@ -83,7 +83,8 @@ import Testing
         #expect(try store.annotations(asOf: Fixtures.epoch, matching: AnnotationFilter(includeDeleted: true)).isEmpty)
         for id in ids {
             #expect(try store.annotation(id: id, asOf: between) == then.annotation(id: id))
-            #expect(try store.annotation(id: String(id.prefix(8)), asOf: between) == then.annotation(id: id))
+            let short = try store.abbreviatedID(id, kind: .annotation)
+            #expect(try store.annotation(id: short, asOf: between) == then.annotation(id: id))
         }
         #expect(snapshot.search.map(\.id).sorted() == [ids[0], ids[2], ids[3]].sorted())
         #expect(snapshot.tagged.map(\.id) == [ids[0]])
