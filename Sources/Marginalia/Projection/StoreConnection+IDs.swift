@@ -132,6 +132,12 @@ extension StoreConnection {
 
     /// The ids of `kind` just before and just after `id` in id order (through the index on the id), and for
     /// devices also this store's own id, which `resolveID` takes as a device's.
+    ///
+    /// The order is the bytes': "BINARY - Compares string data using memcmp(), regardless of text encoding"
+    /// (https://www.sqlite.org/datatype3.html#collation), so ids sharing a prefix sit next to each other; and
+    /// "SQLite attempts to use an index to satisfy the ORDER BY clause of a query when possible"
+    /// (https://www.sqlite.org/optoverview.html#order_by_optimizations), so each is one search of the index
+    /// (`QueryPlanTests`).
     private func neighbours(of id: String, kind: IDKind) throws -> [String] {
         let decode: (Row) throws -> String = { try $0.string(0) }
         switch kind {
