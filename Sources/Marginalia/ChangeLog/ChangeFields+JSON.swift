@@ -221,7 +221,15 @@ enum FieldReader {
     /// Whether `text` starts or ends with white space (Unicode White_Space).
     static func hasSurroundingSpace(_ text: String) -> Bool {
         guard let first = text.unicodeScalars.first, let last = text.unicodeScalars.last else { return false }
-        return first.properties.isWhitespace || last.properties.isWhitespace
+        return isSpace(first) || isSpace(last)
+    }
+
+    /// Whether `scalar` is white space (Unicode White_Space). In ASCII that is tab to carriage return and the space
+    /// (https://www.unicode.org/Public/UCD/latest/ucd/PropList.txt, "White_Space"); only other scalars need the
+    /// property lookup, which costs far more than the comparison.
+    static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+        guard scalar.isASCII else { return scalar.properties.isWhitespace }
+        return scalar == " " || (0x09...0x0D).contains(scalar.value)
     }
 
     /// A tag or a color: 1 to `FieldLimits.maxLabelLength` code points in NFC, no control characters, no
