@@ -41,6 +41,15 @@ public struct ImportReport: Equatable, Sendable {
         if effect.pending { pending += 1 }
         conflictsResolved += effect.conflicts.count
     }
+
+    /// Adds what `other` counted with `count(_:)`.
+    mutating func add(_ other: ImportReport) {
+        annotationsCreated += other.annotationsCreated
+        updates += other.updates
+        deletions += other.deletions
+        pending += other.pending
+        conflictsResolved += other.conflictsResolved
+    }
 }
 
 extension StoreConnection {

@@ -36,9 +36,20 @@ extension Change {
     ///
     /// - Throws: `StoreError.corruptRow` when the stored clock, entity, operation or fields cannot be read.
     init(row: Row) throws {
-        let hlcText = try row.string(Column.hlc.rawValue)
-        let entityText = try row.string(Column.entity.rawValue)
-        let opText = try row.string(Column.operation.rawValue)
+        try self.init(stored: try Self.storedColumns(in: row))
+    }
+
+    /// Reads a change from the text of its seven columns, in the order of `Change.columns`
+    /// (`storedColumns(in:)`); the text can be parsed away from the connection that read it.
+    ///
+    /// - Throws: `StoreError.corruptRow` when the stored clock, entity, operation or fields cannot be read.
+    init(stored columns: [String]) throws {
+        guard columns.count == Self.columnCount else {
+            throw StoreError.corruptRow(reason: "a change was read with \(columns.count) columns, not \(Self.columnCount)")
+        }
+        let hlcText = columns[Column.hlc.rawValue]
+        let entityText = columns[Column.entity.rawValue]
+        let opText = columns[Column.operation.rawValue]
         guard let hlc = HLC(hlcText), let entity = EntityKind(rawValue: entityText),
               let operation = ChangeOperation(rawValue: opText) else {
             throw StoreError.corruptRow(
@@ -46,13 +57,17 @@ extension Change {
         }
         let fields: ChangeFields
         do {
-            fields = try ChangeFields(json: try JSONParser.parse(try row.string(Column.fields.rawValue)))
+            fields = try ChangeFields(json: try JSONParser.parse(columns[Column.fields.rawValue]))
         } catch {
             throw StoreError.corruptRow(reason: "the log holds a change with unreadable fields: \(error)")
         }
-        self.init(changeID: try row.string(Column.changeID.rawValue), hlc: hlc,
-                  device: try row.string(Column.device.rawValue), entity: entity,
-                  entityID: try row.string(Column.entityID.rawValue), operation: operation, fields: fields)
+        self.init(changeID: columns[Column.changeID.rawValue], hlc: hlc, device: columns[Column.device.rawValue],
+                  entity: entity, entityID: columns[Column.entityID.rawValue], operation: operation, fields: fields)
+    }
+
+    /// The text of the seven columns of a row that selects `Change.columns` first.
+    static func storedColumns(in row: Row) throws -> [String] {
+        try (0..<columnCount).map { try row.string($0) }
     }
 
     /// The id of the change a row that selects `Change.columns` first holds.

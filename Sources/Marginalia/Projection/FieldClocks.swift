@@ -4,7 +4,7 @@
 /// Loaded whole for each read or write that needs it (the table holds a row per device that ever wrote to the
 /// store, a handful): a copy kept across transactions could outlive a number that a rolled-back transaction gave
 /// out, and that SQLite then gives to another device.
-struct DeviceTable {
+struct DeviceTable: Sendable {
     private var numbers: [String: Int64] = [:]
     private var ids: [Int64: String] = [:]
 

@@ -28,7 +28,11 @@ extension StoreConnection {
     /// annotation to be merged again and again.
     func saveRegisters(_ rows: [(current: AnnotationRegisters, previous: AnnotationRegisters?)]) throws {
         let devices = try deviceTable(naming: rows.lazy.flatMap { $0.current.clocks.values.lazy.map(\.device) })
-        let rows = try rows.compactMap { row in try RegisterRow(row.current, previous: row.previous, devices: devices) }
+        try save(try rows.compactMap { row in try RegisterRow(row.current, previous: row.previous, devices: devices) })
+    }
+
+    /// Writes `rows` as `saveRegisters` does: one directly, many through the temporary staging table.
+    func save(_ rows: [RegisterRow]) throws {
         if rows.count == 1, let row = rows.first {
             try db.execute(sql: row.sql, arguments: StatementArguments(row.values))
             return

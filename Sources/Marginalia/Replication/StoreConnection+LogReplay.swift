@@ -18,18 +18,48 @@ extension StoreConnection {
     ///
     /// The log is read through its entity index (entity id, then seq), a thousand annotations' changes at a time,
     /// so memory stays bounded; each row is written once, with its final state, in id order: the annotations' id
-    /// index grows at its right edge, and the notes index sees each text once.
+    /// index grows at its right edge, and the notes index sees each text once. Reading and writing SQLite stay on
+    /// this thread; a second one parses each page's changes and replays them (`ProjectedPage`), a page ahead.
     func projectWholeLog(into report: inout ImportReport) throws {
-        var conflicts: [(seq: Int64, conflict: MergeConflict)] = []
-        /// Only the earliest ones in the log are listed: at most twice that many are kept between trims.
-        func trimConflicts() {
-            conflicts.sort { $0.seq < $1.seq }
-            conflicts.removeLast(max(0, conflicts.count - MergeConflict.listedLimit))
+        // Every device of the log is numbered: the rows' clocks are encoded against this table, on the other thread.
+        let devices = try DeviceTable(db)
+        let pages = BoundedQueue<[(columns: [String], seq: Int64)]>(capacity: 2)
+        let projected = BoundedQueue<ProjectedPage>(capacity: 2)
+        let projecting = BackgroundWork { () throws -> Void in
+            defer { projected.close() }
+            do {
+                while let page = pages.take() { try projected.put(try ProjectedPage(page, devices: devices)) }
+            } catch {
+                pages.cancel()
+                throw error
+            }
         }
-        // A page of annotations at a time: their ids, then all their changes, read whole before their rows are
-        // written (no write runs while a statement reads the log).
-        var after = ""
+        defer {
+            pages.cancel()
+            projected.cancel()
+            _ = projecting.wait()
+        }
+        var conflicts: [(seq: Int64, conflict: MergeConflict)] = []
         var done = 0
+        var waiting = 0
+        /// Writes the next page the other thread projected, and counts what its changes did.
+        func writeNextPage() throws {
+            guard let page = projected.take() else {
+                try projecting.wait().get()
+                throw StoreError.corruptRow(reason: "the projection of the log ended before its last page")
+            }
+            try save(page.rows)
+            report.add(page.report)
+            conflicts += page.conflicts
+            // Only the earliest ones in the log are listed: at most twice that many are kept between trims.
+            if conflicts.count > 2 * MergeConflict.listedLimit { Self.trim(&conflicts) }
+            done += page.changes
+            waiting -= 1
+            try reportProgress("projecting changes", done: done, every: 1)
+        }
+        // A page of annotations at a time: their ids, then all their changes, read whole before any row is written
+        // (no write runs while a statement reads the log).
+        var after = ""
         while true {
             let ids = try db.fetchAll(
                 sql: """
@@ -38,28 +68,27 @@ extension StoreConnection {
                     """,
                 arguments: [after, Self.mergeBatchSize]) { try $0.string(0) }
             guard let last = ids.last else { break }
-            let changes = try db.fetchAll(
+            let page = try db.fetchAll(
                 sql: """
                     SELECT \(Change.columns), seq FROM changes
                     WHERE entity = 'annotation' AND entity_id > ? AND entity_id <= ? ORDER BY entity_id, seq
                     """,
-                arguments: [after, last]) { row in (try Change(row: row), try row.int64(Change.columnCount)) }
-            var rows: [(current: AnnotationRegisters, previous: AnnotationRegisters?)] = []
-            var start = 0
-            while start < changes.count {
-                var end = start
-                while end < changes.count, changes[end].0.entityID == changes[start].0.entityID { end += 1 }
-                if let registers = replay(changes[start..<end], into: &report, conflicts: &conflicts) {
-                    rows.append((registers, nil))
-                }
-                if conflicts.count > 2 * MergeConflict.listedLimit { trimConflicts() }
-                start = end
+                arguments: [after, last]
+            ) { row in (try Change.storedColumns(in: row), try row.int64(Change.columnCount)) }
+            do {
+                try pages.put(page)
+            } catch {
+                // The other thread stopped: its error is the one to tell.
+                try projecting.wait().get()
+                throw error
             }
-            try saveRegisters(rows)
-            done += changes.count
-            try reportProgress("projecting changes", done: done, every: 1)
+            waiting += 1
+            if waiting > 1 { try writeNextPage() }
             after = last
         }
+        pages.close()
+        while waiting > 0 { try writeNextPage() }
+        try projecting.wait().get()
         let positions = try db.fetchAll(
             sql: "SELECT \(Change.columns), seq FROM changes WHERE entity = 'position' ORDER BY seq"
         ) { row in (try Change(row: row), try row.int64(Change.columnCount)) }
@@ -68,25 +97,49 @@ extension StoreConnection {
             report.count(effect)
             conflicts += effect.conflicts.map { (seq, $0) }
         }
-        trimConflicts()
+        Self.trim(&conflicts)
         report.conflicts = conflicts.map(\.conflict)
     }
 
-    /// One annotation's changes, in log order, applied as merging them one by one would: the registers they leave
-    /// (nil when no create came), what each did counted in `report`, the fields that kept a newer value added to
-    /// `conflicts` with the change's seq.
-    private func replay(_ changes: ArraySlice<(Change, Int64)>, into report: inout ImportReport,
-                        conflicts: inout [(seq: Int64, conflict: MergeConflict)]) -> AnnotationRegisters? {
-        var registers: AnnotationRegisters?
-        var waiting: [Change] = []
-        for (change, seq) in changes {
-            let step = AnnotationRegisters.project(change, onto: registers) { waiting + [change] }
-            registers = step.registers
-            if step.effect.pending { waiting.append(change) }
-            if step.effect.created { waiting = [] }
-            report.count(step.effect)
-            conflicts += step.effect.conflicts.map { (seq, $0) }
+    /// Keeps the `MergeConflict.listedLimit` conflicts earliest in the log.
+    private static func trim(_ conflicts: inout [(seq: Int64, conflict: MergeConflict)]) {
+        conflicts.sort { $0.seq < $1.seq }
+        conflicts.removeLast(max(0, conflicts.count - MergeConflict.listedLimit))
+    }
+}
+
+/// A page of the log replayed for `projectWholeLog`: the annotation rows its changes leave, ready to insert, what
+/// each change did, and the fields that kept a newer value with the seq of the change that lost.
+private struct ProjectedPage {
+    var rows: [RegisterRow] = []
+    var report = ImportReport()
+    var conflicts: [(seq: Int64, conflict: MergeConflict)] = []
+    let changes: Int
+
+    /// Replays `page` (changes as stored, with their seq, in entity id then seq order), annotation by annotation.
+    init(_ page: [(columns: [String], seq: Int64)], devices: DeviceTable) throws {
+        changes = page.count
+        var start = 0
+        while start < page.count {
+            var end = start
+            let entity = page[start].columns[Change.Column.entityID.rawValue].utf8
+            // Byte for byte, as the id index orders them (Swift's == would join canonically equivalent ids).
+            while end < page.count, page[end].columns[Change.Column.entityID.rawValue].utf8.elementsEqual(entity) {
+                end += 1
+            }
+            var registers: AnnotationRegisters?
+            var waiting: [Change] = []
+            for (columns, seq) in page[start..<end] {
+                let change = try Change(stored: columns)
+                let step = AnnotationRegisters.project(change, onto: registers) { waiting + [change] }
+                registers = step.registers
+                if step.effect.pending { waiting.append(change) }
+                if step.effect.created { waiting = [] }
+                report.count(step.effect)
+                conflicts += step.effect.conflicts.map { (seq, $0) }
+            }
+            if let registers, let row = try RegisterRow(registers, previous: nil, devices: devices) { rows.append(row) }
+            start = end
         }
-        return registers
     }
 }
