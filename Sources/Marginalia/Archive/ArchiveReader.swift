@@ -5,6 +5,9 @@ package enum ArchiveRecord: Equatable, Sendable {
     /// A state record (an annotation or a reading position), as it stands in the file.
     case annotation(JSONObject)
     case position(JSONObject)
+    /// An annotation's state record as an import staged it (`replayStaged`), never as read from a file: its id
+    /// and the text `JSONWriter` gave its object, compared with the rebuilt record's text before anything is parsed.
+    case stagedAnnotation(id: String, text: String)
 }
 
 /// What reading a whole archive found.

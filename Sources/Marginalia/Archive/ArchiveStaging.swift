@@ -34,7 +34,7 @@ extension StoreConnection {
             try ArchiveReader(path: path, limits: limits).readAhead { record, line in
                 let arguments: StatementArguments
                 switch record {
-                case .header:
+                case .header, .stagedAnnotation:
                     return
                 case .change(let change):
                     let fieldsText = try change.fields.jsonText()
@@ -46,9 +46,10 @@ extension StoreConnection {
                     guard forEmptyStore else { return }
                     let kind: String
                     if case .annotation = record { kind = "annotation" } else { kind = "position" }
+                    // An annotation's id goes in entity_id: its record comes back unparsed (`.stagedAnnotation`).
                     arguments = [line, kind, nil as String?, nil as String?, nil as String?, nil as String?,
-                                 nil as String?, nil as String?, try JSONWriter.encodeString(.object(object)),
-                                 nil as Int64?, nil as String?]
+                                 object["id"]?.stringValue, nil as String?,
+                                 try JSONWriter.encodeString(.object(object)), nil as Int64?, nil as String?]
                 }
                 try db.execute(sql: "INSERT INTO temp.staged_records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                arguments: arguments)
@@ -78,6 +79,10 @@ extension StoreConnection {
                 let kind = try row.string(8)
                 if kind == "change" {
                     rows.append((.change(try Change(row: row)), try row.int(7)))
+                    return
+                }
+                if kind == "annotation", case .text(let id) = row.value(at: 4) {
+                    rows.append((.stagedAnnotation(id: id, text: try row.string(6)), try row.int(7)))
                     return
                 }
                 guard case .object(let object) = try JSONParser.parse(try row.string(6)) else {

@@ -37,6 +37,33 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.path("restored.db")))
     }
 
+    /// The import compares a state record's text with the rebuilt record's first; a record written by another
+    /// program, with its keys in another order, is the same record and is accepted.
+    @Test func intoAnEmptyStoreAStateRecordWithItsKeysInAnotherOrderIsAccepted() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(directory, source: makeSource([("d", [("d.1", "A fost odată")])]), name: "source.db")
+        let created = try store.createAnnotation(.note, at: AnchorRequest(passage: "d.1"), note: "o notă")
+        let exported = directory.path("exported.jsonl.gz")
+        try store.exportArchive(toFile: exported)
+        var lines = try ArchiveFixtures.lines(ofArchive: exported)
+        let index = try #require(lines.firstIndex { $0.contains(#""type":"annotation""#) })
+        guard case .object(let record) = try JSONParser.parse(lines[index]) else {
+            Issue.record("the state record is not an object")
+            return
+        }
+        let reordered = JSONObject(record.entries.reversed().map { ($0.key, $0.value) })
+        #expect(reordered == record)
+        lines[index] = try JSONWriter.encodeString(.object(reordered))
+        #expect(!lines[index].hasPrefix(#"{"type""#))
+        let path = directory.path("reordered.jsonl.gz")
+        try ArchiveFixtures.writeArchive(lines, to: path)
+
+        let empty = try makeStore(directory)
+        let report = try empty.importArchive(path: path)
+        #expect(report.annotationsCreated == 1)
+        #expect(try empty.annotation(id: created.id).note == "o notă")
+    }
+
     @Test func intoAStoreWithItsOwnChangesOnlyTheChangesAreMerged() throws {
         let directory = try TemporaryDirectory()
         let path = try archiveWithForgedState(directory)
