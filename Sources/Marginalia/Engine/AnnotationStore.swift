@@ -80,7 +80,10 @@ public final class AnnotationStore: Sendable {
     }
 
     /// Runs many writes as one transaction: all of them are committed together when `body` returns, none when
-    /// it throws. Each write inside still records its own change. Other writers wait until it ends.
+    /// it throws. Each write inside still records its own change. Other writers wait until it ends. A write that
+    /// fails once it has begun writing (an SQLite error) fails the whole batch, even when `body` catches its error:
+    /// the later writes and the batch throw it too, and nothing is committed. A write refused before it writes
+    /// (an invalid anchor, a change that changes nothing) leaves the batch going.
     ///
     ///     try store.batch {
     ///         for request in requests { try store.createAnnotation(.highlight, at: request) }

@@ -79,7 +79,7 @@ extension StoreConnection {
         } catch {
             throw StoreError.invalidChange(reason: error.description)
         }
-        return try db.transaction(.immediate) {
+        return try localWrite {
             // The registers just saved are the annotation as it now stands: no need to read it back.
             let registers = try recordState(.annotation, id, operation, fields, freshID: freshID).registers
             if let annotation = registers?.annotation { return annotation }

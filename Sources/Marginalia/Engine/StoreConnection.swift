@@ -28,6 +28,9 @@ final class StoreConnection {
     var batchDevices: DeviceTable?
     /// Set while `batch` runs once a clock warning is noted: one note per transaction.
     var clockWarningNoted = false
+    /// The error of a local write that failed inside the running batch (see `localWrite`): the batch then rolls
+    /// back whole, and throws it, even when its body caught it.
+    var batchFailure: (any Error)?
     /// The local writes of this session made with the wall clock far from the store's newest change (each also
     /// noted in the store); the command-line tool prints them on stderr.
     var clockWarnings: [ClockWarning] = []
@@ -93,7 +96,8 @@ final class StoreConnection {
     }
 
     /// Runs many writes as one transaction: all of them are committed together when `body` returns, none when
-    /// it throws. Each write inside still records its own change.
+    /// it throws. Each write inside still records its own change. A local write that fails inside fails the whole
+    /// batch: nothing is committed and the batch throws its error, even when `body` caught it (see `localWrite`).
     ///
     ///     try store.batch {
     ///         for request in requests { try store.createAnnotation(.highlight, at: request) }
@@ -109,8 +113,33 @@ final class StoreConnection {
                 clockIsCurrent = false
                 clockWarningNoted = false
                 batchDevices = nil
+                batchFailure = nil
             }
+            let result = try body()
+            // Thrown inside the transaction, which rolls it back.
+            if let batchFailure { throw batchFailure }
+            return result
+        }
+    }
+
+    /// Runs one local write (an annotation made, edited, deleted or brought back): in a transaction of its own,
+    /// or, inside `batch`, straight in the batch's transaction.
+    ///
+    /// A write inside a batch takes no savepoint of its own. A savepoint would let its failure undo it alone, but
+    /// "the ROLLBACK TO command reverts the state of the database back to what it was just after the corresponding
+    /// SAVEPOINT" (https://www.sqlite.org/lang_savepoint.html): SQLite keeps the old content of every page the
+    /// write touches (the notes index's pages too, which it writes out at each savepoint), measured as a large part of the
+    /// difference between a batch of creates and the same rows inserted through the C API. Instead, a write that
+    /// fails inside a batch fails the batch: every later write in it throws the same error, and so does the batch,
+    /// which rolls back whole. No part of a failed write is ever committed.
+    func localWrite<T>(_ body: () throws -> T) throws -> T {
+        guard clockIsCurrent, db.isInTransaction else { return try db.transaction(.immediate, body) }
+        if let batchFailure { throw batchFailure }
+        do {
             return try body()
+        } catch {
+            batchFailure = error
+            throw error
         }
     }
 
