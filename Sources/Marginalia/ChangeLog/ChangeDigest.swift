@@ -19,10 +19,7 @@ enum ChangeDigest {
     ///
     /// - Throws: `StoreError.corruptRow` when `previous` is not a digest.
     static func next(after previous: String, columns: [String]) throws -> String {
-        guard let previousBytes = bytes(ofHex: previous) else {
-            throw StoreError.corruptRow(reason: "the log's latest change has no valid digest (\(previous.prefix(64)))")
-        }
-        var input = previousBytes
+        var input = try previousBytes(previous)
         for column in columns { append(column.utf8, to: &input) }
         return try SHA256Digest.hex(of: input)
     }
@@ -35,15 +32,34 @@ enum ChangeDigest {
         return try SHA256Digest.hex(of: input)
     }
 
-    /// The digest of a change about to be appended as `change` with `fieldsText`, after `previous`.
+    /// The digest of a change about to be appended as `change` with `fieldsText`, after `previous`: the bytes of
+    /// `next(after:columns:)` of its stored texts (`change.changeID` then `storedText(fieldsText:)`), written
+    /// into one buffer without making the texts an array first.
     static func next(after previous: String, change: Change, fieldsText: String) throws -> String {
-        try next(after: previous, columns: [change.changeID] + change.storedText(fieldsText: fieldsText))
+        var input = try previousBytes(previous)
+        let hlc = change.hlc.description
+        let columns = [change.changeID.utf8, hlc.utf8, change.device.utf8, change.entity.rawValue.utf8,
+                       change.entityID.utf8, change.operation.rawValue.utf8, fieldsText.utf8]
+        input.reserveCapacity(input.count + columns.reduce(0) { $0 + 4 + $1.count })
+        for column in columns { append(column, to: &input) }
+        return SHA256Digest.hex(ofDigest: try SHA256Digest.digest(of: input))
+    }
+
+    /// The 32 bytes of the digest a change follows.
+    /// - Throws: `StoreError.corruptRow` when `previous` is not a digest.
+    private static func previousBytes(_ previous: String) throws -> [UInt8] {
+        guard let bytes = bytes(ofHex: previous) else {
+            throw StoreError.corruptRow(reason: "the log's latest change has no valid digest (\(previous.prefix(64)))")
+        }
+        return bytes
     }
 
     private static func append(_ column: some Collection<UInt8>, to input: inout [UInt8]) {
         let count = UInt32(truncatingIfNeeded: column.count)
-        input.append(contentsOf: [UInt8(count >> 24), UInt8((count >> 16) & 0xFF), UInt8((count >> 8) & 0xFF),
-                                  UInt8(count & 0xFF)])
+        input.append(UInt8(count >> 24))
+        input.append(UInt8((count >> 16) & 0xFF))
+        input.append(UInt8((count >> 8) & 0xFF))
+        input.append(UInt8(count & 0xFF))
         input.append(contentsOf: column)
     }
 

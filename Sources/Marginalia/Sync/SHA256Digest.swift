@@ -11,15 +11,20 @@ internal import CCrypto
 enum SHA256Digest {
     /// The digest of `bytes` as 64 lowercase hexadecimal digits.
     static func hex(of bytes: [UInt8]) throws -> String {
-        let digest = try self.digest(of: bytes)
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(digest.count * 2)
-        for byte in digest {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
+        hex(ofDigest: try digest(of: bytes))
+    }
+
+    /// `digest` (any bytes) as lowercase hexadecimal digits, two a byte, written straight into the string.
+    static func hex(ofDigest digest: [UInt8]) -> String {
+        String(unsafeUninitializedCapacity: digest.count * 2) { text in
+            // "0123456789abcdef", a byte each.
+            func digit(_ value: UInt8) -> UInt8 { value < 10 ? 0x30 + value : 0x57 + value }
+            for (index, byte) in digest.enumerated() {
+                text[2 * index] = digit(byte >> 4)
+                text[2 * index + 1] = digit(byte & 0x0F)
+            }
+            return digest.count * 2
         }
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// The 32 bytes of the digest of `bytes`.
@@ -33,13 +38,23 @@ enum SHA256Digest {
         var length: UInt32 = 0
         let ok = bytes.withUnsafeBytes { input in
             output.withUnsafeMutableBufferPointer { out in
-                EVP_Digest(input.baseAddress, input.count, out.baseAddress, &length, EVP_sha256(), nil)
+                EVP_Digest(input.baseAddress, input.count, out.baseAddress, &length, sha256 ?? EVP_sha256(), nil)
             }
         }
         guard ok == 1, length == 32 else {
             throw GzipError.io(operation: "SHA-256", path: "", code: 0, message: "libcrypto's EVP_Digest failed")
         }
-        return Array(output.prefix(32))
+        output.removeLast(output.count - 32)
+        return output
         #endif
     }
+
+    #if !canImport(CryptoKit)
+    /// libcrypto's SHA-256, fetched once for the process (nil if the fetch failed: `EVP_sha256()` is used then).
+    /// "If you perform the same operation many times then it is recommended to use "Explicit fetching" to
+    /// prefetch an algorithm once initially, and then pass this created object to any operations that are
+    /// currently using "Implicit fetching"." https://www.openssl.org/docs/man3.0/man7/crypto.html
+    /// It is never freed: it lives as long as the process.
+    nonisolated(unsafe) private static let sha256: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil)
+    #endif
 }
