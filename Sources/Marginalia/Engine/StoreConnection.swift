@@ -128,10 +128,10 @@ final class StoreConnection {
     /// A write inside a batch takes no savepoint of its own. A savepoint would let its failure undo it alone, but
     /// "the ROLLBACK TO command reverts the state of the database back to what it was just after the corresponding
     /// SAVEPOINT" (https://www.sqlite.org/lang_savepoint.html): SQLite keeps the old content of every page the
-    /// write touches (the notes index's pages too, which it writes out at each savepoint), measured as a large part of the
-    /// difference between a batch of creates and the same rows inserted through the C API. Instead, a write that
-    /// fails inside a batch fails the batch: every later write in it throws the same error, and so does the batch,
-    /// which rolls back whole. No part of a failed write is ever committed.
+    /// write touches (the notes index's pages too, which it writes out at each savepoint) in a temporary file, a
+    /// large part of what a batch of creates cost beyond the same rows inserted through the C API. Instead, a write
+    /// that fails inside a batch fails the batch: every later write in it throws the same error, and so does the
+    /// batch, which rolls back whole. No part of a failed write is ever committed.
     func localWrite<T>(_ body: () throws -> T) throws -> T {
         guard clockIsCurrent, db.isInTransaction else { return try db.transaction(.immediate, body) }
         if let batchFailure { throw batchFailure }

@@ -82,57 +82,84 @@ extension ChangeFields {
     /// Checks that the fields are exactly those `operation` on `entity` sets.
     public func validate(for operation: ChangeOperation, on entity: EntityKind) throws(FieldError) {
         let present = presentKeys
-        func require(_ allowed: Set<String>, _ required: Set<String>) throws(FieldError) {
+        func require(_ allowed: Keys, _ required: Keys) throws(FieldError) {
             // The anchor and the position are groups of JSON keys; errors name their first key.
-            let jsonKey = ["anchor": "document", "position": "passage"]
-            if let extra = present.subtracting(allowed).sorted().first {
+            func jsonKey(_ name: String) -> String? { ["anchor": "document", "position": "passage"][name] }
+            if let extra = present.subtracting(allowed).names.sorted().first {
                 throw FieldError(
-                    field: jsonKey[extra] ?? extra, reason: "not allowed in a \(operation.rawValue) change")
+                    field: jsonKey(extra) ?? extra, reason: "not allowed in a \(operation.rawValue) change")
             }
-            if let missing = required.subtracting(present).sorted().first {
+            if let missing = required.subtracting(present).names.sorted().first {
                 throw FieldError(
-                    field: jsonKey[missing] ?? missing, reason: "required in a \(operation.rawValue) change")
+                    field: jsonKey(missing) ?? missing, reason: "required in a \(operation.rawValue) change")
             }
         }
         switch (entity, operation) {
         case (.annotation, .create):
-            try require(["kind", "anchor", "note", "color", "tags"], ["kind", "anchor"])
+            try require([.kind, .anchor, .note, .color, .tags], [.kind, .anchor])
         case (.annotation, .edit):
             guard revertTo != nil else {
-                try require(["note", "color", "tags"], [])
+                try require([.note, .color, .tags], [])
                 guard !present.isEmpty else { throw FieldError(field: "", reason: "an edit change sets nothing") }
                 return
             }
-            try require(["note", "color", "tags", "anchor", "deleted", "revertTo"], ["revertTo"])
-            guard present.count > 1 else { throw FieldError(field: "", reason: "a revert change sets nothing") }
+            try require([.note, .color, .tags, .anchor, .deleted, .revertTo], [.revertTo])
+            guard present.rawValue.nonzeroBitCount > 1 else {
+                throw FieldError(field: "", reason: "a revert change sets nothing")
+            }
         case (.annotation, .delete):
-            try require(["deleted"], ["deleted"])
+            try require([.deleted], [.deleted])
             guard deleted == true else { throw FieldError(field: "deleted", reason: "must be true in a delete change") }
         case (.annotation, .undelete):
-            try require(["deleted"], ["deleted"])
+            try require([.deleted], [.deleted])
             guard deleted == false else {
                 throw FieldError(field: "deleted", reason: "must be false in an undelete change")
             }
         case (.annotation, .reanchor), (.annotation, .confirm), (.annotation, .reattach):
-            try require(["anchor"], ["anchor"])
+            try require([.anchor], [.anchor])
         case (.position, .set):
-            try require(["position"], ["position"])
+            try require([.position], [.position])
         default:
             throw FieldError(
                 field: "", reason: "operation \(operation.rawValue) does not apply to a \(entity.rawValue)")
         }
     }
 
-    private var presentKeys: Set<String> {
-        var keys: Set<String> = []
-        if kind != nil { keys.insert("kind") }
-        if anchor != nil { keys.insert("anchor") }
-        if note != nil { keys.insert("note") }
-        if color != nil { keys.insert("color") }
-        if !tags.isEmpty { keys.insert("tags") }
-        if deleted != nil { keys.insert("deleted") }
-        if position != nil { keys.insert("position") }
-        if revertTo != nil { keys.insert("revertTo") }
+    /// The fields a change sets, by their names in the change's JSON (`anchor` and `position` stand for their
+    /// groups of keys): a bit each, so that checking a change compares bits and makes no set of strings.
+    struct Keys: OptionSet {
+        let rawValue: UInt8
+
+        static let kind = Keys(rawValue: 1 << 0)
+        static let anchor = Keys(rawValue: 1 << 1)
+        static let note = Keys(rawValue: 1 << 2)
+        static let color = Keys(rawValue: 1 << 3)
+        static let tags = Keys(rawValue: 1 << 4)
+        static let deleted = Keys(rawValue: 1 << 5)
+        static let position = Keys(rawValue: 1 << 6)
+        static let revertTo = Keys(rawValue: 1 << 7)
+
+        private static let named: [(Keys, String)] = [
+            (.kind, "kind"), (.anchor, "anchor"), (.note, "note"), (.color, "color"), (.tags, "tags"),
+            (.deleted, "deleted"), (.position, "position"), (.revertTo, "revertTo"),
+        ]
+
+        /// The names of the keys in the set (none for an empty set, without looking).
+        var names: [String] {
+            isEmpty ? [] : Self.named.filter { contains($0.0) }.map(\.1)
+        }
+    }
+
+    private var presentKeys: Keys {
+        var keys: Keys = []
+        if kind != nil { keys.insert(.kind) }
+        if anchor != nil { keys.insert(.anchor) }
+        if note != nil { keys.insert(.note) }
+        if color != nil { keys.insert(.color) }
+        if !tags.isEmpty { keys.insert(.tags) }
+        if deleted != nil { keys.insert(.deleted) }
+        if position != nil { keys.insert(.position) }
+        if revertTo != nil { keys.insert(.revertTo) }
         return keys
     }
 }

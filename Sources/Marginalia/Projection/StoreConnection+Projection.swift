@@ -180,7 +180,8 @@ struct RegisterRow {
             annotation.id, annotation.kind.rawValue, anchor.document, anchor.start.passage, anchor.start.offset,
             anchor.end.passage, anchor.end.offset, anchor.quote, anchor.prefix, anchor.suffix,
             annotation.createdEdition, anchor.edition, annotation.note, annotation.color,
-            try JSONWriter.encodeString(.array(annotation.tags.map { .string($0) })), annotation.deleted,
+            annotation.tags.isEmpty ? "[]" : try JSONWriter.encodeString(.array(annotation.tags.map { .string($0) })),
+            annotation.deleted,
             annotation.createdAt.packed, annotation.updatedAt.packed,
         ]
         values = arguments.values + [.blob(try FieldClocks.encode(current.clocks, devices: devices))]
