@@ -162,6 +162,7 @@ extension StoreConnection {
         }
         let rebuilt = try rows(of: self)
         let liveRows = try live.map(rows(of:))
+        var text = JSONWriter(capacity: 4096)
         for (id, record, line) in states {
             func mismatch(_ reason: String) -> ArchiveError {
                 ArchiveError(file: file, line: line, kind: .mismatch, reason: reason)
@@ -169,20 +170,21 @@ extension StoreConnection {
             guard let annotation = rebuilt[id] else {
                 throw mismatch("annotation \(id) has a state record but its changes do not create it")
             }
-            let rebuiltRecord = ArchiveFormat.record(annotation)
             let expected: JSONValue
             switch record {
             case .parsed(let object):
                 expected = .object(object)
-            case .staged(_, let text):
+            case .staged(_, let staged):
                 // The same text is the same record; another text may still be, in another key order.
-                if live == nil, try JSONWriter.encodeString(rebuiltRecord).utf8.elementsEqual(text.utf8) { continue }
-                guard case .object(let object) = try JSONParser.parse(text) else {
+                text.reset()
+                try text.annotationRecord(annotation)
+                if live == nil, JSONObject.sameBytes(text.bytes, staged) { continue }
+                guard case .object(let object) = try JSONParser.parse(staged) else {
                     throw mismatch("the state record of annotation \(id) is not an object")
                 }
                 expected = .object(object)
             }
-            guard rebuiltRecord == expected else {
+            guard ArchiveFormat.record(annotation) == expected else {
                 throw mismatch("the state record of annotation \(id) differs from the replay of its changes")
             }
             if let liveRows, liveRows[id].map(ArchiveFormat.record) != expected {

@@ -135,6 +135,13 @@ extension JSONObject: Equatable {
         return left.elementsEqual(right)
     }
 
+    /// Whether `bytes` are the UTF-8 bytes of `text`.
+    static func sameBytes(_ bytes: [UInt8], _ text: String) -> Bool {
+        let utf8 = text.utf8
+        guard bytes.count == utf8.count else { return false }
+        return utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) } ?? utf8.elementsEqual(bytes)
+    }
+
     /// A string hashed like `String` but equal only to byte-identical strings, for exact key sets.
     struct ExactKey: Hashable {
         let text: String
