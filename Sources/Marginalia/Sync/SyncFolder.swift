@@ -76,7 +76,7 @@ struct SyncFolder {
         let parsed: JSONValue
         do {
             parsed = try JSONParser.parse(bytes)
-        } catch let error as JSONParseError where error.offset >= bytes.count || bytes.last != 0x0A {
+        } catch let error where error.offset >= bytes.count || bytes.last != 0x0A {
             // It ends before its JSON or its final newline: a sync tool may be writing it under its final name.
             throw ManifestPending()
         } catch {
