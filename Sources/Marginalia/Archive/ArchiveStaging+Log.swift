@@ -19,7 +19,7 @@ extension StoreConnection {
               try db.int(sql: "SELECT count(*) FROM (SELECT 1 FROM quarantine LIMIT 1)") == 0 else { return false }
         let (count, distinct, latest) = try db.fetchOne(
             sql: """
-                SELECT count(*), count(DISTINCT change_id), max(clock) FROM temp.staged_records
+                SELECT count(*), count(DISTINCT change_id), max(clock) FROM \(staged.table)
                 WHERE kind = 'change'
                 """
         ) { row in (try row.int(0), try row.int(1), row.value(at: 2)) } ?? (0, 0, .null)
@@ -39,7 +39,7 @@ extension StoreConnection {
         let devices = try db.fetchAll(
             sql: """
                 SELECT device FROM (
-                    SELECT device, (row_number() OVER (ORDER BY line) - 1) / ? AS batch FROM temp.staged_records
+                    SELECT device, (row_number() OVER (ORDER BY line) - 1) / ? AS batch FROM \(staged.table)
                     WHERE kind = 'change'
                 )
                 GROUP BY device ORDER BY min(batch), device
@@ -49,12 +49,12 @@ extension StoreConnection {
             try db.execute(sql: "INSERT INTO devices (id) VALUES (?) ON CONFLICT (id) DO NOTHING", arguments: [device])
         }
         batchDevices = nil
-        let expected = Int(try db.int(sql: "SELECT count(*) FROM temp.staged_records WHERE kind = 'change'") ?? 0)
+        let expected = Int(try db.int(sql: "SELECT count(*) FROM \(staged.table) WHERE kind = 'change'") ?? 0)
         try db.execute(
             sql: """
                 INSERT INTO main.changes (change_id, hlc, device, entity, entity_id, op, fields, digest, receipt)
                 SELECT s.change_id, s.clock, d.number, s.entity, s.entity_id, s.op, s.body, s.digest, ?
-                FROM temp.staged_records AS s JOIN main.devices AS d ON d.id = s.device
+                FROM \(staged.table) AS s JOIN main.devices AS d ON d.id = s.device
                 WHERE s.kind = 'change' ORDER BY s.line
                 """,
             arguments: [receipt])
@@ -66,7 +66,7 @@ extension StoreConnection {
             clock.observe(latest)
         }
         let own = try db.int(
-            sql: "SELECT EXISTS (SELECT 1 FROM temp.staged_records WHERE kind = 'change' AND device = ?)",
+            sql: "SELECT EXISTS (SELECT 1 FROM \(staged.table) WHERE kind = 'change' AND device = ?)",
             arguments: [deviceID]) == 1
         return FilledLog(count: expected, sawOwnDevice: own)
     }

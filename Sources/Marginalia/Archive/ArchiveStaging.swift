@@ -1,34 +1,52 @@
-/// An archive read, inflated and checked completely, its records staged in a temporary table of the store's
-/// connection (`temp.staged_records`), ready to be merged under the write lock.
+/// An archive read, inflated and checked completely, its records staged in a table of the store's connection
+/// (`table`), ready to be merged under the write lock.
 struct StagedArchive {
     let path: String
     let summary: ArchiveSummary
     /// Whether the store was empty when the file was staged: its state records were staged too (the one case they
     /// are checked), and each staged change carries the digest it takes in an empty log (`fillLog(from:)`).
     let forEmptyStore: Bool
+    /// The staging table: `staging.staged_records`, in a temporary database of its own that `dropStaged` detaches
+    /// at once, or `temp.staged_records` when the connection was in a transaction already (ATTACH and DETACH
+    /// cannot run in one), emptied row by row.
+    let table: String
 }
 
 extension StoreConnection {
-    /// Reads the whole archive (inflating, parsing and checking every record and the trailer) into
-    /// `temp.staged_records`, without taking the write lock: temporary tables live in the connection's own
-    /// temporary database, not in the store. An invalid file throws before anything is staged for good.
+    /// Reads the whole archive (inflating, parsing and checking every record and the trailer) into a staging table,
+    /// without taking the write lock: the staging table lives in a temporary database of the connection's own
+    /// (https://www.sqlite.org/tempfiles.html#temp_databases), not in the store. An invalid file throws before
+    /// anything is staged for good.
+    ///
+    /// "When the name of the database file handed to sqlite3_open() or to ATTACH is an empty string, then a new
+    /// temporary file is created to hold the database" and "Temporary databases are automatically deleted when
+    /// the connection that created them closes" https://www.sqlite.org/inmemorydb.html; a detached one is closed,
+    /// and its file, unlinked when opened, goes with it: nothing is left to free page by page.
     func stageArchive(path: String, limits: ArchiveLimits) throws -> StagedArchive {
         // The log only grows: a store that is not empty now is not empty under the write lock either.
         let forEmptyStore = try changeCount() == 0
         // `clock` is the change's clock as the log stores it (`HLC.packed`); `digest` the one it takes as the
         // next row of an empty log whose earlier rows are the changes staged before it.
+        let table: String
+        if db.isInTransaction {
+            table = "temp.staged_records"
+        } else {
+            // A staging database an interrupted import left attached goes first.
+            try? db.execute(sql: "DETACH DATABASE staging")
+            try db.execute(sql: "ATTACH DATABASE '' AS staging")
+            table = "staging.staged_records"
+        }
         try db.executeScript(sql: """
-            CREATE TEMP TABLE IF NOT EXISTS staged_records (
+            CREATE TABLE IF NOT EXISTS \(table) (
                 line INTEGER PRIMARY KEY, kind TEXT NOT NULL, change_id TEXT, hlc TEXT, device TEXT, entity TEXT,
                 entity_id TEXT, op TEXT, body TEXT NOT NULL, clock INTEGER, digest TEXT
             );
-            DELETE FROM temp.staged_records;
+            DELETE FROM \(table);
             """)
         var staged = 0
         var digest = ChangeDigest.genesis
-        // One transaction for all the inserts. It writes only this connection's private temporary database
-        // (https://www.sqlite.org/tempfiles.html#temp_databases) and, being deferred, takes no write lock on the
-        // store: other processes go on writing while the file is read (a test holds the lock from the progress
+        // One transaction for all the inserts. It writes only this connection's private temporary database and,
+        // being deferred, takes no write lock on the store: other processes go on writing while the file is read (a test holds the lock from the progress
         // handler to prove it).
         let summary = try db.transaction(.deferred) {
             try ArchiveReader(path: path, limits: limits).readAhead { record, line in
@@ -51,13 +69,13 @@ extension StoreConnection {
                                  object["id"]?.stringValue, nil as String?,
                                  try JSONWriter.encodeString(.object(object)), nil as Int64?, nil as String?]
                 }
-                try db.execute(sql: "INSERT INTO temp.staged_records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                try db.execute(sql: "INSERT INTO \(table) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                arguments: arguments)
                 staged += 1
                 try reportProgress("reading archive", done: staged)
             }
         }
-        return StagedArchive(path: path, summary: summary, forEmptyStore: forEmptyStore)
+        return StagedArchive(path: path, summary: summary, forEmptyStore: forEmptyStore, table: table)
     }
 
     /// Hands the staged records to `handle` in file order, the header first, as reading the file would; without
@@ -71,7 +89,7 @@ extension StoreConnection {
             var rows: [(record: ArchiveRecord, line: Int)] = []
             try db.forEachRow(
                 sql: """
-                    SELECT change_id, hlc, device, entity, entity_id, op, body, line, kind FROM temp.staged_records
+                    SELECT change_id, hlc, device, entity, entity_id, op, body, line, kind FROM \(staged.table)
                     WHERE line > ? AND (? OR kind <> 'change') ORDER BY line LIMIT 1000
                     """,
                 arguments: [after, changes]
@@ -96,8 +114,12 @@ extension StoreConnection {
         }
     }
 
-    /// Empties the staging table (its pages go back to the temporary file's free list).
-    func dropStaged() throws {
-        try db.execute(sql: "DELETE FROM temp.staged_records")
+    /// Ends the staging: detaches its temporary database (its file goes with it), or empties `temp.staged_records`.
+    func dropStaged(_ staged: StagedArchive) throws {
+        if staged.table.hasPrefix("staging.") {
+            try db.execute(sql: "DETACH DATABASE staging")
+        } else {
+            try db.execute(sql: "DELETE FROM \(staged.table)")
+        }
     }
 }

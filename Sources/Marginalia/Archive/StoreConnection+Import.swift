@@ -71,7 +71,7 @@ extension StoreConnection {
                               limits: ArchiveLimits = ArchiveLimits()) throws -> ImportReport
     {
         let staged = try stageArchive(path: path, limits: limits)
-        defer { try? dropStaged() }
+        defer { try? dropStaged(staged) }
         var report = ImportReport()
         do {
             try batch {

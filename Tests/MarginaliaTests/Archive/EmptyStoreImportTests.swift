@@ -117,6 +117,28 @@ import Testing
         #expect(try imported.state() == merged.state())
     }
 
+    /// An import stages the file in a temporary database of its own and detaches it when done; inside a batch, where
+    /// ATTACH cannot run, it stages in the connection's temporary database instead, and ends the same.
+    @Test func theStagingDatabaseIsDetachedAfterAnImportAndNotNeededInsideABatch() throws {
+        let directory = try TemporaryDirectory()
+        let phone = try divergedPhone(directory)
+        let archive = try phone.export()
+        let schemas = { (replica: Replica) in
+            try replica.store.writer.db.fetchAll(sql: "SELECT name FROM pragma_database_list") { try $0.string(0) }
+        }
+        let imported = try Replica("imported", in: directory, clock: ManualClock(ArchiveFixtures.epoch + 60_000))
+        let report = try imported.importArchive(archive)
+        #expect(try !schemas(imported).contains("staging"))
+        let batched = try Replica("batched", in: directory, clock: ManualClock(ArchiveFixtures.epoch + 60_000))
+        let batchReport = try batched.store.batch {
+            #expect(try !schemas(batched).contains("staging"))
+            return try batched.importArchive(archive)
+        }
+        #expect(try !schemas(batched).contains("staging"))
+        #expect(counts(batchReport) == counts(report))
+        #expect(try batched.state() == imported.state())
+    }
+
     /// Changes dated too far ahead are held in quarantine, which the log filled in one statement cannot do: the
     /// import then merges change by change, and ends as merging the plausible ones does.
     @Test func anArchiveWithChangesFromTheFutureIsMergedChangeByChange() throws {
