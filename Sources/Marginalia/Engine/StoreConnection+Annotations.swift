@@ -15,8 +15,8 @@ extension StoreConnection {
         let anchor = try resolveAnchor(request, kind: kind)
         var fields = ChangeFields(kind: kind, anchor: anchor)
         if let note, !note.isEmpty { fields.note = note }
-        if let color, !color.isEmpty { fields.color = color.precomposedStringWithCanonicalMapping }
-        for tag in tags { fields.tags[tag.precomposedStringWithCanonicalMapping] = true }
+        if let color, !color.isEmpty { fields.color = color.canonicallyComposed }
+        for tag in tags { fields.tags[tag.canonicallyComposed] = true }
         let id = Identifiers.make()
         return try write(.create, annotation: id, fields, freshID: true)
     }
@@ -33,9 +33,9 @@ extension StoreConnection {
             throw StoreError.invalidChange(reason: "annotation \(current.id) is deleted; undelete it first")
         }
         var fields = ChangeFields()
-        let color = color?.precomposedStringWithCanonicalMapping
-        let addTags = addTags.map(\.precomposedStringWithCanonicalMapping)
-        let removeTags = removeTags.map(\.precomposedStringWithCanonicalMapping)
+        let color = color?.canonicallyComposed
+        let addTags = addTags.map(\.canonicallyComposed)
+        let removeTags = removeTags.map(\.canonicallyComposed)
         if let note, note != (current.note ?? "") { fields.note = note }
         if let color, color != (current.color ?? "") { fields.color = color }
         for tag in addTags where !current.tags.contains(tag) { fields.tags[tag] = true }
