@@ -30,6 +30,24 @@ extension StoreConnection {
         return true
     }
 
+    /// Marks the staged changes the log holds already, the same text byte for byte, as `known`, and returns how
+    /// many: merging one would only count it as a duplicate. A change also held in quarantine is left to the merge,
+    /// which takes it out; one that differs from the log's is left to the merge too, which refuses it.
+    /// Call it inside the write transaction.
+    func markKnownChanges(_ staged: StagedArchive) throws -> Int {
+        // The subquery's columns are the log's: its own table comes first in name resolution. Comparing TEXT
+        // with = uses the BINARY collation unless a column says otherwise: "BINARY - Compares string data using
+        // memcmp()" https://www.sqlite.org/datatype3.html#collation
+        try db.execute(sql: """
+            UPDATE \(staged.table) SET kind = 'known'
+            WHERE kind = 'change'
+                AND (SELECT \(Change.columns) FROM main.changes WHERE change_id = staged_records.change_id)
+                    = (change_id, hlc, device, entity, entity_id, op, body)
+                AND change_id NOT IN (SELECT change_id FROM main.quarantine)
+            """)
+        return db.changedRowCount
+    }
+
     /// Appends every staged change to the empty log in file order, in one statement, each with the digest staged
     /// for it and pointing to `receipt`; call it inside the write transaction, after `canFillLog` said yes.
     ///

@@ -78,8 +78,9 @@ extension StoreConnection {
         return StagedArchive(path: path, summary: summary, forEmptyStore: forEmptyStore, table: table)
     }
 
-    /// Hands the staged records to `handle` in file order, the header first, as reading the file would; without
-    /// `changes`, only the header and the state records (the changes are in the log already, `fillLog(from:)`).
+    /// Hands the staged records to `handle` in file order, the header first, as reading the file would, but for
+    /// the changes `markKnownChanges` marked; without `changes`, only the header and the state records (the
+    /// changes are in the log already, `fillLog(from:)`).
     func replayStaged(_ staged: StagedArchive, changes: Bool = true, _ handle: (ArchiveRecord, Int) throws -> Void)
         throws -> ArchiveSummary
     {
@@ -90,7 +91,7 @@ extension StoreConnection {
             try db.forEachRow(
                 sql: """
                     SELECT change_id, hlc, device, entity, entity_id, op, body, line, kind FROM \(staged.table)
-                    WHERE line > ? AND (? OR kind <> 'change') ORDER BY line LIMIT 1000
+                    WHERE line > ? AND kind <> 'known' AND (? OR kind <> 'change') ORDER BY line LIMIT 1000
                     """,
                 arguments: [after, changes]
             ) { row in

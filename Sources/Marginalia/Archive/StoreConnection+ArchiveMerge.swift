@@ -30,14 +30,16 @@ extension StoreConnection {
     /// `mergeArchive`. Changes quarantined by `future` leave the state unchecked: it cannot be the archive's.
     ///
     /// With `filled`, the file's changes are in the empty log already (`fillLog(from:receipt:)`) and `records`
-    /// hands only the header and the state records: the log is projected before the first state record.
+    /// hands only the header and the state records: the log is projected before the first state record. `known`
+    /// changes of the file, in the log already (`markKnownChanges`), are counted as duplicates and not handed.
     func mergeRecords(file path: String, receipt: ReceiptSlot, checkState: Bool, comparingWith live: StoreConnection?,
-                      future: FutureChanges, filled: FilledLog? = nil,
+                      future: FutureChanges, filled: FilledLog? = nil, known: Int = 0,
                       records: ((ArchiveRecord, Int) throws -> Void) throws -> ArchiveSummary) throws -> MergeResult
     {
         var report = ImportReport()
-        report.changesRead = filled?.count ?? 0
+        report.changesRead = (filled?.count ?? 0) + known
         report.newChanges = filled?.count ?? 0
+        report.duplicates = known
         var sawOwnDevice = filled?.sawOwnDevice ?? false
         var checkRecords = checkState
         var annotationsChecked = 0

@@ -83,10 +83,13 @@ extension StoreConnection {
                 let receipt = ReceiptSlot(ReceiptSource(kind: .import, file: path))
                 // Into an empty store, the staged changes go into the log in one statement when that is exactly
                 // what merging them would do; the merge then sees only the state records it checks.
+                // Into a store that has them, the changes it holds already are counted, not merged again.
                 let filled = try canFillLog(from: staged, latestAllowed: acceptFuture ? nil : latest)
                     ? try fillLog(from: staged, receipt: try receipt.open(in: self)) : nil
+                let known = filled == nil && !wasEmpty ? try markKnownChanges(staged) : 0
                 let result = try mergeRecords(file: path, receipt: receipt, checkState: wasEmpty && staged.forEmptyStore,
-                                              comparingWith: nil, future: future, filled: filled) { handle in
+                                              comparingWith: nil, future: future, filled: filled,
+                                              known: known) { handle in
                     try replayStaged(staged, changes: filled == nil, handle)
                 }
                 try finishReceipt(receipt, result.report, summary: staged.summary)

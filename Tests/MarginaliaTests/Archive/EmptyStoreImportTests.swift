@@ -139,6 +139,32 @@ import Testing
         #expect(try batched.state() == imported.state())
     }
 
+    /// Into a store that has some of the file's changes, those are counted as duplicates before the merge
+    /// (`markKnownChanges`) and the rest merged: the same report and tables as merging every change.
+    @Test func theChangesAStoreHasAlreadyAreCountedBeforeTheMerge() throws {
+        let directory = try TemporaryDirectory()
+        let phone = try divergedPhone(directory)
+        let archive = try phone.export()
+        let all = try phone.store.changes(after: nil)
+        let half = Array(all.prefix(all.count / 2))
+        let importing = try Replica("importing", in: directory, clock: ManualClock(ArchiveFixtures.epoch + 60_000))
+        let merging = try Replica("merging", in: directory, clock: ManualClock(ArchiveFixtures.epoch + 60_000))
+        try importing.store.merge(half)
+        try merging.store.merge(half)
+
+        StatementLog.shared.watch(importing.path)
+        let report = try importing.importArchive(archive)
+        let statements = StatementLog.shared.stopWatching(importing.path)
+        let mergeReport = try merging.store.merge(all)
+
+        #expect(statements.contains { $0.contains("SET kind = 'known'") })
+        #expect(report.duplicates == half.count && report.newChanges == all.count - half.count)
+        #expect(counts(report) == counts(mergeReport))
+        #expect(try importing.state() == merging.state())
+        let again = try importing.importArchive(archive)
+        #expect(again.duplicates == all.count && again.changesRead == all.count && again.newChanges == 0)
+    }
+
     /// Changes dated too far ahead are held in quarantine, which the log filled in one statement cannot do: the
     /// import then merges change by change, and ends as merging the plausible ones does.
     @Test func anArchiveWithChangesFromTheFutureIsMergedChangeByChange() throws {
