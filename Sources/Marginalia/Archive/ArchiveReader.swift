@@ -5,9 +5,9 @@ package enum ArchiveRecord: Equatable, Sendable {
     /// A state record (an annotation or a reading position), as it stands in the file.
     case annotation(JSONObject)
     case position(JSONObject)
-    /// An annotation's state record as an import staged it (`replayStaged`), never as read from a file: its id
-    /// and the text `JSONWriter` gave its object, compared with the rebuilt record's text before anything is parsed.
-    case stagedAnnotation(id: String, text: String)
+    /// An annotation's state record, checked, as its id and the text of its line (with `annotationsAsText`): an
+    /// import stages it so, and compares it with the rebuilt record's text before parsing it again.
+    case annotationText(id: String, text: String)
 }
 
 /// What reading a whole archive found.
@@ -32,6 +32,8 @@ public struct ArchiveSummary: Equatable, Sendable {
 package struct ArchiveReader: Sendable {
     package let path: String
     package var limits: ArchiveLimits
+    /// Hand each annotation's state record as `.annotationText`, the text of its line, instead of `.annotation`.
+    package var annotationsAsText = false
 
     package init(path: String, limits: ArchiveLimits = ArchiveLimits()) {
         self.path = path
@@ -77,7 +79,13 @@ package struct ArchiveReader: Sendable {
                                        reason: "invalid JSON at byte \(error.offset + 1): \(error.reason)")
                 }
                 if let record = try state.accept(json, line: line.number, file: path) {
-                    try handle(record, line.number)
+                    if annotationsAsText, case .annotation(let object) = record, case .string(let id)? = object["id"] {
+                        // The parser took the line as JSON, so it is UTF-8 through and through.
+                        try handle(.annotationText(id: id, text: String(decoding: line.bytes, as: UTF8.self)),
+                                   line.number)
+                    } else {
+                        try handle(record, line.number)
+                    }
                 }
             }
         } catch let error as GzipError {

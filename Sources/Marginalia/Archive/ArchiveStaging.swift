@@ -48,12 +48,19 @@ extension StoreConnection {
         // One transaction for all the inserts. It writes only this connection's private temporary database and,
         // being deferred, takes no write lock on the store: other processes go on writing while the file is read (a test holds the lock from the progress
         // handler to prove it).
+        var reader = ArchiveReader(path: path, limits: limits)
+        // The state records of an empty store's import come as their lines' text: staged as they are.
+        reader.annotationsAsText = forEmptyStore
         let summary = try db.transaction(.deferred) {
-            try ArchiveReader(path: path, limits: limits).readAhead { record, line in
+            try reader.readAhead { record, line in
                 let arguments: StatementArguments
                 switch record {
-                case .header, .stagedAnnotation:
+                case .header:
                     return
+                case .annotationText(let id, let text):
+                    // The id goes in entity_id: the record comes back unparsed (`.annotationText`).
+                    arguments = [line, "annotation", nil as String?, nil as String?, nil as String?, nil as String?,
+                                 id, nil as String?, text, nil as Int64?, nil as String?]
                 case .change(let change):
                     let fieldsText = try change.fields.jsonText()
                     if forEmptyStore { digest = try ChangeDigest.next(after: digest, change: change, fieldsText: fieldsText) }
@@ -64,7 +71,6 @@ extension StoreConnection {
                     guard forEmptyStore else { return }
                     let kind: String
                     if case .annotation = record { kind = "annotation" } else { kind = "position" }
-                    // An annotation's id goes in entity_id: its record comes back unparsed (`.stagedAnnotation`).
                     arguments = [line, kind, nil as String?, nil as String?, nil as String?, nil as String?,
                                  object["id"]?.stringValue, nil as String?,
                                  try JSONWriter.encodeString(.object(object)), nil as Int64?, nil as String?]
@@ -101,7 +107,7 @@ extension StoreConnection {
                     return
                 }
                 if kind == "annotation", case .text(let id) = row.value(at: 4) {
-                    rows.append((.stagedAnnotation(id: id, text: try row.string(6)), try row.int(7)))
+                    rows.append((.annotationText(id: id, text: try row.string(6)), try row.int(7)))
                     return
                 }
                 guard case .object(let object) = try JSONParser.parse(try row.string(6)) else {

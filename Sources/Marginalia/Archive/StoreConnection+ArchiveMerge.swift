@@ -97,7 +97,7 @@ extension StoreConnection {
                 checkRecords = checkRecords && !header.partial
             case .change:
                 break
-            case .annotation, .stagedAnnotation:
+            case .annotation, .annotationText:
                 break
             case .position(let object):
                 guard checkRecords, case .string(let document)? = object["document"] else { return }
@@ -205,7 +205,7 @@ private enum StateRecord {
     init?(_ record: ArchiveRecord) {
         switch record {
         case .annotation(let object): self = .parsed(object)
-        case .stagedAnnotation(let id, let text): self = .staged(id: id, text: text)
+        case .annotationText(let id, let text): self = .staged(id: id, text: text)
         default: return nil
         }
     }

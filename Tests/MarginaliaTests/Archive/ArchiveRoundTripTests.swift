@@ -141,7 +141,7 @@ import Testing
             case .change(let change): changes.append(change)
             case .annotation(let object): stateIDs.append(object["id"]?.stringValue ?? "?")
             case .position(let object): stateIDs.append(object["document"]?.stringValue ?? "?")
-            case .header, .stagedAnnotation: break
+            case .header, .annotationText: break
             }
         }
         #expect(summary.header.partial)
