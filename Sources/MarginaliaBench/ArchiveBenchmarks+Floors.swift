@@ -18,23 +18,9 @@ extension ArchiveBenchmarks {
         let output = workspace.run("cli-export.jsonl.gz")
         workspace.remove(output)
         let arguments = [cli, "--store", store, "export", output, "--force"]
-        var processes: [Double] = []
-        var pipelines: [Double] = []
-        for index in 0...options.maxRepeats {
-            func process() throws -> Double { try Subprocess.run(arguments).seconds }
-            func piped() throws -> Double { try Subprocess.shell(pipeline).seconds }
-            let (ours, theirs): (Double, Double)
-            if index % 2 == 0 {
-                ours = try process()
-                theirs = try piped()
-            } else {
-                theirs = try piped()
-                ours = try process()
-            }
-            guard index > 0 else { continue }
-            processes.append(ours)
-            pipelines.append(theirs)
-        }
+        let (processes, pipelines) = try Timing.interleaved(
+            pairs: options.maxRepeats, { try Subprocess.run(arguments).seconds },
+            { try Subprocess.shell(pipeline).seconds })
         let seconds = Timing.percentile(processes, 50)
         let pipelineSeconds = Timing.percentile(pipelines, 50)
         report.extra("cliExport.runs.seconds", processes)

@@ -36,40 +36,24 @@ struct SyncBenchmarks {
         report.extra("sync.firstRound.changes", first.written?.changes ?? 0)
 
         // Interleaved: opening and closing the store, against opening it, a round with nothing new, closing.
-        var opens: [Double] = []
-        var rounds: [Double] = []
-        let repeats = options.quick ? 11 : 41
-        for index in 0..<(repeats + 1) {
-            func open() throws -> Double {
-                try Timing.time {
-                    let store = try AnnotationStore.open(path: copy, access: .readWrite)
-                    try store.close()
-                }.1
-            }
-            func round() throws -> Double {
-                let (result, seconds) = try Timing.time {
-                    let store = try AnnotationStore.open(path: copy, access: .readWrite)
-                    defer { try? store.close() }
-                    return try store.sync(folder: folder)
-                }
-                guard result.written == nil, result.changesApplied == 0 else {
-                    throw BenchError("a sync round with nothing new wrote or applied changes")
-                }
-                return seconds
-            }
-            // Alternating which goes first, so that both see the same cache; the first pair warms up, unmeasured.
-            let (opened, synced): (Double, Double)
-            if index % 2 == 0 {
-                opened = try open()
-                synced = try round()
-            } else {
-                synced = try round()
-                opened = try open()
-            }
-            guard index > 0 else { continue }
-            opens.append(opened)
-            rounds.append(synced)
+        func open() throws -> Double {
+            try Timing.time {
+                let store = try AnnotationStore.open(path: copy, access: .readWrite)
+                try store.close()
+            }.1
         }
+        func round() throws -> Double {
+            let (result, seconds) = try Timing.time {
+                let store = try AnnotationStore.open(path: copy, access: .readWrite)
+                defer { try? store.close() }
+                return try store.sync(folder: folder)
+            }
+            guard result.written == nil, result.changesApplied == 0 else {
+                throw BenchError("a sync round with nothing new wrote or applied changes")
+            }
+            return seconds
+        }
+        let (opens, rounds) = try Timing.interleaved(pairs: options.quick ? 11 : 41, open, round)
         let openMedian = Timing.percentile(opens, 50)
         let roundMedian = Timing.percentile(rounds, 50)
         report.add(Measurement(

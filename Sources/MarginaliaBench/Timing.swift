@@ -33,6 +33,29 @@ enum Timing {
     }
 
     /// The `p`-th percentile (0…100) by linear interpolation between the closest ranks.
+    /// `first` and `second` timed in turns, `pairs` times each, the one that goes first alternating so that both
+    /// see the same cache; one pair before them warms up, unmeasured. Each closure returns its own seconds.
+    static func interleaved(pairs: Int, _ first: () throws -> Double, _ second: () throws -> Double) rethrows
+        -> (first: [Double], second: [Double])
+    {
+        var firsts: [Double] = []
+        var seconds: [Double] = []
+        for index in 0...pairs {
+            let (a, b): (Double, Double)
+            if index % 2 == 0 {
+                a = try first()
+                b = try second()
+            } else {
+                b = try second()
+                a = try first()
+            }
+            guard index > 0 else { continue }
+            firsts.append(a)
+            seconds.append(b)
+        }
+        return (firsts, seconds)
+    }
+
     static func percentile(_ values: [Double], _ p: Double) -> Double {
         guard !values.isEmpty else { return .nan }
         let sorted = values.sorted()

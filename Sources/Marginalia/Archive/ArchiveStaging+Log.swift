@@ -67,7 +67,7 @@ extension StoreConnection {
             try db.execute(sql: "INSERT INTO devices (id) VALUES (?) ON CONFLICT (id) DO NOTHING", arguments: [device])
         }
         batchDevices = nil
-        let expected = Int(try db.int(sql: "SELECT count(*) FROM \(staged.table) WHERE kind = 'change'") ?? 0)
+        let expected = staged.summary.counts.changes
         try db.execute(
             sql: """
                 INSERT INTO main.changes (change_id, hlc, device, entity, entity_id, op, fields, digest, receipt)

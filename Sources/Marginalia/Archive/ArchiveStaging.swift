@@ -25,8 +25,6 @@ extension StoreConnection {
     func stageArchive(path: String, limits: ArchiveLimits) throws -> StagedArchive {
         // The log only grows: a store that is not empty now is not empty under the write lock either.
         let forEmptyStore = try changeCount() == 0
-        // `clock` is the change's clock as the log stores it (`HLC.packed`); `digest` the one it takes as the
-        // next row of an empty log whose earlier rows are the changes staged before it.
         let table: String
         if db.isInTransaction {
             table = "temp.staged_records"
@@ -36,6 +34,9 @@ extension StoreConnection {
             try db.execute(sql: "ATTACH DATABASE '' AS staging")
             table = "staging.staged_records"
         }
+        // `clock` is the change's clock as the log stores it (`HLC.packed`); `digest` the one it takes as the
+        // next row of an empty log whose earlier rows are the changes staged before it. An annotation's state
+        // record keeps its id in `entity_id`.
         try db.executeScript(sql: """
             CREATE TABLE IF NOT EXISTS \(table) (
                 line INTEGER PRIMARY KEY, kind TEXT NOT NULL, change_id TEXT, hlc TEXT, device TEXT, entity TEXT,
@@ -46,34 +47,34 @@ extension StoreConnection {
         var staged = 0
         var digest = ChangeDigest.genesis
         // One transaction for all the inserts. It writes only this connection's private temporary database and,
-        // being deferred, takes no write lock on the store: other processes go on writing while the file is read (a test holds the lock from the progress
-        // handler to prove it).
+        // being deferred, takes no write lock on the store: other processes go on writing while the file is read
+        // (a test holds the lock from the progress handler to prove it).
+        // Only an empty store's import checks the state records: its annotations' come as their lines' text,
+        // staged as they are; any other import stages none.
         var reader = ArchiveReader(path: path, limits: limits)
-        // The state records of an empty store's import come as their lines' text: staged as they are.
         reader.annotationsAsText = forEmptyStore
         let summary = try db.transaction(.deferred) {
             try reader.readAhead { record, line in
                 let arguments: StatementArguments
                 switch record {
-                case .header:
+                case .header, .annotation:
                     return
                 case .annotationText(let id, let text):
-                    // The id goes in entity_id: the record comes back unparsed (`.annotationText`).
                     arguments = [line, "annotation", nil as String?, nil as String?, nil as String?, nil as String?,
                                  id, nil as String?, text, nil as Int64?, nil as String?]
                 case .change(let change):
                     let fieldsText = try change.fields.jsonText()
-                    if forEmptyStore { digest = try ChangeDigest.next(after: digest, change: change, fieldsText: fieldsText) }
+                    if forEmptyStore {
+                        digest = try ChangeDigest.next(after: digest, change: change, fieldsText: fieldsText)
+                    }
                     arguments = [line, "change", change.changeID, change.hlc.description, change.device,
                                  change.entity.rawValue, change.entityID, change.operation.rawValue, fieldsText,
                                  change.hlc.packed, forEmptyStore ? digest : nil]
-                case .annotation(let object), .position(let object):
+                case .position(let object):
                     guard forEmptyStore else { return }
-                    let kind: String
-                    if case .annotation = record { kind = "annotation" } else { kind = "position" }
-                    arguments = [line, kind, nil as String?, nil as String?, nil as String?, nil as String?,
-                                 object["id"]?.stringValue, nil as String?,
-                                 try JSONWriter.encodeString(.object(object)), nil as Int64?, nil as String?]
+                    arguments = [line, "position", nil as String?, nil as String?, nil as String?, nil as String?,
+                                 nil as String?, nil as String?, try JSONWriter.encodeString(.object(object)),
+                                 nil as Int64?, nil as String?]
                 }
                 try db.execute(sql: "INSERT INTO \(table) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                arguments: arguments)
@@ -106,14 +107,14 @@ extension StoreConnection {
                     rows.append((.change(try Change(row: row)), try row.int(7)))
                     return
                 }
-                if kind == "annotation", case .text(let id) = row.value(at: 4) {
-                    rows.append((.annotationText(id: id, text: try row.string(6)), try row.int(7)))
+                if kind == "annotation" {
+                    rows.append((.annotationText(id: try row.string(4), text: try row.string(6)), try row.int(7)))
                     return
                 }
                 guard case .object(let object) = try JSONParser.parse(try row.string(6)) else {
                     throw StoreError.invalidChange(reason: "a staged \(kind) record is not an object")
                 }
-                rows.append((kind == "annotation" ? .annotation(object) : .position(object), try row.int(7)))
+                rows.append((.position(object), try row.int(7)))
             }
             guard let last = rows.last else { return staged.summary }
             for (record, line) in rows { try handle(record, line) }

@@ -87,9 +87,9 @@ extension StoreConnection {
                 let filled = try canFillLog(from: staged, latestAllowed: acceptFuture ? nil : latest)
                     ? try fillLog(from: staged, receipt: try receipt.open(in: self)) : nil
                 let known = filled == nil && !wasEmpty ? try markKnownChanges(staged) : 0
-                let result = try mergeRecords(file: path, receipt: receipt, checkState: wasEmpty && staged.forEmptyStore,
-                                              comparingWith: nil, future: future, filled: filled,
-                                              known: known) { handle in
+                let result = try mergeRecords(file: path, receipt: receipt,
+                                              checkState: wasEmpty && staged.forEmptyStore, comparingWith: nil,
+                                              future: future, filled: filled, known: known) { handle in
                     try replayStaged(staged, changes: filled == nil, handle)
                 }
                 try finishReceipt(receipt, result.report, summary: staged.summary)

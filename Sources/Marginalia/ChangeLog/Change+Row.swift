@@ -45,7 +45,8 @@ extension Change {
     /// - Throws: `StoreError.corruptRow` when the stored clock, entity, operation or fields cannot be read.
     init(stored columns: [String]) throws {
         guard columns.count == Self.columnCount else {
-            throw StoreError.corruptRow(reason: "a change was read with \(columns.count) columns, not \(Self.columnCount)")
+            throw StoreError.corruptRow(
+                reason: "a change was read with \(columns.count) columns, not \(Self.columnCount)")
         }
         let hlcText = columns[Column.hlc.rawValue]
         let entityText = columns[Column.entity.rawValue]

@@ -42,7 +42,7 @@ enum ChangeDigest {
                        change.entityID.utf8, change.operation.rawValue.utf8, fieldsText.utf8]
         input.reserveCapacity(input.count + columns.reduce(0) { $0 + 4 + $1.count })
         for column in columns { append(column, to: &input) }
-        return SHA256Digest.hex(ofDigest: try SHA256Digest.digest(of: input))
+        return try SHA256Digest.hex(of: input)
     }
 
     /// The 32 bytes of the digest a change follows.

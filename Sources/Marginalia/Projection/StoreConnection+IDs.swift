@@ -139,31 +139,19 @@ extension StoreConnection {
     /// (https://www.sqlite.org/optoverview.html#order_by_optimizations), so each is one search of the index
     /// (`QueryPlanTests`).
     private func neighbours(of id: String, kind: IDKind) throws -> [String] {
-        let decode: (Row) throws -> String = { try $0.string(0) }
-        switch kind {
-        case .annotation:
-            return try [
-                db.fetchOne(sql: "SELECT id FROM annotations WHERE id < ? ORDER BY id DESC LIMIT 1",
-                            arguments: [id], decode),
-                db.fetchOne(sql: "SELECT id FROM annotations WHERE id > ? ORDER BY id LIMIT 1",
-                            arguments: [id], decode),
-            ].compactMap { $0 }
-        case .change:
-            return try [
-                db.fetchOne(sql: "SELECT change_id FROM changes WHERE change_id < ? ORDER BY change_id DESC LIMIT 1",
-                            arguments: [id], decode),
-                db.fetchOne(sql: "SELECT change_id FROM changes WHERE change_id > ? ORDER BY change_id LIMIT 1",
-                            arguments: [id], decode),
-            ].compactMap { $0 }
-        case .device:
-            return try [
-                db.fetchOne(sql: "SELECT id FROM devices WHERE id < ? ORDER BY id DESC LIMIT 1",
-                            arguments: [id], decode),
-                db.fetchOne(sql: "SELECT id FROM devices WHERE id > ? ORDER BY id LIMIT 1",
-                            arguments: [id], decode),
-                deviceID,
-            ].compactMap { $0 }
+        let (table, column) = switch kind {
+        case .annotation: ("annotations", "id")
+        case .change: ("changes", "change_id")
+        case .device: ("devices", "id")
         }
+        let decode: (Row) throws -> String = { try $0.string(0) }
+        let found = try [
+            db.fetchOne(sql: "SELECT \(column) FROM \(table) WHERE \(column) < ? ORDER BY \(column) DESC LIMIT 1",
+                        arguments: [id], decode),
+            db.fetchOne(sql: "SELECT \(column) FROM \(table) WHERE \(column) > ? ORDER BY \(column) LIMIT 1",
+                        arguments: [id], decode),
+        ].compactMap { $0 }
+        return kind == .device ? found + [deviceID] : found
     }
 
     /// How many leading bytes `a` and `b` have in common, ignoring ASCII case as LIKE does.

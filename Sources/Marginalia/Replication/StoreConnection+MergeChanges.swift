@@ -42,9 +42,11 @@ extension StoreConnection {
         var held = try storedByID(
             sql: "SELECT \(Change.quarantineColumns) FROM quarantine WHERE change_id IN (SELECT value FROM json_each(?))")
         var cache = ProjectionCache()
-        if project { try cache.prepare(batch.compactMap { item in
-            item.change.entity == .annotation && known[item.change.changeID] == nil ? item.change.entityID : nil
-        }, in: self) }
+        if project {
+            try cache.prepare(batch.compactMap { item in
+                item.change.entity == .annotation && known[item.change.changeID] == nil ? item.change.entityID : nil
+            }, in: self)
+        }
         // First every change is checked, and the new ones go into the log in one statement; then they are applied.
         var fresh: [(change: Change, fieldsText: String)] = []
         for (change, line) in batch {
