@@ -68,17 +68,20 @@ extension StoreConnection {
         }
         batchDevices = nil
         let expected = staged.summary.counts.changes
-        try db.execute(
-            sql: """
-                INSERT INTO main.changes (change_id, hlc, device, entity, entity_id, op, fields, digest, receipt)
-                SELECT s.change_id, s.clock, d.number, s.entity, s.entity_id, s.op, s.body, s.digest, ?
-                FROM \(staged.table) AS s JOIN main.devices AS d ON d.id = s.device
-                WHERE s.kind = 'change' ORDER BY s.line
-                """,
-            arguments: [receipt])
-        guard db.changedRowCount == expected else {
-            throw StoreError.corruptRow(
-                reason: "\(db.changedRowCount) of the \(expected) staged changes went into the log")
+        // The entity and clock indexes take annotation ids and clocks in no particular order: they are built after.
+        let filled = try buildingIndexesAfter(on: "changes") { () throws -> Int in
+            try db.execute(
+                sql: """
+                    INSERT INTO main.changes (change_id, hlc, device, entity, entity_id, op, fields, digest, receipt)
+                    SELECT s.change_id, s.clock, d.number, s.entity, s.entity_id, s.op, s.body, s.digest, ?
+                    FROM \(staged.table) AS s JOIN main.devices AS d ON d.id = s.device
+                    WHERE s.kind = 'change' ORDER BY s.line
+                    """,
+                arguments: [receipt])
+            return db.changedRowCount
+        }
+        guard filled == expected else {
+            throw StoreError.corruptRow(reason: "\(filled) of the \(expected) staged changes went into the log")
         }
         if let latest = try db.int(sql: "SELECT max(hlc) FROM changes").flatMap({ HLC(packed: $0) }) {
             clock.observe(latest)

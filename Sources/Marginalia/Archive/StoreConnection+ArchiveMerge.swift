@@ -63,7 +63,8 @@ extension StoreConnection {
         func endChanges() throws {
             try mergeBatch()
             if projectAtEnd {
-                try projectWholeLog(into: &report)
+                // Every annotation row is new: the document and passage indexes are built once they are all in.
+                try buildingIndexesAfter(on: "annotations") { try projectWholeLog(into: &report) }
                 projectAtEnd = false
             }
         }

@@ -188,6 +188,50 @@ import Testing
         #expect(try devices(imported) == devices(merged))
     }
 
+    /// The store's indexes as (name, table, SQL).
+    func indexes(_ replica: Replica) throws -> [[String]] {
+        try SQLiteDatabase(path: replica.path, mode: .readOnly).fetchAll(
+            sql: "SELECT name, tbl_name, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY name"
+        ) { [try $0.string(0), try $0.string(1), try $0.string(2)] }
+    }
+
+    /// The log's and the annotations' indexes are dropped for the load and created again after it: the store ends
+    /// with the indexes of a new store, each agreeing with its table; an import refused after the load leaves
+    /// them as they were.
+    @Test func theIndexesBuiltAfterTheLoadAreTheSchemasOwn() throws {
+        let directory = try TemporaryDirectory()
+        let phone = try divergedPhone(directory)
+        let archive = try phone.export()
+        let fresh = try Replica("fresh", in: directory, clock: ManualClock(ArchiveFixtures.epoch + 60_000))
+        let schemaIndexes = try indexes(fresh)
+        #expect(Set(schemaIndexes.map { $0[1] }).isSuperset(of: ["changes", "annotations"]))
+
+        let imported = try Replica("imported", in: directory, clock: ManualClock(ArchiveFixtures.epoch + 60_000))
+        let (_, filled) = try importFillingTheLog(imported, archive)
+        #expect(filled)
+        #expect(try indexes(imported) == schemaIndexes)
+        let db = try SQLiteDatabase(path: imported.path, mode: .readOnly)
+        #expect(try db.text(sql: "PRAGMA integrity_check") == "ok")
+        let id = try #require(try db.text(sql: "SELECT entity_id FROM changes WHERE seq = 7"))
+        #expect(try db.int(sql: "SELECT count(*) FROM changes INDEXED BY changes_by_entity WHERE entity_id = ?",
+                           arguments: [id]) == db.int(sql: "SELECT count(*) FROM changes WHERE +entity_id = ?",
+                                                      arguments: [id]))
+
+        // The last annotation's state record says another note: refused once the log is loaded and projected.
+        var lines = try ArchiveFixtures.lines(ofArchive: archive)
+        let last = try #require(lines.lastIndex { $0.hasPrefix(#"{"type":"annotation""#) && $0.contains(#""note":""#) })
+        let original = lines[last]
+        lines[last] = original.replacingOccurrences(of: #""note":""#, with: #""note":"altered "#)
+        #expect(lines[last] != original)
+        let forged = directory.path("forged.jsonl.gz")
+        try ArchiveFixtures.writeArchive(lines, to: forged)
+        let refused = try Replica("refused", in: directory, clock: ManualClock(ArchiveFixtures.epoch + 60_000))
+        let error = try #require(thrownError(ArchiveError.self) { try refused.importArchive(forged) })
+        #expect(error.kind == .mismatch && error.line == last + 1)
+        #expect(try indexes(refused) == schemaIndexes)
+        #expect(try refused.store.changeCount() == 0)
+    }
+
     @Test func changesWaitingForTheirCreateAreCountedAsMergingThemWould() throws {
         let directory = try TemporaryDirectory()
         let phone = try divergedPhone(directory)
