@@ -5,8 +5,10 @@ package enum ArchiveRecord: Equatable, Sendable {
     /// A state record (an annotation or a reading position), as it stands in the file.
     case annotation(JSONObject)
     case position(JSONObject)
-    /// An annotation's state record, checked, as its id and the text of its line (with `annotationsAsText`): an
-    /// import stages it so, and compares it with the rebuilt record's text before parsing it again.
+    /// An annotation's state record as its id and the text of its line (with `annotationsAsText`), not parsed:
+    /// only its type, its id and its UTF-8 are checked. An import stages it so and compares it with the text of
+    /// the record it rebuilds; a line that differs is parsed and checked then (`checkedAnnotation`), as reading
+    /// the file would have done.
     case annotationText(id: String, text: String)
 }
 
@@ -32,7 +34,10 @@ public struct ArchiveSummary: Equatable, Sendable {
 package struct ArchiveReader: Sendable {
     package let path: String
     package var limits: ArchiveLimits
-    /// Hand each annotation's state record as `.annotationText`, the text of its line, instead of `.annotation`.
+    /// Hand each annotation's state record of a full archive as `.annotationText`, the text of its line, instead
+    /// of `.annotation`; the caller must then check each one (`checkedAnnotation`) unless its text is that of a
+    /// record known to be good. A partial archive's are parsed as ever: no state rebuilt from it is compared with
+    /// them.
     package var annotationsAsText = false
 
     package init(path: String, limits: ArchiveLimits = ArchiveLimits()) {
@@ -55,7 +60,7 @@ package struct ArchiveReader: Sendable {
         let hashed = try HashingSource(file)
         let gzip = try GzipReader(source: hashed, maxDecompressedBytes: limits.maxDecompressedBytes)
         let lines = ArchiveLineReader(source: gzip, maxLineBytes: limits.maxLineBytes)
-        var parser = JSONParser(limits: JSONParser.Limits(maxDepth: 8, maxStringLength: limits.maxLineBytes))
+        var parser = JSONParser(limits: Self.parserLimits(maxLineBytes: limits.maxLineBytes))
         var state = ReadState()
         do {
             while let line = try lines.next() {
@@ -71,22 +76,14 @@ package struct ArchiveReader: Sendable {
                     throw ArchiveError(file: path, line: line.number, kind: .tooLarge,
                                        reason: "more than \(limits.maxRecords) records")
                 }
-                let json: JSONValue
-                do {
-                    json = try parser.parse(line.bytes)
-                } catch {
-                    throw ArchiveError(file: path, line: line.number, kind: .invalidRecord,
-                                       reason: "invalid JSON at byte \(error.offset + 1): \(error.reason)")
+                if annotationsAsText, state.header?.partial == false, let id = Self.annotationID(ofLine: line.bytes),
+                   let text = String(validating: line.bytes, as: UTF8.self) {
+                    try state.acceptUnparsedAnnotation(line: line.number, file: path)
+                    try handle(.annotationText(id: id, text: text), line.number)
+                    continue
                 }
-                if let record = try state.accept(json, line: line.number, file: path) {
-                    if annotationsAsText, case .annotation(let object) = record, case .string(let id)? = object["id"] {
-                        // The parser took the line as JSON, so it is UTF-8 through and through.
-                        try handle(.annotationText(id: id, text: String(decoding: line.bytes, as: UTF8.self)),
-                                   line.number)
-                    } else {
-                        try handle(record, line.number)
-                    }
-                }
+                let json = try Self.parse(line.bytes, with: &parser, line: line.number, file: path)
+                if let record = try state.accept(json, line: line.number, file: path) { try handle(record, line.number) }
             }
         } catch let error as GzipError {
             if case .lineTooLong(let number, let limit) = error {
@@ -107,6 +104,56 @@ package struct ArchiveReader: Sendable {
                               decompressedBytes: gzip.decompressedCount, sha256: try hashed.finalizeHex())
     }
 
+    /// Parses and checks the text of an annotation's state record handed as `.annotationText`, and throws exactly
+    /// what reading it as a record of the file would have thrown.
+    /// - Throws: `ArchiveError` naming `file` and `line`.
+    package static func checkedAnnotation(_ text: String, line: Int, file: String) throws -> JSONObject {
+        let bytes = Array(text.utf8)
+        // The line was read within the file's line limit, which bounds its strings too.
+        var parser = JSONParser(limits: parserLimits(maxLineBytes: bytes.count))
+        let json = try parse(bytes[...], with: &parser, line: line, file: file)
+        var state = ReadState.inStateSection
+        guard case .annotation(let object)? = try state.accept(json, line: line, file: file) else {
+            throw ArchiveError(file: file, line: line, kind: .invalidRecord, reason: "not an annotation record")
+        }
+        return object
+    }
+
+    /// The parser's limits for lines of at most `maxLineBytes`: records nest a few levels deep at most.
+    private static func parserLimits(maxLineBytes: Int) -> JSONParser.Limits {
+        JSONParser.Limits(maxDepth: 8, maxStringLength: maxLineBytes)
+    }
+
+    private static func parse(_ bytes: ArraySlice<UInt8>, with parser: inout JSONParser, line: Int, file: String) throws
+        -> JSONValue
+    {
+        do {
+            return try parser.parse(bytes)
+        } catch {
+            throw ArchiveError(file: file, line: line, kind: .invalidRecord,
+                               reason: "invalid JSON at byte \(error.offset + 1): \(error.reason)")
+        }
+    }
+
+    /// The id of the annotation whose state record `line` is, when the line begins as this project's writer begins
+    /// one, `{"type":"annotation","id":"…"`, with an id of plain characters (no escape, no control character);
+    /// nil otherwise, for the line to be parsed.
+    static func annotationID(ofLine line: ArraySlice<UInt8>) -> String? {
+        let start = line.startIndex + annotationRecordStart.count
+        guard line.count > annotationRecordStart.count, line.starts(with: annotationRecordStart) else { return nil }
+        var end = start
+        while end < line.endIndex {
+            let byte = line[end]
+            if byte == UInt8(ascii: "\"") { break }
+            guard byte >= 0x20, byte != UInt8(ascii: "\\") else { return nil }
+            end += 1
+        }
+        guard end < line.endIndex, end > start else { return nil }
+        return String(validating: line[start..<end], as: UTF8.self)
+    }
+
+    private static let annotationRecordStart = Array(#"{"type":"annotation","id":""#.utf8)
+
     private static func kind(of error: GzipError) -> ArchiveError.Kind {
         switch error {
         case .truncated: return .truncated
@@ -123,6 +170,25 @@ private struct ReadState {
     var counts = ArchiveCounts()
     var inStateSection = false
     var sawTrailer = false
+
+    /// The state of a reader past the header and the changes, to check one state record on its own.
+    static var inStateSection: ReadState {
+        var state = ReadState()
+        // It stands for the file's header, which was read: only whether there is one matters to `accept`.
+        state.header = ArchiveHeader(device: "", createdAt: "", schemaVersion: 0, editions: [], partial: false)
+        state.inStateSection = true
+        return state
+    }
+
+    /// Counts an annotation's state record handed unparsed (`annotationsAsText`), after the checks of its place
+    /// in the file that `accept` makes of every record.
+    mutating func acceptUnparsedAnnotation(line: Int, file: String) throws {
+        if sawTrailer {
+            throw ArchiveError(file: file, line: line, kind: .invalidRecord, reason: "a record after the trailer")
+        }
+        inStateSection = true
+        counts.annotations += 1
+    }
 
     mutating func accept(_ json: JSONValue, line: Int, file: String) throws -> ArchiveRecord? {
         func invalid(_ reason: String) -> ArchiveError {

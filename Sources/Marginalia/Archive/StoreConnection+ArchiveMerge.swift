@@ -88,6 +88,9 @@ extension StoreConnection {
                 if checkRecords, let id = state.id {
                     states.append((id, state, line))
                     if states.count >= Self.mergeBatchSize { try checkStates() }
+                } else if case .staged(_, let text) = state {
+                    // Not compared with a rebuilt record, it is checked as reading the file would have.
+                    _ = try ArchiveReader.checkedAnnotation(text, line: line, file: path)
                 }
                 return
             }
@@ -170,22 +173,22 @@ extension StoreConnection {
             func mismatch(_ reason: String) -> ArchiveError {
                 ArchiveError(file: file, line: line, kind: .mismatch, reason: reason)
             }
-            guard let annotation = rebuilt[id] else {
-                throw mismatch("annotation \(id) has a state record but its changes do not create it")
-            }
             let expected: JSONValue
             switch record {
             case .parsed(let object):
                 expected = .object(object)
             case .staged(_, let staged):
-                // The same text is the same record; another text may still be, in another key order.
-                text.reset()
-                try text.annotationRecord(annotation)
-                if live == nil, JSONObject.sameBytes(text.bytes, staged) { continue }
-                guard case .object(let object) = try JSONParser.parse(staged) else {
-                    throw mismatch("the state record of annotation \(id) is not an object")
+                // The same text is the same record, and a good one; another text may still be, in another key
+                // order, once it passes the checks reading the file makes.
+                if live == nil, let annotation = rebuilt[id] {
+                    text.reset()
+                    try text.annotationRecord(annotation)
+                    if JSONObject.sameBytes(text.bytes, staged) { continue }
                 }
-                expected = .object(object)
+                expected = .object(try ArchiveReader.checkedAnnotation(staged, line: line, file: file))
+            }
+            guard let annotation = rebuilt[id] else {
+                throw mismatch("annotation \(id) has a state record but its changes do not create it")
             }
             guard ArchiveFormat.record(annotation) == expected else {
                 throw mismatch("the state record of annotation \(id) differs from the replay of its changes")

@@ -103,6 +103,31 @@ struct HostileArchive: Sendable, CustomTestStringConvertible {
         }
         fields("an escaped NUL in a note", Fixtures.createFields(note: #"a\u0000b"#),
                #"field "fields.note": contains a NUL character"#)
+        // The same in a state record, which begins as this project's writer begins one: an import into an empty
+        // store compares its text with the rebuilt record's before parsing it, and must refuse it just the same.
+        let stated = state.replacingOccurrences(of: #""suffix":" odată""#, with: #""suffix":" od@@ată""#)
+        func stateRecord(_ name: String, _ line: [UInt8], _ reason: String) {
+            cases.append(HostileArchive(
+                name: name, lines: [bytes(header), bytes(create), line,
+                                    bytes(Fixtures.trailer(changes: 1, annotations: 1))],
+                line: 3, reason: reason))
+        }
+        for (name, raw, reason) in [
+            ("invalid UTF-8 in a state record", [0xFF], "invalid UTF-8 byte 0xFF"),
+            ("a truncated UTF-8 sequence in a state record", [0xE2, 0x82], "truncated UTF-8 sequence starting with 0xE2"),
+            ("a raw NUL in a state record", [0x00], "unescaped control character 0x00 in string"),
+        ] as [(String, [UInt8], String)] {
+            let (line, at) = splice(stated, raw)
+            stateRecord(name, line, json(at, reason))
+        }
+        stateRecord("a state record cut short", bytes(String(state.dropLast(2))),
+                    json(offset(of: #""test-1"#, in: state, occurrence: 2), "unterminated string"))
+        let twoKinds = state.replacingOccurrences(of: #""kind":"highlight","#, with: #""kind":"note","kind":"highlight","#)
+        stateRecord("a duplicate key in a state record", bytes(twoKinds),
+                    json(offset(of: #""kind""#, in: twoKinds, occurrence: 2), #"duplicate key "kind""#))
+        stateRecord("an unknown kind in a state record",
+                    bytes(state.replacingOccurrences(of: #""highlight""#, with: #""scribble""#)),
+                    #"annotation record: field "kind": unknown kind "scribble""#)
 
         // Numbers.
         let offsetReason = #"field "fields.start.offset": must be an integer from 0 to 2147483647"#
@@ -184,6 +209,18 @@ struct HostileArchive: Sendable, CustomTestStringConvertible {
                              ArchiveError(file: path, line: hostile.line, kind: hostile.kind, reason: hostile.reason))
     }
 
+    /// An empty store checks the state records against the state the changes rebuild, and reads an annotation's
+    /// record by its text first: it refuses every hostile archive exactly as a store that has annotations does.
+    @Test(arguments: cases)
+    func isRefusedExactlyByAnEmptyStore(_ hostile: HostileArchive) throws {
+        let target = try RefusalTarget(populated: false)
+        let path = target.path("hostile.jsonl.gz")
+        try Fixtures.writeArchive(hostile.lines, to: path, finalNewline: hostile.finalNewline)
+        target.expectRefused(path,
+                             ArchiveError(file: path, line: hostile.line, kind: hostile.kind, reason: hostile.reason))
+        #expect(try target.store.changeCount() == 0)
+    }
+
     @Test func theBaseOfTheHostileArchivesIsValid() throws {
         let target = try RefusalTarget()
         let path = target.path("valid.jsonl.gz")
@@ -250,6 +287,24 @@ struct HostileArchive: Sendable, CustomTestStringConvertible {
         #expect(try target.store.importArchive(path: path).annotationsCreated == 1)
         #expect(try target.store.annotation(id: "ann-1").note == "n")
         #expect(try target.store.verify().problems == [])
+    }
+
+    /// A change from the future, held in quarantine, leaves an empty store's state unchecked: the state records
+    /// are then checked on their own, as reading them would, and a bad one is still refused.
+    @Test func aBadStateRecordIsRefusedWhenAQuarantinedChangeLeavesTheStateUnchecked() throws {
+        let target = try RefusalTarget(populated: false)
+        let path = target.path("future.jsonl.gz")
+        let future = HLC(milliseconds: Fixtures.epoch + 30 * 86_400_000, counter: 0)
+        let unknownKind = Self.state.replacingOccurrences(of: #""highlight""#, with: #""scribble""#)
+        let lines = [Self.header, Self.create, Fixtures.change("c-9", hlc: future.description, entityID: "ann-9"),
+                     unknownKind, Fixtures.trailer(changes: 2, annotations: 1)]
+        try Fixtures.writeArchive(lines, to: path)
+        target.expectRefused(path, ArchiveError(file: path, line: 4, kind: .invalidRecord,
+                                                reason: #"annotation record: field "kind": unknown kind "scribble""#))
+        // With the record good, the file is imported and the future change held.
+        try Fixtures.writeArchive(lines.enumerated().map { $0.offset == 3 ? Self.state : $0.element }, to: path)
+        let report = try target.store.importArchive(path: path)
+        #expect(report.quarantined == 1 && report.newChanges == 1)
     }
 
     @Test func theClockDriftCapIsExact() throws {

@@ -15,10 +15,12 @@ final class RefusalTarget {
     private let watcher: SQLiteDatabase
     private let version: Int64?
 
-    init() throws {
+    /// A store with `ArchiveFixtures.populate`'s annotations, or an empty one (`populated` false), whose import
+    /// checks an archive's state records against the state its changes rebuild.
+    init(populated: Bool = true) throws {
         directory = try TemporaryDirectory()
         store = try ArchiveFixtures.store(directory, "target.db", clock: clock)
-        try ArchiveFixtures.populate(store, clock: clock)
+        if populated { try ArchiveFixtures.populate(store, clock: clock) }
         dump = try canonicalDump(store.path)
         watcher = try SQLiteDatabase(path: store.path, mode: .readOnly)
         version = try watcher.int(sql: "PRAGMA data_version")
