@@ -6,10 +6,15 @@ struct StagedArchive {
     /// Whether the store was empty when the file was staged: its state records were staged too (the one case they
     /// are checked), and each staged change carries the digest it takes in an empty log (`fillLog(from:)`).
     let forEmptyStore: Bool
-    /// The staging table: `staging.staged_records`, in a temporary database of its own that `dropStaged` detaches
-    /// at once, or `temp.staged_records` when the connection was in a transaction already (ATTACH and DETACH
-    /// cannot run in one), emptied row by row.
-    let table: String
+    /// Where the staging tables are: `staging`, a temporary database of their own that `dropStaged` detaches at
+    /// once, or `temp` when the connection was in a transaction already (ATTACH and DETACH cannot run in one),
+    /// emptied row by row.
+    let schema: String
+    /// The staged records.
+    var table: String { "\(schema).staged_records" }
+    /// The text of each annotation's state record as the changes rebuild it (`id`, `text`), which the projection
+    /// fills (`projectWholeLog(into:keepingRecordsIn:)`) and `replayStaged` compares with the file's.
+    var rebuiltTable: String { "\(schema).rebuilt_records" }
 }
 
 extension StoreConnection {
@@ -25,15 +30,16 @@ extension StoreConnection {
     func stageArchive(path: String, limits: ArchiveLimits) throws -> StagedArchive {
         // The log only grows: a store that is not empty now is not empty under the write lock either.
         let forEmptyStore = try changeCount() == 0
-        let table: String
+        let schema: String
         if db.isInTransaction {
-            table = "temp.staged_records"
+            schema = "temp"
         } else {
             // A staging database an interrupted import left attached goes first.
             try? db.execute(sql: "DETACH DATABASE staging")
             try db.execute(sql: "ATTACH DATABASE '' AS staging")
-            table = "staging.staged_records"
+            schema = "staging"
         }
+        let (table, rebuilt) = ("\(schema).staged_records", "\(schema).rebuilt_records")
         // `clock` is the change's clock as the log stores it (`HLC.packed`); `digest` the one it takes as the
         // next row of an empty log whose earlier rows are the changes staged before it. An annotation's state
         // record keeps its id in `entity_id`.
@@ -43,6 +49,8 @@ extension StoreConnection {
                 entity_id TEXT, op TEXT, body TEXT NOT NULL, clock INTEGER, digest TEXT
             );
             DELETE FROM \(table);
+            CREATE TABLE IF NOT EXISTS \(rebuilt) (id TEXT PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;
+            DELETE FROM \(rebuilt);
             """)
         var staged = 0
         var digest = ChangeDigest.genesis
@@ -82,23 +90,35 @@ extension StoreConnection {
                 try reportProgress("reading archive", done: staged)
             }
         }
-        return StagedArchive(path: path, summary: summary, forEmptyStore: forEmptyStore, table: table)
+        return StagedArchive(path: path, summary: summary, forEmptyStore: forEmptyStore, schema: schema)
     }
 
     /// Hands the staged records to `handle` in file order, the header first, as reading the file would, but for
     /// the changes `markKnownChanges` marked; without `changes`, only the header and the state records (the
     /// changes are in the log already, `fillLog(from:)`).
+    ///
+    /// An annotation's state record whose text is, byte for byte, the one the projection rebuilt for it in
+    /// `staged.rebuiltTable` (while `handle` took the header) is not handed: it is that good record. Every other one
+    /// is, for the caller to check.
     func replayStaged(_ staged: StagedArchive, changes: Bool = true, _ handle: (ArchiveRecord, Int) throws -> Void)
         throws -> ArchiveSummary
     {
         try handle(.header(staged.summary.header), 1)
-        var after = 0
+        // The reader took the header on line 1 and every change before the first state record: without the
+        // changes, the state records are the lines after them.
+        var after = changes ? 0 : 1 + staged.summary.counts.changes
         while true {
             var rows: [(record: ArchiveRecord, line: Int)] = []
+            // IS, unlike =, is false, not NULL, against a record not rebuilt: "The IS and IS NOT operators work like
+            // = and != except when one or both of the operands are NULL" https://www.sqlite.org/lang_expr.html; both
+            // compare TEXT with the BINARY collation, "using memcmp()" https://www.sqlite.org/datatype3.html#collation
             try db.forEachRow(
                 sql: """
-                    SELECT change_id, hlc, device, entity, entity_id, op, body, line, kind FROM \(staged.table)
-                    WHERE line > ? AND kind <> 'known' AND (? OR kind <> 'change') ORDER BY line LIMIT 1000
+                    SELECT change_id, hlc, device, entity, entity_id, op, body, line, kind FROM \(staged.table) AS s
+                    WHERE line > ? AND kind <> 'known' AND (? OR kind <> 'change')
+                        AND NOT (kind = 'annotation'
+                            AND body IS (SELECT text FROM \(staged.rebuiltTable) WHERE id = s.entity_id))
+                    ORDER BY line LIMIT 1000
                     """,
                 arguments: [after, changes]
             ) { row in
@@ -124,10 +144,11 @@ extension StoreConnection {
 
     /// Ends the staging: detaches its temporary database (its file goes with it), or empties `temp.staged_records`.
     func dropStaged(_ staged: StagedArchive) throws {
-        if staged.table.hasPrefix("staging.") {
+        if staged.schema == "staging" {
             try db.execute(sql: "DETACH DATABASE staging")
         } else {
             try db.execute(sql: "DELETE FROM \(staged.table)")
+            try db.execute(sql: "DELETE FROM \(staged.rebuiltTable)")
         }
     }
 }

@@ -30,10 +30,12 @@ extension StoreConnection {
     /// `mergeArchive`. Changes quarantined by `future` leave the state unchecked: it cannot be the archive's.
     ///
     /// With `filled`, the file's changes are in the empty log already (`fillLog(from:receipt:)`) and `records`
-    /// hands only the header and the state records: the log is projected before the first state record. `known`
-    /// changes of the file, in the log already (`markKnownChanges`), are counted as duplicates and not handed.
+    /// hands only the header and the state records: the log is projected as soon as the header is in, each
+    /// annotation's state record kept in the table `rebuiltRecords` when one is given and the state is checked,
+    /// and `records` need not hand those that are the same text (`replayStaged`). `known` changes of the file, in
+    /// the log already (`markKnownChanges`), are counted as duplicates and not handed.
     func mergeRecords(file path: String, receipt: ReceiptSlot, checkState: Bool, comparingWith live: StoreConnection?,
-                      future: FutureChanges, filled: FilledLog? = nil, known: Int = 0,
+                      future: FutureChanges, filled: FilledLog? = nil, known: Int = 0, rebuiltRecords: String? = nil,
                       records: ((ArchiveRecord, Int) throws -> Void) throws -> ArchiveSummary) throws -> MergeResult
     {
         var report = ImportReport()
@@ -63,8 +65,9 @@ extension StoreConnection {
         func endChanges() throws {
             try mergeBatch()
             if projectAtEnd {
+                let kept = checkRecords && live == nil ? rebuiltRecords : nil
                 // Every annotation row is new: the document and passage indexes are built once they are all in.
-                try buildingIndexesAfter(on: "annotations") { try projectWholeLog(into: &report) }
+                try buildingIndexesAfter(on: "annotations") { try projectWholeLog(into: &report, keepingRecordsIn: kept) }
                 projectAtEnd = false
             }
         }
@@ -99,6 +102,7 @@ extension StoreConnection {
             case .header(let header):
                 // A partial archive's state cannot be rebuilt from its changes alone.
                 checkRecords = checkRecords && !header.partial
+                if filled != nil { try endChanges() }
             case .change:
                 break
             case .annotation, .annotationText:

@@ -89,7 +89,8 @@ extension StoreConnection {
                 let known = filled == nil && !wasEmpty ? try markKnownChanges(staged) : 0
                 let result = try mergeRecords(file: path, receipt: receipt,
                                               checkState: wasEmpty && staged.forEmptyStore, comparingWith: nil,
-                                              future: future, filled: filled, known: known) { handle in
+                                              future: future, filled: filled, known: known,
+                                              rebuiltRecords: staged.rebuiltTable) { handle in
                     try replayStaged(staged, changes: filled == nil, handle)
                 }
                 try finishReceipt(receipt, result.report, summary: staged.summary)

@@ -20,7 +20,11 @@ extension StoreConnection {
     /// so memory stays bounded; each row is written once, with its final state, in id order: the annotations' id
     /// index grows at its right edge, and the notes index sees each text once. Reading and writing SQLite stay on
     /// this thread; a second one parses each page's changes and replays them (`ProjectedPage`), a page ahead.
-    func projectWholeLog(into report: inout ImportReport) throws {
+    ///
+    /// With `records`, a table of (`id`, `text`), each annotation's state record as an export writes it
+    /// (`JSONWriter.annotationRecord`) goes there too, written on the second thread, for an import to compare
+    /// with the file's.
+    func projectWholeLog(into report: inout ImportReport, keepingRecordsIn records: String? = nil) throws {
         // Every device of the log is numbered: the rows' clocks are encoded against this table, on the other thread.
         let devices = try DeviceTable(db)
         let pages = BoundedQueue<[(columns: [String], seq: Int64)]>(capacity: 2)
@@ -28,7 +32,9 @@ extension StoreConnection {
         let projecting = BackgroundWork { () throws -> Void in
             defer { projected.close() }
             do {
-                while let page = pages.take() { try projected.put(try ProjectedPage(page, devices: devices)) }
+                while let page = pages.take() {
+                    try projected.put(try ProjectedPage(page, devices: devices, records: records != nil))
+                }
             } catch {
                 pages.cancel()
                 throw error
@@ -49,6 +55,11 @@ extension StoreConnection {
                 throw StoreError.corruptRow(reason: "the projection of the log ended before its last page")
             }
             try save(page.rows)
+            if let records {
+                for (id, text) in page.records {
+                    try db.execute(sql: "INSERT INTO \(records) (id, text) VALUES (?, ?)", arguments: [id, text])
+                }
+            }
             report.add(page.report)
             conflicts += page.conflicts
             // Only the earliest ones in the log are listed: at most twice that many are kept between trims.
@@ -108,17 +119,20 @@ extension StoreConnection {
     }
 }
 
-/// A page of the log replayed for `projectWholeLog`: the annotation rows its changes leave, ready to insert, what
-/// each change did, and the fields that kept a newer value with the seq of the change that lost.
+/// A page of the log replayed for `projectWholeLog`: the annotation rows its changes leave, ready to insert, their
+/// state records when asked for, what each change did, and the fields that kept a newer value with the seq of the
+/// change that lost.
 private struct ProjectedPage {
     var rows: [RegisterRow] = []
+    var records: [(id: String, text: String)] = []
     var report = ImportReport()
     var conflicts: [(seq: Int64, conflict: MergeConflict)] = []
     let changes: Int
 
     /// Replays `page` (changes as stored, with their seq, in entity id then seq order), annotation by annotation.
-    init(_ page: [(columns: [String], seq: Int64)], devices: DeviceTable) throws {
+    init(_ page: [(columns: [String], seq: Int64)], devices: DeviceTable, records wanted: Bool) throws {
         changes = page.count
+        var writer = JSONWriter(capacity: wanted ? 4096 : 0)
         var start = 0
         while start < page.count {
             var end = start
@@ -138,7 +152,14 @@ private struct ProjectedPage {
                 report.count(step.effect)
                 conflicts += step.effect.conflicts.map { (seq, $0) }
             }
-            if let registers, let row = try RegisterRow(registers, previous: nil, devices: devices) { rows.append(row) }
+            if let registers, let row = try RegisterRow(registers, previous: nil, devices: devices) {
+                rows.append(row)
+                if wanted, let annotation = registers.annotation {
+                    writer.reset()
+                    try writer.annotationRecord(annotation)
+                    records.append((annotation.id, String(decoding: writer.bytes, as: UTF8.self)))
+                }
+            }
             start = end
         }
     }
