@@ -188,10 +188,12 @@ struct CreatedRows {
 }
 
 enum CFloor {
-    /// Inserts every create's two rows into the empty store at `path` (FTS triggers firing as they do), in one
-    /// transaction, or one transaction per annotation; returns the seconds from BEGIN to the last COMMIT. The
-    /// devices the rows name are inserted before the clock starts: a row per device, which the library writes once,
-    /// with the first change of the device.
+    /// Inserts every create's two rows into the store at `path` (FTS triggers firing as they do), in one
+    /// transaction, or one transaction per annotation; returns the seconds from BEGIN to the last COMMIT. The store
+    /// is an empty one, or a copy of the library's store from just before it wrote the rows. The devices the rows
+    /// name are inserted before the clock starts, those the store lacks: a row per device, which the library writes
+    /// once, with the first change of the device.
+    /// - Throws: when the store numbers one of the rows' devices otherwise.
     static func insertCreates(_ rows: CreatedRows, into path: String, transactionPerAnnotation: Bool,
                               cacheKiB: Int = 0) throws -> Double {
         let changes = PackedRows(rows.changes)
@@ -202,7 +204,7 @@ enum CFloor {
         try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY")
         if cacheKiB > 0 { try db.execute("PRAGMA cache_size = -\(cacheKiB)") }
         let devices = PackedRows(rows.devices.sorted { $0.key < $1.key }.map { [.integer($0.key), .text($0.value)] })
-        let insertDevice = try db.prepare("INSERT INTO devices (number, id) VALUES (?, ?)")
+        let insertDevice = try db.prepare("INSERT INTO devices (number, id) VALUES (?, ?) ON CONFLICT DO NOTHING")
         let insertChange = try db.prepare(
             "INSERT INTO changes (\(CreatedRows.changeColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
         let insertAnnotation = try db.prepare("""
@@ -223,6 +225,11 @@ enum CFloor {
         try db.execute("BEGIN IMMEDIATE")
         for row in 0..<devices.rows.count { try step(insertDevice, devices, row) }
         try db.execute("COMMIT")
+        let numbered = try SQLiteDatabase(path: path, mode: .readOnly)
+            .fetchAll(sql: "SELECT number, id FROM devices") { (try $0.int64(0), try $0.string(1)) }
+        for (number, id) in numbered where rows.devices[number].map({ $0 != id }) ?? false {
+            throw BenchError("device number \(number) is \(id) in \(path), but \(rows.devices[number] ?? "") in the rows")
+        }
         let start = Timing.now()
         if !transactionPerAnnotation { try db.execute("BEGIN IMMEDIATE") }
         for row in 0..<rows.changes.count {
