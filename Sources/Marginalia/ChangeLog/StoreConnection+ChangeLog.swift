@@ -45,9 +45,16 @@ extension StoreConnection {
         }
         var cache = ProjectionCache()
         // A fresh id has no row and no earlier changes: nothing to load.
-        if !(freshID && operation == .create) { try cache.prepare([entityID], in: self) }
+        let fresh = freshID && operation == .create
+        if !fresh { try cache.prepare([entityID], in: self) }
         _ = try cache.apply(change, in: self)
         let registers = cache.registers(of: entityID)
+        // Inside a batch, a new annotation's row waits to be written with the batch's other new ones.
+        if fresh, isInBatch, let registers {
+            let devices = try deviceTable(naming: registers.clocks.values.lazy.map(\.device))
+            if let row = try RegisterRow(registers, previous: nil, devices: devices) { try deferCreate(row) }
+            return (change, registers)
+        }
         try cache.flush(to: self)
         return (change, registers)
     }

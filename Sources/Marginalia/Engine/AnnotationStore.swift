@@ -85,6 +85,10 @@ public final class AnnotationStore: Sendable {
     /// the later writes and the batch throw it too, and nothing is committed. A write refused before it writes
     /// (an invalid anchor, a change that changes nothing) leaves the batch going.
     ///
+    /// The annotations a batch creates are written to the current tables together, a thousand at most at a time,
+    /// instead of one by one: every read inside the batch sees them all the same. An error writing them (the disk
+    /// full, say) is thrown by the next call that reads or writes the store, or by the batch, and fails the batch.
+    ///
     ///     try store.batch {
     ///         for request in requests { try store.createAnnotation(.highlight, at: request) }
     ///     }

@@ -12,13 +12,16 @@ extension StoreConnection {
     @discardableResult
     func createAnnotation(_ kind: AnnotationKind, at request: AnchorRequest, note: String? = nil,
                                  color: String? = nil, tags: [String] = []) throws -> Annotation {
-        let anchor = try resolveAnchor(request, kind: kind)
-        var fields = ChangeFields(kind: kind, anchor: anchor)
-        if let note, !note.isEmpty { fields.note = note }
-        if let color, !color.isEmpty { fields.color = color.canonicallyComposed }
-        for tag in tags { fields.tags[tag.canonicallyComposed] = true }
-        let id = Identifiers.make()
-        return try write(.create, annotation: id, fields, freshID: true)
+        // Inside a batch, the rows of the annotations it created before this one can wait until after it.
+        try holdingDeferredCreates {
+            let anchor = try resolveAnchor(request, kind: kind)
+            var fields = ChangeFields(kind: kind, anchor: anchor)
+            if let note, !note.isEmpty { fields.note = note }
+            if let color, !color.isEmpty { fields.color = color.canonicallyComposed }
+            for tag in tags { fields.tags[tag.canonicallyComposed] = true }
+            let id = Identifiers.make()
+            return try write(.create, annotation: id, fields, freshID: true)
+        }
     }
 
     /// Sets the note or color (an empty string clears it), adds and removes tags (a removed tag matches ignoring

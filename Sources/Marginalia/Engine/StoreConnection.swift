@@ -31,6 +31,8 @@ final class StoreConnection {
     /// The error of a local write that failed inside the running batch (see `localWrite`): the batch then rolls
     /// back whole, and throws it, even when its body caught it.
     var batchFailure: (any Error)?
+    /// The rows of annotations the running batch created, not yet in `annotations` (see `deferCreate`).
+    var deferredCreates: [RegisterRow] = []
     /// The local writes of this session made with the wall clock far from the store's newest change (each also
     /// noted in the store); the command-line tool prints them on stderr.
     var clockWarnings: [ClockWarning] = []
@@ -98,6 +100,7 @@ final class StoreConnection {
     /// Runs many writes as one transaction: all of them are committed together when `body` returns, none when
     /// it throws. Each write inside still records its own change. A local write that fails inside fails the whole
     /// batch: nothing is committed and the batch throws its error, even when `body` caught it (see `localWrite`).
+    /// The rows of the annotations it creates are written together (`deferCreate`), at the latest before it commits.
     ///
     ///     try store.batch {
     ///         for request in requests { try store.createAnnotation(.highlight, at: request) }
@@ -114,8 +117,11 @@ final class StoreConnection {
                 clockWarningNoted = false
                 batchDevices = nil
                 batchFailure = nil
+                deferredCreates = []
+                db.beforeNextStatement = nil
             }
             let result = try body()
+            try writeDeferredCreates()
             // Thrown inside the transaction, which rolls it back.
             if let batchFailure { throw batchFailure }
             return result

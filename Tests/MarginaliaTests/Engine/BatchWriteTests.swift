@@ -12,12 +12,13 @@ import Testing
         ]),
     ])
 
-    /// Makes the store refuse, from a trigger, any annotation row whose note is `refused`: the create's change is
-    /// then already in the log when its annotation row fails, the case a write must never leave half done.
-    static func refuseNote(_ note: String, in path: String) throws {
+    /// Makes the store refuse, from a trigger, any annotation row written (`INSERT` or `UPDATE`) whose note is
+    /// `refused`: the write's change is then already in the log when its annotation row fails, the case a write must
+    /// never leave half done.
+    static func refuseNote(_ note: String, on write: String = "INSERT", in path: String) throws {
         let db = try SQLiteDatabase(path: path)
         try db.executeScript(sql: """
-            CREATE TRIGGER test_refuse BEFORE INSERT ON annotations WHEN new.note = '\(note)'
+            CREATE TRIGGER test_refuse_\(write.lowercased()) BEFORE \(write) ON annotations WHEN new.note = '\(note)'
             BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;
             """)
     }
@@ -44,8 +45,8 @@ import Testing
     @Test func aWriteThatFailsInsideABatchFailsTheBatchEvenWhenCaught() throws {
         let directory = try TemporaryDirectory()
         let store = try makeStore(directory, source: source)
-        try store.createAnnotation(.highlight, at: AnchorRequest(passage: "luceafarul.1"))
-        try Self.refuseNote("refused", in: directory.path("user.db"))
+        let first = try store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.1"), note: "first")
+        try Self.refuseNote("refused", on: "UPDATE", in: directory.path("user.db"))
         let before = try canonicalDump(directory.path("user.db"))
         var caught: MarginaliaError?
         var later: MarginaliaError?
@@ -54,7 +55,7 @@ import Testing
             try store.batch {
                 try store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.1"), note: "kept?")
                 do {
-                    try store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.2"), note: "refused")
+                    try store.editAnnotation(id: first.id, note: "refused")
                 } catch let error as MarginaliaError {
                     caught = error
                 }
@@ -77,6 +78,90 @@ import Testing
             try store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.1"), note: "kept")
         }
         #expect(try store.changeCount() == 2)
+    }
+
+    /// A new annotation's row is written with the batch's other new ones, after the create returned: when writing
+    /// it fails, the batch fails whole, with that error, and nothing of it is committed.
+    @Test func aNewRowThatFailsFailsTheBatchThatMadeIt() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(directory, source: source)
+        try store.createAnnotation(.highlight, at: AnchorRequest(passage: "luceafarul.1"))
+        try Self.refuseNote("refused", in: directory.path("user.db"))
+        let before = try canonicalDump(directory.path("user.db"))
+        /// What `body` threw, as the tool would print it.
+        func failure(_ body: () throws -> Void) -> String? {
+            do {
+                try body()
+                return nil
+            } catch {
+                return String(describing: error)
+            }
+        }
+        let error = try #require(failure {
+            try store.batch {
+                for note in ["kept?", "refused", "after"] {
+                    try store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.2"), note: note)
+                }
+            }
+        })
+        #expect(error.contains("refused by the test"))
+        #expect(try canonicalDump(directory.path("user.db")) == before)
+        // Read inside the batch, the refused row fails the read, and the batch.
+        let read = try #require(failure {
+            try store.batch {
+                let created = try store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.2"),
+                                                         note: "refused")
+                _ = try? store.annotation(id: created.id)
+            }
+        })
+        #expect(read.contains("refused by the test"))
+        #expect(try canonicalDump(directory.path("user.db")) == before)
+        try store.batch {
+            try store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.1"), note: "kept")
+        }
+        #expect(try store.changeCount() == 2)
+    }
+
+    /// Inside a batch, every read sees the annotations the batch created, though their rows are written together:
+    /// by id, in lists, in the notes index, in counts; after it, so does everything, as if each was written alone.
+    @Test func theRowsABatchHoldsBackAreSeenByEveryRead() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(directory, source: source)
+        let alone = try makeStore(directory, source: source, name: "alone.db")
+        let count = StoreConnection.deferredCreateLimit * 2 + 300
+        func request(_ index: Int) -> (AnchorRequest, String?) {
+            (AnchorRequest(passage: "luceafarul.\(index % 2 + 1)", start: 2, end: 6),
+             index % 3 == 0 ? "stiinta \(index)" : nil)
+        }
+        try store.batch {
+            var made: [Annotation] = []
+            for index in 0..<count {
+                let (anchor, note) = request(index)
+                made.append(try store.createAnnotation(note == nil ? .highlight : .note, at: anchor, note: note))
+                if index == 10 {
+                    #expect(try store.annotation(id: made[3].id) == made[3])
+                    #expect(try store.searchNotes("stiinta", limit: count).count == 4)
+                    #expect(try store.annotations(matching: AnnotationFilter()).count == 11)
+                }
+            }
+            try store.editAnnotation(id: made.last!.id, note: "editat")
+            #expect(try store.annotation(id: made.last!.id).note == "editat")
+            #expect(try store.annotations(matching: AnnotationFilter()).count == count)
+        }
+        var last: Annotation?
+        for index in 0..<count {
+            let (anchor, note) = request(index)
+            last = try alone.createAnnotation(note == nil ? .highlight : .note, at: anchor, note: note)
+        }
+        try alone.editAnnotation(id: try #require(last).id, note: "editat")
+        #expect(try store.annotations(matching: AnnotationFilter()).count == count)
+        let found = try store.searchNotes("stiinta", limit: count)
+        #expect(found.count == (0..<count).filter { $0 % 3 == 0 }.count)
+        #expect(found.count == (try alone.searchNotes("stiinta", limit: count).count))
+        #expect(try store.searchNotes("editat").count == 1)
+        #expect(try store.verify().problems == [])
+        let db = try SQLiteDatabase(path: directory.path("user.db"), mode: .readOnly)
+        #expect(try db.text(sql: "PRAGMA integrity_check") == "ok")
     }
 
     @Test func aWriteRefusedBeforeItWritesLeavesTheRestOfTheBatch() throws {
