@@ -39,6 +39,10 @@ package struct ArchiveReader: Sendable {
     /// record known to be good. A partial archive's are parsed as ever: no state rebuilt from it is compared with
     /// them.
     package var annotationsAsText = false
+    /// With `annotationsAsText`, hand only every other annotation state record unparsed (those on even lines), and
+    /// parse and check the rest here: for a caller that checks the records it is handed on a thread of its own,
+    /// which then shares the work of the state section with the reader's.
+    package var halfOfAnnotationsAsText = false
 
     package init(path: String, limits: ArchiveLimits = ArchiveLimits()) {
         self.path = path
@@ -76,7 +80,8 @@ package struct ArchiveReader: Sendable {
                     throw ArchiveError(file: path, line: line.number, kind: .tooLarge,
                                        reason: "more than \(limits.maxRecords) records")
                 }
-                if annotationsAsText, state.header?.partial == false, let id = Self.annotationID(ofLine: line.bytes),
+                if annotationsAsText, state.header?.partial == false, !halfOfAnnotationsAsText || line.number % 2 == 0,
+                   let id = Self.annotationID(ofLine: line.bytes),
                    let text = String(validating: line.bytes, as: UTF8.self) {
                     try state.acceptUnparsedAnnotation(line: line.number, file: path)
                     try handle(.annotationText(id: id, text: text), line.number)

@@ -57,15 +57,20 @@ extension StoreConnection {
         // One transaction for all the inserts. It writes only this connection's private temporary database and,
         // being deferred, takes no write lock on the store: other processes go on writing while the file is read
         // (a test holds the lock from the progress handler to prove it).
-        // Only an empty store's import checks the state records: its annotations' come as their lines' text,
-        // staged as they are; any other import stages none.
+        // Only an empty store's import compares the state records with the state it rebuilds: its annotations' come
+        // as their lines' text, staged as they are. Any other import stages none, and checks half of them here as
+        // they come, while the reader's thread checks the other half: the state section then takes both threads.
         var reader = ArchiveReader(path: path, limits: limits)
-        reader.annotationsAsText = forEmptyStore
+        reader.annotationsAsText = true
+        reader.halfOfAnnotationsAsText = !forEmptyStore
         let summary = try db.transaction(.deferred) {
             try reader.readAhead { record, line in
                 let arguments: StatementArguments
                 switch record {
                 case .header, .annotation:
+                    return
+                case .annotationText(_, let text) where !forEmptyStore:
+                    _ = try ArchiveReader.checkedAnnotation(text, line: line, file: path)
                     return
                 case .annotationText(let id, let text):
                     arguments = [line, "annotation", nil as String?, nil as String?, nil as String?, nil as String?,

@@ -128,6 +128,17 @@ struct HostileArchive: Sendable, CustomTestStringConvertible {
         stateRecord("an unknown kind in a state record",
                     bytes(state.replacingOccurrences(of: #""highlight""#, with: #""scribble""#)),
                     #"annotation record: field "kind": unknown kind "scribble""#)
+        // On an even line, which a store with annotations checks on its own thread rather than the reader's.
+        let (badByte, at) = splice(stated, [0xFF])
+        cases.append(HostileArchive(
+            name: "invalid UTF-8 in a state record on an even line",
+            lines: [bytes(header), bytes(create), bytes(edit), badByte,
+                    bytes(Fixtures.trailer(changes: 2, annotations: 1))],
+            line: 4, reason: json(at, "invalid UTF-8 byte 0xFF")))
+        records("an unknown kind in a state record on an even line",
+                [header, create, edit, state.replacingOccurrences(of: #""highlight""#, with: #""scribble""#),
+                 Fixtures.trailer(changes: 2, annotations: 1)],
+                line: 4, #"annotation record: field "kind": unknown kind "scribble""#)
 
         // Numbers.
         let offsetReason = #"field "fields.start.offset": must be an integer from 0 to 2147483647"#
