@@ -228,7 +228,8 @@ enum CFloor {
         let numbered = try SQLiteDatabase(path: path, mode: .readOnly)
             .fetchAll(sql: "SELECT number, id FROM devices") { (try $0.int64(0), try $0.string(1)) }
         for (number, id) in numbered where rows.devices[number].map({ $0 != id }) ?? false {
-            throw BenchError("device number \(number) is \(id) in \(path), but \(rows.devices[number] ?? "") in the rows")
+            throw BenchError(
+                "device number \(number) is \(id) in \(path), but \(rows.devices[number] ?? "") in the rows")
         }
         let start = Timing.now()
         if !transactionPerAnnotation { try db.execute("BEGIN IMMEDIATE") }

@@ -88,7 +88,9 @@ package struct ArchiveReader: Sendable {
                     continue
                 }
                 let json = try Self.parse(line.bytes, with: &parser, line: line.number, file: path)
-                if let record = try state.accept(json, line: line.number, file: path) { try handle(record, line.number) }
+                if let record = try state.accept(json, line: line.number, file: path) {
+                    try handle(record, line.number)
+                }
             }
         } catch let error as GzipError {
             if case .lineTooLong(let number, let limit) = error {

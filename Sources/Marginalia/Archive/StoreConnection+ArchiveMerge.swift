@@ -67,7 +67,9 @@ extension StoreConnection {
             if projectAtEnd {
                 let kept = checkRecords && live == nil ? rebuiltRecords : nil
                 // Every annotation row is new: the document and passage indexes are built once they are all in.
-                try buildingIndexesAfter(on: "annotations") { try projectWholeLog(into: &report, keepingRecordsIn: kept) }
+                try buildingIndexesAfter(on: "annotations") {
+                    try projectWholeLog(into: &report, keepingRecordsIn: kept)
+                }
                 projectAtEnd = false
             }
         }

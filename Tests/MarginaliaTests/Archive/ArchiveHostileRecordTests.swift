@@ -114,7 +114,8 @@ struct HostileArchive: Sendable, CustomTestStringConvertible {
         }
         for (name, raw, reason) in [
             ("invalid UTF-8 in a state record", [0xFF], "invalid UTF-8 byte 0xFF"),
-            ("a truncated UTF-8 sequence in a state record", [0xE2, 0x82], "truncated UTF-8 sequence starting with 0xE2"),
+            ("a truncated UTF-8 sequence in a state record", [0xE2, 0x82],
+             "truncated UTF-8 sequence starting with 0xE2"),
             ("a raw NUL in a state record", [0x00], "unescaped control character 0x00 in string"),
         ] as [(String, [UInt8], String)] {
             let (line, at) = splice(stated, raw)
@@ -122,7 +123,8 @@ struct HostileArchive: Sendable, CustomTestStringConvertible {
         }
         stateRecord("a state record cut short", bytes(String(state.dropLast(2))),
                     json(offset(of: #""test-1"#, in: state, occurrence: 2), "unterminated string"))
-        let twoKinds = state.replacingOccurrences(of: #""kind":"highlight","#, with: #""kind":"note","kind":"highlight","#)
+        let twoKinds = state.replacingOccurrences(of: #""kind":"highlight","#,
+                                                  with: #""kind":"note","kind":"highlight","#)
         stateRecord("a duplicate key in a state record", bytes(twoKinds),
                     json(offset(of: #""kind""#, in: twoKinds, occurrence: 2), #"duplicate key "kind""#))
         stateRecord("an unknown kind in a state record",
