@@ -35,9 +35,9 @@ package struct ArchiveReader: Sendable {
     package let path: String
     package var limits: ArchiveLimits
     /// Hand each annotation's state record of a full archive as `.annotationText`, the text of its line, instead
-    /// of `.annotation`; the caller must then check each one (`checkedAnnotation`) unless its text is that of a
-    /// record known to be good. A partial archive's are parsed as ever: no state rebuilt from it is compared with
-    /// them.
+    /// of `.annotation`: unparsed when it begins as this project's writer begins one, parsed and checked first
+    /// otherwise. The caller must check each one (`checkedAnnotation`) unless its text is that of a record known to
+    /// be good. A partial archive's are parsed and handed as ever: no state rebuilt from it is compared with them.
     package var annotationsAsText = false
     /// With `annotationsAsText`, hand only every other annotation state record unparsed (those on even lines), and
     /// parse and check the rest here: for a caller that checks the records it is handed on a thread of its own,
@@ -80,15 +80,22 @@ package struct ArchiveReader: Sendable {
                     throw ArchiveError(file: path, line: line.number, kind: .tooLarge,
                                        reason: "more than \(limits.maxRecords) records")
                 }
-                if annotationsAsText, state.header?.partial == false, !halfOfAnnotationsAsText || line.number % 2 == 0,
-                   let id = Self.annotationID(ofLine: line.bytes),
+                let asText = annotationsAsText && state.header?.partial == false
+                    && (!halfOfAnnotationsAsText || line.number % 2 == 0)
+                if asText, let id = Self.annotationID(ofLine: line.bytes),
                    let text = String(validating: line.bytes, as: UTF8.self) {
                     try state.acceptUnparsedAnnotation(line: line.number, file: path)
                     try handle(.annotationText(id: id, text: text), line.number)
                     continue
                 }
                 let json = try Self.parse(line.bytes, with: &parser, line: line.number, file: path)
-                if let record = try state.accept(json, line: line.number, file: path) {
+                guard let record = try state.accept(json, line: line.number, file: path) else { continue }
+                if asText, !halfOfAnnotationsAsText, case .annotation(let object) = record,
+                   case .string(let id)? = object["id"] {
+                    // Written otherwise (another program's key order), parsed and checked here, and handed as its
+                    // text all the same. The parser took it, so it is UTF-8 through and through.
+                    try handle(.annotationText(id: id, text: String(decoding: line.bytes, as: UTF8.self)), line.number)
+                } else {
                     try handle(record, line.number)
                 }
             }

@@ -62,6 +62,16 @@ import Testing
         let report = try empty.importArchive(path: path)
         #expect(report.annotationsCreated == 1)
         #expect(try empty.annotation(id: created.id).note == "o notă")
+
+        // In another key order, a forged record is still compared with the replay, and refused.
+        let forged = JSONObject(reordered.entries.map { ($0.key, $0.key == "note" ? .string("falsă") : $0.value) })
+        lines[index] = try JSONWriter.encodeString(.object(forged))
+        let forgedPath = directory.path("reordered-forged.jsonl.gz")
+        try ArchiveFixtures.writeArchive(lines, to: forgedPath)
+        let another = try makeStore(directory, name: "another.db")
+        let error = try #require(thrownError(ArchiveError.self) { try another.importArchive(path: forgedPath) })
+        #expect(error.kind == .mismatch && error.line == index + 1)
+        #expect(try another.changeCount() == 0)
     }
 
     @Test func intoAStoreWithItsOwnChangesOnlyTheChangesAreMerged() throws {
