@@ -169,21 +169,33 @@ struct CreatedRows {
     mutating func append(store path: String, after marks: (seq: Int64, number: Int64)) throws {
         let db = try SQLiteDatabase(path: path, mode: .readOnly)
         func values(_ row: Row) -> [DatabaseValue] { (0..<row.count).map { row.value(at: $0) } }
+        var read = CreatedRows()
         try db.forEachRow(sql: "SELECT number, id FROM devices") { row in
-            let (number, id) = (try row.int64(0), try row.string(1))
-            if let known = devices.updateValue(id, forKey: number), known != id {
-                throw BenchError("device number \(number) is \(known) in one store and \(id) in \(path)")
-            }
+            read.devices[try row.int64(0)] = try row.string(1)
         }
-        changes += try db.fetchAll(
+        read.changes = try db.fetchAll(
             sql: "SELECT \(Self.changeColumns) FROM changes WHERE seq > ? AND op = 'create' ORDER BY seq",
             arguments: [marks.seq], values)
-        annotations += try db.fetchAll(
+        read.annotations = try db.fetchAll(
             sql: "SELECT \(Self.annotationColumns) FROM annotations WHERE number > ? ORDER BY number",
             arguments: [marks.number], values)
-        guard changes.count == annotations.count else {
-            throw BenchError("a create batch wrote \(changes.count) creates but \(annotations.count) annotations")
+        guard read.changes.count == read.annotations.count else {
+            throw BenchError("a create batch in \(path) wrote \(read.changes.count) creates but "
+                + "\(read.annotations.count) annotations")
         }
+        try append(read)
+    }
+
+    /// Appends the rows and devices of `other`, read from another store (`append(store:after:)`).
+    /// - Throws: when `other` numbers a device otherwise than the rows here.
+    mutating func append(_ other: CreatedRows) throws {
+        for (number, id) in other.devices {
+            if let known = devices.updateValue(id, forKey: number), known != id {
+                throw BenchError("device number \(number) is \(known) in one store and \(id) in another")
+            }
+        }
+        changes += other.changes
+        annotations += other.annotations
     }
 }
 

@@ -101,7 +101,7 @@ struct StoreBuilder {
         try rows.append(store: path, after: marks)
         result.createFloorSeconds += try CFloor.insertCreates(rows, into: before, transactionPerAnnotation: false)
         workspace.remove(before)
-        try result.createdRows.append(store: path, after: marks)
+        try result.createdRows.append(rows)
         Log.say("  \(Self.name(path)): \(count) annotations in \(String(format: "%.2f", seconds)) s")
     }
 

@@ -11,10 +11,15 @@ struct StagedArchive {
     /// emptied row by row.
     let schema: String
     /// The staged records.
-    var table: String { "\(schema).staged_records" }
+    var table: String { Self.tables(in: schema).staged }
     /// The text of each annotation's state record as the changes rebuild it (`id`, `text`), which the projection
     /// fills (`projectWholeLog(into:keepingRecordsIn:)`) and `replayStaged` compares with the file's.
-    var rebuiltTable: String { "\(schema).rebuilt_records" }
+    var rebuiltTable: String { Self.tables(in: schema).rebuilt }
+
+    /// The names of the staging tables in `schema`.
+    static func tables(in schema: String) -> (staged: String, rebuilt: String) {
+        ("\(schema).staged_records", "\(schema).rebuilt_records")
+    }
 }
 
 extension StoreConnection {
@@ -39,7 +44,7 @@ extension StoreConnection {
             try db.execute(sql: "ATTACH DATABASE '' AS staging")
             schema = "staging"
         }
-        let (table, rebuilt) = ("\(schema).staged_records", "\(schema).rebuilt_records")
+        let (table, rebuilt) = StagedArchive.tables(in: schema)
         // `clock` is the change's clock as the log stores it (`HLC.packed`); `digest` the one it takes as the
         // next row of an empty log whose earlier rows are the changes staged before it. An annotation's state
         // record keeps its id in `entity_id`.

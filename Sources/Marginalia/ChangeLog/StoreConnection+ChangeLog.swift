@@ -51,8 +51,7 @@ extension StoreConnection {
         let registers = cache.registers(of: entityID)
         // Inside a batch, a new annotation's row waits to be written with the batch's other new ones.
         if fresh, isInBatch, let registers {
-            let devices = try deviceTable(naming: registers.clocks.values.lazy.map(\.device))
-            if let row = try RegisterRow(registers, previous: nil, devices: devices) { try deferCreate(row) }
+            for row in try registerRows([(registers, nil)]) { try deferCreate(row) }
             return (change, registers)
         }
         try cache.flush(to: self)

@@ -128,6 +128,9 @@ final class StoreConnection {
         }
     }
 
+    /// Whether a local write runs inside `batch`, in its transaction.
+    var isInBatch: Bool { clockIsCurrent && db.isInTransaction }
+
     /// Runs one local write (an annotation made, edited, deleted or brought back): in a transaction of its own,
     /// or, inside `batch`, straight in the batch's transaction.
     ///
@@ -139,7 +142,7 @@ final class StoreConnection {
     /// that fails inside a batch fails the batch: every later write in it throws the same error, and so does the
     /// batch, which rolls back whole. No part of a failed write is ever committed.
     func localWrite<T>(_ body: () throws -> T) throws -> T {
-        guard clockIsCurrent, db.isInTransaction else { return try db.transaction(.immediate, body) }
+        guard isInBatch else { return try db.transaction(.immediate, body) }
         if let batchFailure { throw batchFailure }
         do {
             return try body()

@@ -4,9 +4,6 @@ extension StoreConnection {
     /// How many created rows a batch holds back at most before writing them.
     static let deferredCreateLimit = 1000
 
-    /// Whether a local write runs inside `batch`, in its transaction.
-    var isInBatch: Bool { clockIsCurrent && db.isInTransaction }
-
     /// Holds back the row of an annotation a batch has just created (its change is in the log already): the rows
     /// go into `annotations` together (`writeDeferredCreates`), when `deferredCreateLimit` of them wait, before
     /// any other statement runs on this connection (`Database.beforeNextStatement`), and before the batch commits.
@@ -19,9 +16,15 @@ extension StoreConnection {
         deferredCreates.append(row)
         if deferredCreates.count >= Self.deferredCreateLimit {
             try writeDeferredCreates()
-        } else if db.beforeNextStatement == nil {
-            db.beforeNextStatement = { [weak self] in try self?.writeDeferredCreates() }
+        } else {
+            writeDeferredCreatesBeforeNextStatement()
         }
+    }
+
+    /// Has the connection write the rows held back before it runs its next statement.
+    private func writeDeferredCreatesBeforeNextStatement() {
+        guard !deferredCreates.isEmpty, db.beforeNextStatement == nil else { return }
+        db.beforeNextStatement = { [weak self] in try self?.writeDeferredCreates() }
     }
 
     /// Writes the rows `deferCreate` held back, in one statement per kind of write (`save`). A failure fails the
@@ -44,11 +47,7 @@ extension StoreConnection {
     func holdingDeferredCreates<T>(_ body: () throws -> T) rethrows -> T {
         guard !deferredCreates.isEmpty else { return try body() }
         db.beforeNextStatement = nil
-        defer {
-            if !deferredCreates.isEmpty, db.beforeNextStatement == nil {
-                db.beforeNextStatement = { [weak self] in try self?.writeDeferredCreates() }
-            }
-        }
+        defer { writeDeferredCreatesBeforeNextStatement() }
         return try body()
     }
 }

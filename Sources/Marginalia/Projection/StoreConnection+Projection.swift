@@ -27,8 +27,15 @@ extension StoreConnection {
     /// out at every statement that changes it, so one statement per row would leave one tiny index segment per
     /// annotation to be merged again and again.
     func saveRegisters(_ rows: [(current: AnnotationRegisters, previous: AnnotationRegisters?)]) throws {
+        try save(try registerRows(rows))
+    }
+
+    /// The rows that write annotations' registers (see `saveRegisters`), their clocks' devices numbered.
+    func registerRows(_ rows: [(current: AnnotationRegisters, previous: AnnotationRegisters?)]) throws
+        -> [RegisterRow]
+    {
         let devices = try deviceTable(naming: rows.lazy.flatMap { $0.current.clocks.values.lazy.map(\.device) })
-        try save(try rows.compactMap { row in try RegisterRow(row.current, previous: row.previous, devices: devices) })
+        return try rows.compactMap { row in try RegisterRow(row.current, previous: row.previous, devices: devices) }
     }
 
     /// Writes `rows` as `saveRegisters` does: one directly, many through the temporary staging table.

@@ -28,6 +28,7 @@ public final class SQLiteDatabase: Database {
     public let location: String
     private var statements: [String: Statement] = [:]
     var savepointDepth = 0
+    /// Runs once before the next statement, script or backup of this connection (see `Database`).
     public var beforeNextStatement: (() throws -> Void)?
 
     /// Opens a database file (or, when `location` starts with `file:`, an SQLite URI).
