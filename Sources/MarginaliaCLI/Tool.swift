@@ -213,7 +213,7 @@ enum Tool {
             }
         case let error as DatabaseError:
             return error.isCorrupt ? 65 : 1
-        case GzipError.io(_, path: "stdout", _, _):
+        case let error as IOError where error.path == "stdout":
             // `export -` streams through a FileSink named stdout: its output failed, like Console's (74).
             return 74
         case is InputError:

@@ -1,5 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Why an archive was refused or could not be written; names the file, and the line when there is one.
-public struct ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct ArchiveError: CategorizedError, Equatable {
     /// What kind of problem it is.
     public enum Kind: Equatable, Sendable {
         /// The file could not be read or written (missing, permissions, disk full).
@@ -28,6 +34,8 @@ public struct ArchiveError: Error, Equatable, Sendable, CustomStringConvertible 
     public var kind: Kind
     /// What is wrong, in words.
     public var reason: String
+    /// The `errno` of a failed system call, for an `.io` error.
+    public var code: Int32?
 
     /// A refusal of `file` (at `line`, when the problem is in one line).
     public init(file: String, line: Int? = nil, kind: Kind, reason: String) {
@@ -36,6 +44,24 @@ public struct ArchiveError: Error, Equatable, Sendable, CustomStringConvertible 
         self.kind = kind
         self.reason = reason
     }
+
+    /// The file could not be read or written: `error` says which call failed and why.
+    public init(file: String, io error: IOError) {
+        self.init(file: file, kind: .io, reason: error.description)
+        code = error.code
+    }
+
+    /// What kind of failure this is for the store's error.
+    public var category: MarginaliaError.Category {
+        switch kind {
+        case .io: return code == ENOSPC || code == EDQUOT ? .diskFull : .io
+        case .newerVersion: return .newerVersion
+        case .corrupt, .truncated, .invalidRecord, .conflict, .tooLarge, .mismatch: return .invalidData
+        }
+    }
+
+    /// The `errno` of a failed system call.
+    public var errno: Int32? { code }
 
     /// The refusal in words: the file, the line when there is one, and the reason.
     public var description: String {

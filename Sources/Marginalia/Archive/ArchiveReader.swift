@@ -57,8 +57,8 @@ package struct ArchiveReader: Sendable {
         let file: FileSource
         do {
             file = try FileSource(path: path)
-        } catch let error as GzipError {
-            throw ArchiveError(file: path, kind: .io, reason: error.description)
+        } catch let error as IOError {
+            throw ArchiveError(file: path, io: error)
         }
         defer { try? file.close() }
         let hashed = try HashingSource(file)
@@ -105,6 +105,8 @@ package struct ArchiveReader: Sendable {
                                    reason: "the line is longer than \(limit) bytes")
             }
             throw ArchiveError(file: path, line: nil, kind: Self.kind(of: error), reason: error.description)
+        } catch let error as IOError {
+            throw ArchiveError(file: path, io: error)
         }
         guard let header = state.header else {
             throw ArchiveError(file: path, kind: .truncated, reason: "truncated: the archive holds no records")
@@ -172,7 +174,6 @@ package struct ArchiveReader: Sendable {
         switch error {
         case .truncated: return .truncated
         case .sizeLimitExceeded, .lineTooLong: return .tooLarge
-        case .io: return .io
         default: return .corrupt
         }
     }

@@ -76,11 +76,11 @@ final class ScratchDirectory: Cleanable {
         defer { state.unlock() }
         try CleanupRegistry.shared.add(self)
         do {
-            guard mkdir(path, PrivateFiles.directoryMode) == 0 else { throw GzipError.posix("mkdir", path: path) }
+            guard mkdir(path, PrivateFiles.directoryMode) == 0 else { throw IOError.posix("mkdir", path: path) }
             do {
-                guard chmod(path, PrivateFiles.directoryMode) == 0 else { throw GzipError.posix("chmod", path: path) }
+                guard chmod(path, PrivateFiles.directoryMode) == 0 else { throw IOError.posix("chmod", path: path) }
                 lock = try SystemIO.open(path, flags: O_RDONLY | O_DIRECTORY)
-                guard flock(lock, LOCK_EX | LOCK_NB) == 0 else { throw GzipError.posix("flock", path: path) }
+                guard flock(lock, LOCK_EX | LOCK_NB) == 0 else { throw IOError.posix("flock", path: path) }
             } catch {
                 if lock >= 0 { try? SystemIO.close(lock, path: path) }
                 lock = -1

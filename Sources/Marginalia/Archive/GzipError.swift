@@ -1,14 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Why a gzip archive could not be written or was refused when read.
 ///
 /// Reading refuses anything that is not exactly one complete, intact gzip member: each case names what the user
 /// handed over, so the message can tell them what went wrong.
-public enum GzipError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum GzipError: CategorizedError, Equatable {
     /// The file holds no bytes at all.
     case emptyFile
     /// The file starts with the SQLite header: the user picked a database instead of an archive.
@@ -35,8 +29,6 @@ public enum GzipError: Error, Equatable, Sendable, CustomStringConvertible {
     case sizeLimitExceeded(limit: UInt64)
     /// Line `line` (1-based) of the decompressed text is longer than `limit` bytes.
     case lineTooLong(line: Int, limit: Int)
-    /// A system call failed; `code` is `errno` and `message` its text.
-    case io(operation: String, path: String, code: Int32, message: String)
     /// zlib failed in a way that is not about the input (out of memory, bad parameters).
     case zlib(function: String, code: Int32, message: String)
     /// The writer or reader was used after it finished, failed or was closed.
@@ -71,8 +63,6 @@ public enum GzipError: Error, Equatable, Sendable, CustomStringConvertible {
             return "decompressed size exceeds \(limit) bytes"
         case .lineTooLong(let line, let limit):
             return "line \(line) is longer than \(limit) bytes"
-        case .io(let operation, let path, _, let message):
-            return path.isEmpty ? "cannot \(operation): \(message)" : "cannot \(operation) \(path): \(message)"
         case .zlib(let function, let code, let message):
             return "zlib \(function) failed (\(code)): \(message)"
         case .alreadyFinished:
@@ -80,8 +70,11 @@ public enum GzipError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// An `.io` error for the current `errno`.
-    static func posix(_ operation: String, path: String, code: Int32 = errno) -> GzipError {
-        .io(operation: operation, path: path, code: code, message: String(cString: strerror(code)))
+    /// What kind of failure this is for the store's error: the input's fault, but for a misused stream.
+    public var category: MarginaliaError.Category {
+        switch self {
+        case .alreadyFinished: return .io
+        default: return .invalidData
+        }
     }
 }

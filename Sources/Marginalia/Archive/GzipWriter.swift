@@ -15,7 +15,7 @@ internal import CZlib
 /// ```
 ///
 /// After any error the writer is failed: the output is incomplete and later calls throw
-/// `GzipError.alreadyFinished`.
+/// `IOError` (`EBADF`).
 package final class GzipWriter {
     /// zlib's default trade-off between speed and size, the same as `gzip -6`.
     package static let defaultLevel = 6
@@ -80,8 +80,8 @@ package final class GzipWriter {
 
     /// Compresses `bytes`.
     ///
-    /// - Throws: `GzipError.alreadyFinished` after `finish()` or an earlier failure, `GzipError.zlib` if zlib fails,
-    ///   or whatever the sink throws (e.g. `GzipError.io` for `ENOSPC`).
+    /// - Throws: `IOError` (`EBADF`) after `finish()` or an earlier failure, `GzipError.zlib` if zlib fails,
+    ///   or whatever the sink throws (e.g. `IOError` for `ENOSPC`).
     package func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard state == .open else { throw GzipError.alreadyFinished }
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
@@ -117,7 +117,7 @@ package final class GzipWriter {
     ///
     /// The sink is not synced or closed: that is the caller's decision.
     ///
-    /// - Throws: `GzipError.alreadyFinished` if already finished or failed, `GzipError.zlib`, or the sink's error.
+    /// - Throws: `IOError` (`EBADF`) if already finished or failed, `GzipError.zlib`, or the sink's error.
     package func finish() throws {
         guard state == .open else { throw GzipError.alreadyFinished }
         stream.pointee.next_in = nil

@@ -31,7 +31,7 @@ enum RestoreFiles {
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw StoreError.notAStore(path: storePath, reason: "it is not a regular file")
         }
-        guard let resolved = realpath(storePath, nil) else { throw GzipError.posix("realpath", path: storePath) }
+        guard let resolved = realpath(storePath, nil) else { throw IOError.posix("realpath", path: storePath) }
         defer { free(resolved) }
         return LiveStore(path: String(cString: resolved), exists: true, mode: info.st_mode & 0o777)
     }
@@ -70,7 +70,7 @@ enum RestoreFiles {
     }
 
     static func setMode(of path: String, to mode: mode_t) throws {
-        guard chmod(path, mode) == 0 else { throw GzipError.posix("chmod", path: path) }
+        guard chmod(path, mode) == 0 else { throw IOError.posix("chmod", path: path) }
     }
 
     /// A fresh dated name beside the store: `user.db.20261129T121441Z.bak`, then `-2`, `-3`… in the same second.
@@ -117,12 +117,12 @@ enum RestoreFiles {
     static func keepDamagedStore(_ path: String) throws -> String {
         let previous = bakPath(for: path)
         if link(path, previous) != 0 {
-            guard rename(path, previous) == 0 else { throw GzipError.posix("rename", path: path) }
+            guard rename(path, previous) == 0 else { throw IOError.posix("rename", path: path) }
         }
         let wal = path + "-wal"
         var info = stat()
         if stat(wal, &info) == 0 && info.st_size > 0 {
-            guard rename(wal, previous + "-wal") == 0 else { throw GzipError.posix("rename", path: wal) }
+            guard rename(wal, previous + "-wal") == 0 else { throw IOError.posix("rename", path: wal) }
         }
         for leftover in [wal, path + "-shm"] { unlink(leftover) }
         try FileSync.syncDirectory(containing: previous)

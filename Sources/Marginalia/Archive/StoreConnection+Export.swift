@@ -80,7 +80,7 @@ extension StoreConnection {
             func attempt(_ head: HeadSource) throws -> ArchiveCounts {
                 let descriptor = try temporary.openForWriting()
                 let sink = FileSink(fileDescriptor: descriptor, name: temporary.path, closesOnDeinit: true)
-                guard ftruncate(descriptor, 0) == 0 else { throw GzipError.posix("ftruncate", path: temporary.path) }
+                guard ftruncate(descriptor, 0) == 0 else { throw IOError.posix("ftruncate", path: temporary.path) }
                 let counts = try exportArchive(to: sink, filter: filter,
                                                createdAt: Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds()),
                                                level: GzipWriter.defaultLevel, head: head)

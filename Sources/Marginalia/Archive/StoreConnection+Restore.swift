@@ -12,7 +12,7 @@ public struct RestoreReport: Equatable, Sendable {
 
 /// A restore that failed after it began to replace the store; says where the store and the copy of the
 /// previous one are.
-public struct RestoreError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct RestoreError: CategorizedError, Equatable {
     /// The store that was being replaced.
     public let storePath: String
     /// What went wrong.

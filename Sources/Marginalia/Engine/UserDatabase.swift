@@ -205,8 +205,8 @@ enum UserDatabase {
                 count += got
             }
             return Array(header.prefix(count))
-        } catch GzipError.io(let operation, _, _, let message) {
-            throw StoreError.unreadable(path: path, reason: "\(operation): \(message)")
+        } catch let error as IOError {
+            throw StoreError.unreadable(path: path, reason: "\(error.operation): \(error.message)")
         }
     }
 }

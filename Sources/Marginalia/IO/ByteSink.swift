@@ -5,6 +5,6 @@ package protocol ByteSink: AnyObject {
     /// Writes all of `bytes`, or throws.
     ///
     /// - Parameter bytes: The bytes to write; only valid for the duration of the call.
-    /// - Throws: `GzipError.io` (or the sink's own error) when the bytes could not all be written.
+    /// - Throws: `IOError` (or the sink's own error) when the bytes could not all be written.
     func write(_ bytes: UnsafeRawBufferPointer) throws
 }

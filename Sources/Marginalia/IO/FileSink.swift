@@ -29,7 +29,7 @@ package final class FileSink: ByteSink {
     ///   - path: The file to write.
     ///   - exclusive: Fail with `EEXIST` instead of truncating an existing file (for temporary files).
     ///   - permissions: The mode of a newly created file, before the umask.
-    /// - Throws: `GzipError.io` when the file cannot be opened.
+    /// - Throws: `IOError` when the file cannot be opened.
     package init(path: String, exclusive: Bool = false, permissions: Int = 0o644) throws {
         let flags = O_WRONLY | O_CREAT | (exclusive ? O_EXCL : O_TRUNC)
         descriptor = OpenDescriptor(try SystemIO.open(path, flags: flags, permissions: permissions), path: path,
@@ -48,21 +48,21 @@ package final class FileSink: ByteSink {
 
     /// Writes all of `bytes`, looping over partial writes and `EINTR`.
     ///
-    /// - Throws: `GzipError.io` with the errno text, e.g. "No space left on device" for `ENOSPC`.
+    /// - Throws: `IOError` with the errno text, e.g. "No space left on device" for `ENOSPC`.
     package func write(_ bytes: UnsafeRawBufferPointer) throws {
         try SystemIO.writeAll(try descriptor.open(), bytes, path: path)
     }
 
     /// Flushes the file to stable storage with `fsync(2)`.
     ///
-    /// - Throws: `GzipError.io` when `fsync` fails; the file's contents must then be treated as lost.
+    /// - Throws: `IOError` when `fsync` fails; the file's contents must then be treated as lost.
     package func sync() throws {
         try SystemIO.sync(try descriptor.open(), path: path)
     }
 
-    /// Closes the descriptor; later writes throw `GzipError.alreadyFinished`. Closing twice does nothing.
+    /// Closes the descriptor; later writes throw `IOError` (`EBADF`). Closing twice does nothing.
     ///
-    /// - Throws: `GzipError.io` when `close(2)` reports an error (for instance a delayed write error).
+    /// - Throws: `IOError` when `close(2)` reports an error (for instance a delayed write error).
     package func close() throws {
         try descriptor.close()
     }

@@ -13,7 +13,7 @@ package final class FileSource: ByteSource {
     /// Opens `path` for reading.
     ///
     /// - Parameter path: The file to read.
-    /// - Throws: `GzipError.io` when the file cannot be opened.
+    /// - Throws: `IOError` when the file cannot be opened.
     package init(path: String) throws {
         descriptor = OpenDescriptor(try SystemIO.open(path, flags: O_RDONLY), path: path, owned: true)
     }
@@ -30,14 +30,14 @@ package final class FileSource: ByteSource {
 
     /// Reads up to `buffer.count` bytes; 0 at end of file.
     ///
-    /// - Throws: `GzipError.io` when `read(2)` fails (for instance `EISDIR` for a directory).
+    /// - Throws: `IOError` when `read(2)` fails (for instance `EISDIR` for a directory).
     package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         try SystemIO.read(try descriptor.open(), into: buffer, path: path)
     }
 
-    /// Closes the descriptor; later reads throw `GzipError.alreadyFinished`. Closing twice does nothing.
+    /// Closes the descriptor; later reads throw `IOError` (`EBADF`). Closing twice does nothing.
     ///
-    /// - Throws: `GzipError.io` when `close(2)` reports an error.
+    /// - Throws: `IOError` when `close(2)` reports an error.
     package func close() throws {
         try descriptor.close()
     }

@@ -31,7 +31,7 @@ enum FileSync {
     /// Renames the (already flushed) file `temporary` to `destination`, replacing it atomically, and flushes
     /// the directory.
     static func moveIntoPlace(_ temporary: String, at destination: String) throws {
-        guard rename(temporary, destination) == 0 else { throw GzipError.posix("rename", path: destination) }
+        guard rename(temporary, destination) == 0 else { throw IOError.posix("rename", path: destination) }
         try syncDirectory(containing: destination)
     }
 

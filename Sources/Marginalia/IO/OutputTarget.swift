@@ -90,12 +90,12 @@ public struct OutputTarget: Equatable, Sendable {
     public let policy: Policy
 
     /// Resolves `requested` and checks it against `policy`.
-    /// - Throws: `OutputRefusal` naming the path and what it is; `GzipError.io` when it cannot be examined.
+    /// - Throws: `OutputRefusal` naming the path and what it is; `IOError` when it cannot be examined.
     public static func resolve(_ requested: String, policy: Policy = Policy()) throws -> OutputTarget {
         let path = try realPath(of: requested)
         var info = stat()
         guard lstat(path, &info) == 0 else {
-            guard errno == ENOENT else { throw GzipError.posix("stat", path: path) }
+            guard errno == ENOENT else { throw IOError.posix("stat", path: path) }
             try refuseProtected(path, requested: requested, info: nil, policy: policy)
             return OutputTarget(requested: requested, path: path, exists: false, mode: PrivateFiles.fileMode,
                                 policy: policy)
@@ -175,13 +175,13 @@ public struct OutputTarget: Equatable, Sendable {
             guard followed <= 40 else { throw OutputRefusal(path: requested, what: "a loop of symbolic links") }
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
             let count = readlink(current, &buffer, buffer.count - 1)
-            guard count >= 0 else { throw GzipError.posix("readlink", path: current) }
+            guard count >= 0 else { throw IOError.posix("readlink", path: current) }
             let target = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
             current = target.hasPrefix("/") ? target : FileSync.parentDirectory(of: current) + "/" + target
         }
         let directory = FileSync.parentDirectory(of: current)
         let name = String(current[current.index(after: current.lastIndex(of: "/") ?? current.startIndex)...])
-        guard let real = realpath(directory, nil) else { throw GzipError.posix("open", path: directory) }
+        guard let real = realpath(directory, nil) else { throw IOError.posix("open", path: directory) }
         defer { free(real) }
         let canonical = String(cString: real)
         guard name != "." && name != ".." else { throw OutputRefusal(path: requested, what: "a directory") }

@@ -25,16 +25,16 @@ public enum PrivateFiles {
         guard !path.isEmpty, path != ".", path != "/" else { return }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw GzipError.posix("mkdir", path: path, code: ENOTDIR) }
+            guard isDirectory.boolValue else { throw IOError.posix("mkdir", path: path, code: ENOTDIR) }
             return
         }
         try createDirectories(FileSync.parentDirectory(of: path))
         if mkdir(path, directoryMode) != 0 {
             // Another process may have made it meanwhile.
-            guard errno == EEXIST else { throw GzipError.posix("mkdir", path: path) }
+            guard errno == EEXIST else { throw IOError.posix("mkdir", path: path) }
             return
         }
-        guard chmod(path, directoryMode) == 0 else { throw GzipError.posix("chmod", path: path) }
+        guard chmod(path, directoryMode) == 0 else { throw IOError.posix("chmod", path: path) }
     }
 
     /// Creates `path` as an empty file of mode 0600; a file that appeared meanwhile is left as it is.
@@ -47,7 +47,7 @@ public enum PrivateFiles {
         let descriptor: Int32
         do {
             descriptor = try SystemIO.open(path, flags: O_WRONLY | O_CREAT | O_EXCL, permissions: Int(fileMode))
-        } catch GzipError.io(_, _, let code, _) where code == EEXIST {
+        } catch let error as IOError where error.code == EEXIST {
             return
         }
         defer { try? SystemIO.close(descriptor, path: path) }
@@ -56,6 +56,6 @@ public enum PrivateFiles {
 
     /// Sets an open file's mode, independent of the umask it was created under.
     static func setMode(_ descriptor: Int32, _ mode: mode_t, path: String) throws {
-        guard fchmod(descriptor, mode) == 0 else { throw GzipError.posix("fchmod", path: path) }
+        guard fchmod(descriptor, mode) == 0 else { throw IOError.posix("fchmod", path: path) }
     }
 }

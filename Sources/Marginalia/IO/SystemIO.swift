@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The POSIX calls behind `FileSink` and `FileSource`, retried on `EINTR` and failing with `GzipError.io`.
+/// The POSIX calls behind `FileSink` and `FileSource`, retried on `EINTR` and failing with `IOError`.
 enum SystemIO {
     /// Opens `path`, retrying when a signal interrupts the call.
     static func open(_ path: String, flags: Int32, permissions: Int = 0) throws -> Int32 {
@@ -15,7 +15,7 @@ enum SystemIO {
                 return (descriptor, descriptor < 0 ? errno : 0)
             }
             if descriptor >= 0 { return descriptor }
-            if code != EINTR { throw GzipError.posix("open", path: path, code: code) }
+            if code != EINTR { throw IOError.posix("open", path: path, code: code) }
         }
     }
 
@@ -27,10 +27,10 @@ enum SystemIO {
             let written = systemWrite(descriptor, next, remaining)
             if written < 0 {
                 if errno == EINTR { continue }
-                throw GzipError.posix("write", path: path)
+                throw IOError.posix("write", path: path)
             }
             // POSIX allows write() to return 0 for a non-empty request; retrying could spin forever.
-            if written == 0 { throw GzipError.posix("write", path: path, code: EIO) }
+            if written == 0 { throw IOError.posix("write", path: path, code: EIO) }
             next += written
             remaining -= written
         }
@@ -42,7 +42,7 @@ enum SystemIO {
         while true {
             let count = systemRead(descriptor, start, buffer.count)
             if count >= 0 { return count }
-            if errno != EINTR { throw GzipError.posix("read", path: path) }
+            if errno != EINTR { throw IOError.posix("read", path: path) }
         }
     }
 
@@ -55,7 +55,7 @@ enum SystemIO {
         if fcntl(descriptor, F_FULLFSYNC) == 0 { return }
         #endif
         while fsync(descriptor) != 0 {
-            if errno != EINTR { throw GzipError.posix("fsync", path: path) }
+            if errno != EINTR { throw IOError.posix("fsync", path: path) }
         }
     }
 
@@ -64,7 +64,7 @@ enum SystemIO {
         // Linux releases the descriptor even when close() fails with EINTR, so retrying could close a
         // descriptor another thread just opened; EINTR is therefore not an error here.
         if systemClose(descriptor) != 0 && errno != EINTR {
-            throw GzipError.posix("close", path: path)
+            throw IOError.posix("close", path: path)
         }
     }
 
@@ -115,14 +115,14 @@ final class OpenDescriptor {
     }
 
     /// The descriptor while open.
-    /// - Throws: `GzipError.alreadyFinished` once closed.
+    /// - Throws: `IOError` (`EBADF`) once closed.
     func open() throws -> Int32 {
-        guard descriptor >= 0 else { throw GzipError.alreadyFinished }
+        guard descriptor >= 0 else { throw IOError.closed(path) }
         return descriptor
     }
 
     /// Closes the descriptor; closing twice does nothing.
-    /// - Throws: `GzipError.io` when `close(2)` reports an error.
+    /// - Throws: `IOError` when `close(2)` reports an error.
     func close() throws {
         guard descriptor >= 0 else { return }
         let closing = descriptor

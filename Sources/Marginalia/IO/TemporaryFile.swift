@@ -36,7 +36,7 @@ public final class TemporaryFile: @unchecked Sendable {
     /// - Parameters:
     ///   - purpose: a lowercase word naming the work, e.g. `"export"` (part of the name).
     ///   - mode: the file's mode, at most 0600.
-    /// - Throws: `GzipError.io` when the file cannot be created; `CleanupRegistry.Interrupted` once the process
+    /// - Throws: `IOError` when the file cannot be created; `CleanupRegistry.Interrupted` once the process
     ///   is being interrupted.
     public init(beside target: String, purpose: String, mode: mode_t = PrivateFiles.fileMode) throws {
         path = FileSync.temporaryName(beside: target, purpose: purpose)
@@ -62,9 +62,9 @@ public final class TemporaryFile: @unchecked Sendable {
         do {
             try PrivateFiles.setMode(descriptor, mode & PrivateFiles.fileMode, path: creating)
             // No other process looks for this name: the lock is granted at once.
-            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { throw GzipError.posix("flock", path: creating) }
-            guard rename(creating, path) == 0 else { throw GzipError.posix("rename", path: creating) }
-            guard fstat(descriptor, &info) == 0 else { throw GzipError.posix("fstat", path: path) }
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { throw IOError.posix("flock", path: creating) }
+            guard rename(creating, path) == 0 else { throw IOError.posix("rename", path: creating) }
+            guard fstat(descriptor, &info) == 0 else { throw IOError.posix("fstat", path: path) }
         } catch {
             unlink(creating)
             unlink(path)
@@ -93,7 +93,7 @@ public final class TemporaryFile: @unchecked Sendable {
     public func sync() throws {
         state.lock()
         defer { state.unlock() }
-        guard descriptor >= 0 else { throw GzipError.alreadyFinished }
+        guard descriptor >= 0 else { throw IOError.closed(path) }
         try SystemIO.sync(descriptor, path: path)
     }
 
@@ -103,8 +103,8 @@ public final class TemporaryFile: @unchecked Sendable {
         try sync()
         state.lock()
         defer { state.unlock() }
-        guard descriptor >= 0 else { throw GzipError.alreadyFinished }
-        guard rename(path, destination) == 0 else { throw GzipError.posix("rename", path: destination) }
+        guard descriptor >= 0 else { throw IOError.closed(path) }
+        guard rename(path, destination) == 0 else { throw IOError.posix("rename", path: destination) }
         release()
         try FileSync.syncDirectory(containing: destination)
     }

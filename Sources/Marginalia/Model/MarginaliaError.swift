@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Every error the store's public API throws: a category an app can act on, and the specific case.
 ///
 ///     do {
@@ -43,15 +37,17 @@ public struct MarginaliaError: Error, Equatable, Sendable, CustomStringConvertib
     /// The specific failure.
     public enum Reason: Equatable, Sendable {
         case store(StoreError)
-        case archive(ArchiveError)
         case content(ContentError)
         case field(FieldError)
         case database(DatabaseError)
-        case file(GzipError)
+        /// A system call on a file failed.
+        case io(IOError)
         case reanchor(ReanchorError)
         case search(SearchError)
-        case restore(RestoreError)
         case output(OutputRefusal)
+        /// A file format or transport refused its input or failed: an archive, its gzip stream, a restore, a sync
+        /// folder, an interop file. Each says its own category.
+        case format(any CategorizedError)
         /// The store was closed.
         case closed
         /// The work was cancelled.
@@ -74,7 +70,8 @@ public struct MarginaliaError: Error, Equatable, Sendable, CustomStringConvertib
     /// The POSIX error number of an I/O failure, when one caused it.
     public var errno: Int32? {
         switch reason {
-        case .file(.io(_, _, let code, _)): return code
+        case .io(let error): return error.code
+        case .format(let error): return error.errno
         default: return nil
         }
     }
@@ -83,14 +80,13 @@ public struct MarginaliaError: Error, Equatable, Sendable, CustomStringConvertib
     public var description: String {
         switch reason {
         case .store(let error): return error.description
-        case .archive(let error): return error.description
         case .content(let error): return error.description
         case .field(let error): return error.description
         case .database(let error): return error.description
-        case .file(let error): return error.description
+        case .io(let error): return error.description
+        case .format(let error): return error.description
         case .reanchor(let error): return error.description
         case .search(let error): return error.description
-        case .restore(let error): return error.description
         case .output(let error): return error.description
         case .closed: return "the store is closed"
         case .cancelled: return "cancelled; nothing was written"
@@ -105,14 +101,13 @@ public struct MarginaliaError: Error, Equatable, Sendable, CustomStringConvertib
     public var underlyingError: any Error {
         switch reason {
         case .store(let error): return error
-        case .archive(let error): return error
         case .content(let error): return error
         case .field(let error): return error
         case .database(let error): return error
-        case .file(let error): return error
+        case .io(let error): return error
+        case .format(let error): return error
         case .reanchor(let error): return error
         case .search(let error): return error
-        case .restore(let error): return error
         case .output(let error): return error
         case .closed, .cancelled, .other: return self
         }
@@ -132,16 +127,16 @@ extension MarginaliaError {
             self = error
         case let error as StoreError:
             self.init(category: Self.category(of: error), reason: .store(error))
-        case let error as ArchiveError:
-            self.init(category: Self.category(of: error), reason: .archive(error))
         case let error as ContentError:
             self.init(category: Self.category(of: error), reason: .content(error))
         case let error as FieldError:
             self.init(category: .invalidArgument, reason: .field(error))
         case let error as DatabaseError:
             self.init(category: Self.category(of: error), reason: .database(error))
-        case let error as GzipError:
-            self.init(category: Self.category(of: error), reason: .file(error))
+        case let error as IOError:
+            self.init(category: error.isDiskFull ? .diskFull : .io, reason: .io(error))
+        case let error as any CategorizedError:
+            self.init(category: error.category, reason: .format(error))
         case let error as OutputRefusal:
             // Writing there would replace what was not asked to be replaced: the caller's choice of file.
             self.init(category: .invalidArgument, reason: .output(error))
@@ -150,8 +145,6 @@ extension MarginaliaError {
             self.init(category: .invalidArgument, reason: .reanchor(error))
         case let error as SearchError:
             self.init(category: .invalidArgument, reason: .search(error))
-        case let error as RestoreError:
-            self.init(category: error.category, reason: .restore(error))
         case is CancellationError:
             self = .cancelled
         default:
@@ -174,14 +167,6 @@ extension MarginaliaError {
         }
     }
 
-    private static func category(of error: ArchiveError) -> Category {
-        switch error.kind {
-        case .io: return error.reason.contains(String(cString: strerror(ENOSPC))) ? .diskFull : .io
-        case .newerVersion: return .newerVersion
-        case .corrupt, .truncated, .invalidRecord, .conflict, .tooLarge, .mismatch: return .invalidData
-        }
-    }
-
     private static func category(of error: ContentError) -> Category {
         switch error {
         case .missing, .notContent, .unreadable: return .contentUnavailable
@@ -197,11 +182,42 @@ extension MarginaliaError {
         return .io
     }
 
-    private static func category(of error: GzipError) -> Category {
-        switch error {
-        case .io(_, _, let code, _): return code == ENOSPC || code == EDQUOT ? .diskFull : .io
-        case .alreadyFinished: return .io
-        default: return .invalidData
+}
+
+extension MarginaliaError.Reason {
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case let (.store(a), .store(b)): return a == b
+        case let (.content(a), .content(b)): return a == b
+        case let (.field(a), .field(b)): return a == b
+        case let (.database(a), .database(b)): return a == b
+        case let (.io(a), .io(b)): return a == b
+        case let (.reanchor(a), .reanchor(b)): return a == b
+        case let (.search(a), .search(b)): return a == b
+        case let (.output(a), .output(b)): return a == b
+        case let (.format(a), .format(b)): return a.isSame(as: b)
+        case (.closed, .closed), (.cancelled, .cancelled): return true
+        case let (.other(a), .other(b)): return a == b
+        default: return false
         }
     }
+}
+
+/// An error of a file format or transport (the archive, a sync folder, an interop format) that says which
+/// `MarginaliaError.Category` it falls in, so that the store's error can carry it without naming its type.
+public protocol CategorizedError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is, and so what a caller can do about it.
+    var category: MarginaliaError.Category { get }
+    /// The POSIX error number behind it, when a system call failed.
+    var errno: Int32? { get }
+    /// Whether `other` is the same error (of the same type, equal).
+    func isSame(as other: any CategorizedError) -> Bool
+}
+
+extension CategorizedError {
+    public var errno: Int32? { nil }
+}
+
+extension CategorizedError where Self: Equatable {
+    public func isSame(as other: any CategorizedError) -> Bool { (other as? Self) == self }
 }

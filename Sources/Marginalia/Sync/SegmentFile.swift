@@ -28,16 +28,16 @@ enum SegmentFile {
         let bytes: [UInt8]
         do {
             bytes = try SyncFolder.readFile(path, limit: SyncFormat.maxSegmentBytes)
-        } catch GzipError.io(_, _, ENOENT, _) {
+        } catch let error as IOError where error.code == ENOENT {
             return .pending("gone while being read (compacted or moved by its writer); retried next round")
-        } catch let error as GzipError {
+        } catch let error as IOError {
             return .pending("cannot be read (\(error)); retried next round")
         }
         guard !bytes.isEmpty else { return .pending("empty: a copy in progress; retried next round") }
         let text: [UInt8]
         do {
             text = try GzipReader(source: ByteArraySource(bytes)).readAll()
-        } catch let error as GzipError {
+        } catch {
             return .pending("does not read whole (\(error)): a copy in progress or cut short; retried next round")
         }
         var contents = SegmentContents(size: Int64(bytes.count), sha256: try SHA256Digest.hex(of: bytes))

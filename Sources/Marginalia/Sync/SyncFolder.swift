@@ -45,7 +45,7 @@ struct SyncFolder {
 
     /// An existing path made absolute and free of symbolic links (POSIX `realpath`).
     static func canonical(_ path: String) throws -> String {
-        guard let resolved = realpath(path, nil) else { throw GzipError.posix("realpath", path: path) }
+        guard let resolved = realpath(path, nil) else { throw IOError.posix("realpath", path: path) }
         defer { free(resolved) }
         return String(cString: resolved)
     }
@@ -63,12 +63,9 @@ struct SyncFolder {
         let bytes: [UInt8]
         do {
             bytes = try Self.readFile(manifestPath, limit: 1 << 20)
-        } catch let error as GzipError {
-            if case .io(_, _, ENOENT, _) = error {
-                try writeNew(manifestPath, bytes: try JSONWriter.encode(SyncFormat.manifest) + [0x0A])
-                return true
-            }
-            throw error
+        } catch let error as IOError where error.code == ENOENT {
+            try writeNew(manifestPath, bytes: try JSONWriter.encode(SyncFormat.manifest) + [0x0A])
+            return true
         }
         func refuse(_ kind: ArchiveError.Kind, _ reason: String) -> ArchiveError {
             ArchiveError(file: manifestPath, kind: kind, reason: reason)
@@ -117,7 +114,7 @@ struct SyncFolder {
     static func list(_ directory: String) throws -> [String] {
         guard let handle = opendir(directory) else {
             if errno == ENOENT { return [] }
-            throw GzipError.posix("opendir", path: directory)
+            throw IOError.posix("opendir", path: directory)
         }
         defer { closedir(handle) }
         var names: [String] = []
@@ -142,7 +139,7 @@ struct SyncFolder {
     /// Creates `devices/<device>/` when absent (mode 0700) and returns its path.
     func makeDirectory(for device: String) throws -> String {
         for path in [devicesPath, directory(of: device)] where mkdir(path, 0o700) != 0 && errno != EEXIST {
-            throw GzipError.posix("mkdir", path: path)
+            throw IOError.posix("mkdir", path: path)
         }
         try FileSync.syncDirectory(containing: directory(of: device))
         return directory(of: device)
@@ -162,7 +159,7 @@ struct SyncFolder {
             throw error
         }
         guard Self.size(of: path) == nil else {
-            throw GzipError.io(operation: "rename", path: path, code: EEXIST, message: "a file is already there")
+            throw IOError(operation: "rename", path: path, code: EEXIST, message: "a file is already there")
         }
         try temporary.moveIntoPlace(at: path)
     }
@@ -178,7 +175,7 @@ struct SyncFolder {
             if count == 0 { return bytes }
             bytes.append(contentsOf: buffer[0..<count])
             if Int64(bytes.count) > limit {
-                throw GzipError.io(operation: "read", path: path, code: EFBIG, message: "larger than \(limit) bytes")
+                throw IOError(operation: "read", path: path, code: EFBIG, message: "larger than \(limit) bytes")
             }
         }
     }

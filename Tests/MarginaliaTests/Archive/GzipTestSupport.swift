@@ -163,7 +163,7 @@ enum GzipFixtures {
 
         func write(_ bytes: UnsafeRawBufferPointer) throws {
             guard self.bytes.count + bytes.count <= capacity else {
-                throw GzipError.posix("write", path: "full-disk-sink", code: ENOSPC)
+                throw IOError.posix("write", path: "full-disk-sink", code: ENOSPC)
             }
             self.bytes.append(contentsOf: bytes)
         }

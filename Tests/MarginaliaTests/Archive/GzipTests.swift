@@ -121,7 +121,7 @@ import Testing
         let sink = try FileSink(path: "/dev/full")
         let writer = try GzipWriter(sink: sink, bufferSize: 4096)
         var generator = GzipFixtures.SeededGenerator(seed: 1)
-        let expected = GzipError.io(operation: "write", path: "/dev/full", code: ENOSPC,
+        let expected = IOError(operation: "write", path: "/dev/full", code: ENOSPC,
                                     message: "No space left on device")
         #expect(throws: expected) {
             try writer.write(GzipFixtures.randomBytes(100_000, using: &generator))
@@ -136,33 +136,33 @@ import Testing
         let writer = try GzipWriter(sink: sink)
         try writer.write("small enough to stay in the writer's buffer until finish()")
         #expect(sink.bytes.isEmpty)
-        #expect(throws: GzipError.posix("write", path: "full-disk-sink", code: ENOSPC)) { try writer.finish() }
+        #expect(throws: IOError.posix("write", path: "full-disk-sink", code: ENOSPC)) { try writer.finish() }
     }
 
     @Test func syncFailureIsReported() throws {
         // fsync(2) on /dev/null fails with EINVAL: the descriptor does not support synchronization.
         let sink = try FileSink(path: "/dev/null")
-        #expect(throws: GzipError.io(operation: "fsync", path: "/dev/null", code: EINVAL,
+        #expect(throws: IOError(operation: "fsync", path: "/dev/null", code: EINVAL,
                                      message: "Invalid argument")) { try sink.sync() }
         try sink.close()
         try sink.close()
-        #expect(throws: GzipError.alreadyFinished) { try sink.write(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        #expect(throws: IOError.closed("/dev/null")) { try sink.write(UnsafeRawBufferPointer(start: nil, count: 0)) }
     }
 
     @Test func fileErrorsCarryTheErrnoText() throws {
         try GzipFixtures.withTemporaryDirectory { directory in
             let existing = directory.appendingPathComponent("existing").path
             try Data([1]).write(to: URL(fileURLWithPath: existing))
-            #expect(throws: GzipError.io(operation: "open", path: existing, code: EEXIST, message: "File exists")) {
+            #expect(throws: IOError(operation: "open", path: existing, code: EEXIST, message: "File exists")) {
                 try FileSink(path: existing, exclusive: true)
             }
             let missing = directory.appendingPathComponent("missing.gz").path
-            #expect(throws: GzipError.io(operation: "open", path: missing, code: ENOENT,
+            #expect(throws: IOError(operation: "open", path: missing, code: ENOENT,
                                          message: "No such file or directory")) {
                 try FileSource(path: missing)
             }
             let reader = try GzipReader(source: try FileSource(path: directory.path))
-            #expect(throws: GzipError.io(operation: "read", path: directory.path, code: EISDIR,
+            #expect(throws: IOError(operation: "read", path: directory.path, code: EISDIR,
                                          message: "Is a directory")) { try reader.readAll() }
         }
     }

@@ -28,7 +28,7 @@ import Testing
         let sink = GzipFixtures.FullDiskSink(capacity: 1000)
         let writer = PipelinedGzipWriter(gzip: try GzipWriter(sink: sink, bufferSize: 512))
         var generator = GzipFixtures.SeededGenerator(seed: 8)
-        let expected = GzipError.posix("write", path: "full-disk-sink", code: ENOSPC)
+        let expected = IOError.posix("write", path: "full-disk-sink", code: ENOSPC)
         // Incompressible blocks fill the sink at once; the error reaches a later write or the finish.
         #expect(throws: expected) {
             for _ in 0..<64 { try writer.write(GzipFixtures.randomBytes(50_000, using: &generator)) }
@@ -43,7 +43,7 @@ import Testing
         let store = try ArchiveFixtures.store(directory, "a.db", clock: clock)
         _ = try ArchiveFixtures.populate(store, clock: clock)
         let sink = GzipFixtures.FullDiskSink(capacity: 100)
-        #expect(throws: MarginaliaError(GzipError.posix("write", path: "full-disk-sink", code: ENOSPC))) {
+        #expect(throws: MarginaliaError(IOError.posix("write", path: "full-disk-sink", code: ENOSPC))) {
             try store.exportArchive(to: sink)
         }
         // The store is still usable: the export's read transaction ended.

@@ -37,8 +37,8 @@ import Testing
         #expect(error.description == "no passage x.1 in the attached content")
         #expect(error.localizedDescription == "no passage x.1 in the attached content")
         #expect(MarginaliaError(CancellationError()).category == .cancelled)
-        #expect(MarginaliaError(GzipError.posix("write", path: "f", code: ENOSPC)).category == .diskFull)
-        #expect(MarginaliaError(GzipError.posix("write", path: "f", code: EIO)).errno == EIO)
+        #expect(MarginaliaError(IOError.posix("write", path: "f", code: ENOSPC)).category == .diskFull)
+        #expect(MarginaliaError(IOError.posix("write", path: "f", code: EIO)).errno == EIO)
         #expect(MarginaliaError(DatabaseError(extendedCode: 5, message: "database is locked")).category == .busy)
     }
 }

@@ -42,7 +42,7 @@ enum SHA256Digest {
             }
         }
         guard ok == 1, length == 32 else {
-            throw GzipError.io(operation: "SHA-256", path: "", code: 0, message: "libcrypto's EVP_Digest failed")
+            throw IOError(operation: "SHA-256", path: "", code: 0, message: "libcrypto's EVP_Digest failed")
         }
         output.removeLast(output.count - 32)
         return output
