@@ -22,7 +22,9 @@ extension StoreConnection {
                                       future: future) { handle in
             try ArchiveReader(path: path, limits: limits).readAhead(handle)
         }
-        try finishReceipt(receipt, result.report, summary: result.verification.summary)
+        try finishReceipt(receipt, result.report.merge,
+                          size: Int64(result.verification.summary.compressedBytes),
+                          sha256: result.verification.summary.sha256)
         return result
     }
 
@@ -55,8 +57,12 @@ extension StoreConnection {
         var batch: [(change: Change, line: Int)] = []
         func mergeBatch() throws {
             if !batch.isEmpty {
-                try merge(batch, file: path, receipt: receipt, into: &report, future: future,
-                          sawOwnDevice: &sawOwnDevice, project: !projectAtEnd)
+                do {
+                    try merge(batch, receipt: receipt, into: &report.merge, future: future,
+                              sawOwnDevice: &sawOwnDevice, project: !projectAtEnd)
+                } catch let conflict as ChangeConflict {
+                    throw ArchiveError(file: path, line: conflict.position, kind: .conflict, reason: conflict.reason)
+                }
                 batch.removeAll(keepingCapacity: true)
                 try reportProgress("importing changes", done: report.changesRead, every: 1)
             }
@@ -68,7 +74,7 @@ extension StoreConnection {
                 let kept = checkRecords && live == nil ? rebuiltRecords : nil
                 // Every annotation row is new: the document and passage indexes are built once they are all in.
                 try buildingIndexesAfter(on: "annotations") {
-                    try projectWholeLog(into: &report, keepingRecordsIn: kept)
+                    try projectWholeLog(into: &report.merge, keepingRecordsIn: kept)
                 }
                 projectAtEnd = false
             }

@@ -1,54 +1,22 @@
 import Foundation
 
-/// What importing (or merging) an archive did, or would do with `--dry-run`.
+/// What importing an archive did (or would do, as a dry run): the merge's counts, and the archive's header.
+///
+/// The merge's counts read as the report's own (`report.newChanges`, `report.duplicates`, …).
+@dynamicMemberLookup
 public struct ImportReport: Equatable, Sendable {
-    /// Change records in the file.
-    public var changesRead = 0
-    /// Changes this store did not have, now in its log.
-    public var newChanges = 0
-    /// Changes it already had (by change id).
-    public var duplicates = 0
-    /// New changes that made an annotation appear.
-    public var annotationsCreated = 0
-    /// New changes that altered an annotation or position already here.
-    public var updates = 0
-    /// New changes that turned an annotation into a tombstone.
-    public var deletions = 0
-    /// Fields where a newer value already here was kept over the file's (last writer wins).
-    public var conflictsResolved = 0
-    /// The conflicts themselves, at most `MergeConflict.listedLimit` of them: annotation, field, the value kept
-    /// and the value that lost.
-    public var conflicts: [MergeConflict] = []
-    /// New changes to annotations whose create this store has not seen; applied when it arrives.
-    public var pending = 0
-    /// New changes held in quarantine because they are dated too far ahead of this machine's clock.
-    public var quarantined = 0
-    /// Changes held in quarantine from earlier imports that had become plausible and were merged first.
-    public var releasedFromQuarantine = 0
-    /// Set when the file held new changes made under this store's own device id (the store was copied to
-    /// another machine): the store then takes this new device id for its future changes.
-    public var renewedDeviceID: String?
+    /// What merging the archive's changes did.
+    public var merge = MergeReport()
     /// The archive's header, once read.
     public var header: ArchiveHeader?
 
     /// A report of nothing done yet.
     public init() {}
 
-    /// Counts what one new change did (its conflicts counted, not listed).
-    mutating func count(_ effect: ProjectionEffect) {
-        if effect.created { annotationsCreated += 1 } else if effect.updated { updates += 1 }
-        if effect.deleted { deletions += 1 }
-        if effect.pending { pending += 1 }
-        conflictsResolved += effect.conflicts.count
-    }
-
-    /// Adds what `other` counted with `count(_:)`.
-    mutating func add(_ other: ImportReport) {
-        annotationsCreated += other.annotationsCreated
-        updates += other.updates
-        deletions += other.deletions
-        pending += other.pending
-        conflictsResolved += other.conflictsResolved
+    /// The merge's count at `keyPath`.
+    public subscript<Value>(dynamicMember keyPath: WritableKeyPath<MergeReport, Value>) -> Value {
+        get { merge[keyPath: keyPath] }
+        set { merge[keyPath: keyPath] = newValue }
     }
 }
 
@@ -93,14 +61,11 @@ extension StoreConnection {
                                               rebuiltRecords: staged.rebuiltTable) { handle in
                     try replayStaged(staged, changes: filled == nil, handle)
                 }
-                try finishReceipt(receipt, result.report, summary: staged.summary)
+                try finishReceipt(receipt, result.report.merge, size: Int64(staged.summary.compressedBytes),
+                                  sha256: staged.summary.sha256)
                 report = result.report
                 report.releasedFromQuarantine = released
-                if result.sawOwnDevice {
-                    let renewed = Identifiers.make()
-                    try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'device_id'", arguments: [renewed])
-                    report.renewedDeviceID = renewed
-                }
+                if result.sawOwnDevice { report.renewedDeviceID = try renewDeviceID() }
                 if dryRun { throw DryRun() }
             }
         } catch is DryRun {

@@ -91,9 +91,9 @@ extension StoreConnection {
         return try db.int(sql: "SELECT last_insert_rowid()") ?? 0
     }
 
-    /// Sets the counts of a receipt made by a merge from what the merge did, and the size and SHA-256 of the file
-    /// once read (`summary`); does nothing when the merge made none.
-    func finishReceipt(_ slot: ReceiptSlot, _ report: ImportReport, summary: ArchiveSummary? = nil) throws {
+    /// Sets the counts of a receipt made by a merge from what the merge did, and the `size` and `sha256` of the
+    /// file once read; does nothing when the merge made none.
+    func finishReceipt(_ slot: ReceiptSlot, _ report: MergeReport, size: Int64? = nil, sha256: String? = nil) throws {
         guard let id = slot.id else { return }
         try db.execute(
             sql: """
@@ -102,7 +102,7 @@ extension StoreConnection {
                 WHERE id = ?
                 """,
             arguments: [report.changesRead, report.newChanges, report.duplicates, report.quarantined,
-                        summary.map { Int64($0.compressedBytes) }, summary?.sha256, id])
+                        size, sha256, id])
     }
 
     /// Every receipt, oldest first.

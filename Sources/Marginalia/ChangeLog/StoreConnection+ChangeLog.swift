@@ -17,6 +17,15 @@ public struct ProjectionEffect: Equatable, Sendable {
 }
 
 extension StoreConnection {
+    /// Gives the store a new device id for its future changes, and returns it: changes made under its old id
+    /// were found elsewhere (the store was copied to another machine). Call it inside the write transaction; the
+    /// caller takes the new id as `deviceID` once that transaction commits.
+    func renewDeviceID() throws -> String {
+        let renewed = Identifiers.make()
+        try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'device_id'", arguments: [renewed])
+        return renewed
+    }
+
     /// Records a change made on this device now: a fresh timestamp and change id, written to the log and
     /// applied to the current tables. Call it inside a write transaction.
     func record(_ entity: EntityKind, _ entityID: String, _ operation: ChangeOperation,

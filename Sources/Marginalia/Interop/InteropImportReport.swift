@@ -50,7 +50,7 @@ public struct InteropImportReport: Equatable, Sendable {
     /// Whether the unmatched books' items were imported (as orphans).
     public var keptUnmatched = false
     /// What the merge of the changes did (change counts, quarantine).
-    public var merge = ImportReport()
+    public var merge = MergeReport()
 
     /// An empty report for `format`.
     public init(format: InteropFormat) {

@@ -24,7 +24,7 @@ extension StoreConnection {
     /// With `records`, a table of (`id`, `text`), each annotation's state record as an export writes it
     /// (`JSONWriter.annotationRecord`) goes there too, written on the second thread, for an import to compare
     /// with the file's.
-    func projectWholeLog(into report: inout ImportReport, keepingRecordsIn records: String? = nil) throws {
+    func projectWholeLog(into report: inout MergeReport, keepingRecordsIn records: String? = nil) throws {
         // Every device of the log is numbered: the rows' clocks are encoded against this table, on the other thread.
         let devices = try DeviceTable(db)
         let pages = BoundedQueue<[(columns: [String], seq: Int64)]>(capacity: 2)
@@ -125,7 +125,7 @@ extension StoreConnection {
 private struct ProjectedPage {
     var rows: [RegisterRow] = []
     var records: [(id: String, text: String)] = []
-    var report = ImportReport()
+    var report = MergeReport()
     var conflicts: [(seq: Int64, conflict: MergeConflict)] = []
     let changes: Int
 

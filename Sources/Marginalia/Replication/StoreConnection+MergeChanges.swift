@@ -23,10 +23,11 @@ extension StoreConnection {
     ///
     /// With `project` false the changes only go into the log: a merge into an empty store projects the whole log
     /// once at the end (`projectWholeLog`), which counts what each change did.
-    /// - Throws: `ArchiveError.conflict` when the log, the quarantine (or the batch) holds a different change under
-    ///   the same id.
-    func merge(_ batch: [(change: Change, line: Int)], file: String, receipt: ReceiptSlot,
-               into report: inout ImportReport,
+    /// Each item's `line` is its place in its source (a file's line, a sequence's index), for the error.
+    /// - Throws: `ChangeConflict` when the log, the quarantine (or the batch) holds a different change under the
+    ///   same id.
+    func merge(_ batch: [(change: Change, line: Int)], receipt: ReceiptSlot,
+               into report: inout MergeReport,
                future: FutureChanges, sawOwnDevice: inout Bool, project: Bool = true) throws {
         let ids = try ProjectionCache.jsonList(batch.map(\.change.changeID))
         /// The stored text of each change of the batch a statement finds, by change id.
@@ -58,16 +59,16 @@ extension StoreConnection {
             func same(_ existing: [String]) -> Bool { zip(existing, incoming).allSatisfy { $0.utf8.elementsEqual($1.utf8) } }
             if let existing = held[change.changeID] {
                 guard same(existing) else {
-                    throw ArchiveError(
-                        file: file, line: line, kind: .conflict,
+                    throw ChangeConflict(
+                        changeID: change.changeID, position: line,
                         reason: "change \(change.changeID) differs from the change with the same id held in "
                             + "quarantine")
                 }
             }
             if let existing = known[change.changeID] {
                 guard same(existing) else {
-                    throw ArchiveError(
-                        file: file, line: line, kind: .conflict,
+                    throw ChangeConflict(
+                        changeID: change.changeID, position: line,
                         reason: "change \(change.changeID) differs from the change with the same id already "
                             + "in the store")
                 }

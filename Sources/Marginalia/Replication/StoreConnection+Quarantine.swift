@@ -58,7 +58,7 @@ extension StoreConnection {
             ) { row in (change: try Change(row: row), receipt: row.isNull(Change.columnCount)
                 ? nil : try row.int64(Change.columnCount)) }
             guard !due.isEmpty else { return released }
-            var report = ImportReport()
+            var report = MergeReport()
             var sawOwnDevice = false
             // Each merged (or already present) change leaves the quarantine, so every round takes new ones; each
             // run of changes that came by the same receipt is merged pointing to it.
@@ -69,7 +69,7 @@ extension StoreConnection {
                 // A change carried over from a store without receipts came by an unknown way.
                 let receipt = try ReceiptSlot(
                     existing: due[start].receipt ?? openReceipt(ReceiptSource(kind: .unrecorded)))
-                try merge(due[start..<end].map { ($0.change, 0) }, file: "the quarantine", receipt: receipt,
+                try merge(due[start..<end].map { ($0.change, 0) }, receipt: receipt,
                           into: &report, future: .accept, sawOwnDevice: &sawOwnDevice)
                 start = end
             }

@@ -86,31 +86,28 @@ extension StoreConnection {
     }
 }
 
-/// What merging changes into a store did.
-public typealias MergeReport = ImportReport
-
 extension StoreConnection {
     /// Merges changes from another store, by any transport, in one transaction: all of them or none.
     ///
-    /// Each change is checked as an archive's would be (ids, clock, fields for its operation). Changes already
-    /// here (by change id) are counted as duplicates, so merging the same changes again adds nothing; each field
-    /// takes the value of its latest change (by clock, then device id).
+    /// Each change is checked as a change (`Change.check()`: ids, clock, fields for its operation). Changes
+    /// already here (by change id) are counted as duplicates, so merging the same changes again adds nothing; each
+    /// field takes the value of its latest change (by clock, then device id).
     ///
     ///     let report = try phone.merge(try laptop.changes(after: sentSoFar))
-    /// A change dated more than a day ahead of this machine's clock is held in quarantine (source "merge"), as an
-    /// archive's would be, and merged once it is plausible.
+    /// A change dated more than the clock's allowed drift ahead of this machine's clock is held in quarantine
+    /// (source "merge"), and merged once it is plausible.
     ///
     /// The new changes point to a receipt of `source` (kind `merge` by default); a merge that brings nothing new
     /// and holds nothing in quarantine writes no receipt.
-    /// - Throws: `ArchiveError`-free errors naming the change: a change that is malformed, or differs from the
-    ///   change already stored (or held in quarantine) under its id.
+    /// - Throws: `StoreError.invalidChange` naming the change (its 1-based place in `changes`): a change that is
+    ///   malformed, or differs from the change already stored (or held in quarantine) under its id.
     @discardableResult
     func merge(_ changes: some Sequence<Change>, source: ReceiptSource = ReceiptSource(kind: .merge)) throws
         -> MergeReport
     {
-        var report = ImportReport()
+        var report = MergeReport()
         var sawOwnDevice = false
-        let latest = clock.wallMilliseconds + ArchiveLimits().maxClockDrift
+        let latest = clock.wallMilliseconds + HybridLogicalClock.defaultMaxDrift
         try batch {
             report.releasedFromQuarantine = try releaseQuarantine(latestAllowed: latest)
             let receipt = ReceiptSlot(source)
@@ -118,33 +115,27 @@ extension StoreConnection {
             func mergeBatch() throws {
                 guard !batch.isEmpty else { return }
                 do {
-                    try merge(batch, file: Self.mergeSource, receipt: receipt, into: &report,
+                    try merge(batch, receipt: receipt, into: &report,
                               future: .quarantine(latestAllowed: latest, source: "merge"), sawOwnDevice: &sawOwnDevice)
-                } catch let error as ArchiveError where error.file == Self.mergeSource {
-                    throw StoreError.invalidChange(reason: "change \(error.line ?? 0): \(error.reason)")
+                } catch let conflict as ChangeConflict {
+                    throw StoreError.invalidChange(reason: "change \(conflict.position): \(conflict.reason)")
                 }
                 batch.removeAll(keepingCapacity: true)
             }
             for (index, change) in changes.enumerated() {
                 do {
-                    batch.append((try ArchiveRecords.change(ArchiveFormat.record(change)), index + 1))
+                    try change.check()
                 } catch {
                     throw StoreError.invalidChange(reason: "change \(index + 1) (\(change.changeID)): \(error)")
                 }
+                batch.append((change, index + 1))
                 if batch.count >= Self.mergeBatchSize { try mergeBatch() }
             }
             try mergeBatch()
             try finishReceipt(receipt, report)
-            if sawOwnDevice {
-                let renewed = Identifiers.make()
-                try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'device_id'", arguments: [renewed])
-                report.renewedDeviceID = renewed
-            }
+            if sawOwnDevice { report.renewedDeviceID = try renewDeviceID() }
         }
         if let renewed = report.renewedDeviceID { deviceID = renewed }
         return report
     }
-
-    /// The name merge errors carry in place of a file, to tell them from an archive's.
-    private static let mergeSource = "\u{0}changes"
 }

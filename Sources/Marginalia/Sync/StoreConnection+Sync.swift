@@ -84,9 +84,7 @@ extension StoreConnection {
             }
             if let cloneEvidence {
                 let old = deviceID
-                let renewed = Identifiers.make()
-                try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'device_id'", arguments: [renewed])
-                deviceID = renewed
+                deviceID = try renewDeviceID()
                 report.renewedFromDeviceID = old
                 report.renewalReason = cloneEvidence
             }

@@ -84,7 +84,7 @@ enum ArchiveCommands {
                                         acceptFuture: acceptFuture)
             }
             if context.json {
-                try Output.print(importJSON(report, dryRun: dryRun), to: context.console)
+                try Output.print(importJSON(report.merge, dryRun: dryRun), to: context.console)
                 return
             }
             let lead = (dryRun ? "Would import " : "Imported ") + Output.count(report.changesRead, "change")
@@ -186,7 +186,7 @@ enum ArchiveCommands {
             if dryRun { context.console.err("Dry run: nothing was written") }
         })
 
-    static func importJSON(_ report: ImportReport, dryRun: Bool) -> JSONValue {
+    static func importJSON(_ report: MergeReport, dryRun: Bool) -> JSONValue {
         .object(JSONObject([
             ("dryRun", .bool(dryRun)), ("changesRead", .int(Int64(report.changesRead))),
             ("newChanges", .int(Int64(report.newChanges))), ("duplicates", .int(Int64(report.duplicates))),

@@ -7,7 +7,7 @@ import Testing
 /// goes), over more annotations than one page of the projection holds.
 @Suite struct EmptyStoreImportTests {
     /// Everything a report says, the listed conflicts included.
-    func counts(_ report: ImportReport) -> [String] {
+    func counts(_ report: MergeReport) -> [String] {
         [
             "read \(report.changesRead)", "new \(report.newChanges)", "duplicates \(report.duplicates)",
             "created \(report.annotationsCreated)", "updates \(report.updates)", "deletions \(report.deletions)",
@@ -85,7 +85,7 @@ import Testing
 
         #expect(report.annotationsCreated == 2600 && report.updates > 500 && report.deletions > 100)
         #expect(report.conflictsResolved > 100 && report.conflicts.count == MergeConflict.listedLimit)
-        #expect(counts(report) == counts(mergeReport))
+        #expect(counts(report.merge) == counts(mergeReport))
         #expect(try imported.state() == merged.state())
         #expect(try imported.state() == phone.state())
         #expect(try imported.store.verify().problems == [])
@@ -135,7 +135,7 @@ import Testing
             return try batched.importArchive(archive)
         }
         #expect(try !schemas(batched).contains("staging"))
-        #expect(counts(batchReport) == counts(report))
+        #expect(counts(batchReport.merge) == counts(report.merge))
         #expect(try batched.state() == imported.state())
     }
 
@@ -159,7 +159,7 @@ import Testing
 
         #expect(statements.contains { $0.contains("SET kind = 'known'") })
         #expect(report.duplicates == half.count && report.newChanges == all.count - half.count)
-        #expect(counts(report) == counts(mergeReport))
+        #expect(counts(report.merge) == counts(mergeReport))
         #expect(try importing.state() == merging.state())
         let again = try importing.importArchive(archive)
         #expect(again.duplicates == all.count && again.changesRead == all.count && again.newChanges == 0)
@@ -244,7 +244,7 @@ import Testing
         let later = try phone.store.changes(after: nil).filter { $0.hlc.milliseconds >= since }
         let mergeReport = try merged.store.merge(later)
         #expect(report.pending > 500)
-        #expect(counts(report) == counts(mergeReport))
+        #expect(counts(report.merge) == counts(mergeReport))
         #expect(try imported.state() == merged.state())
     }
 }

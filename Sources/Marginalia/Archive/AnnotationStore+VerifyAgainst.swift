@@ -1,0 +1,29 @@
+extension AnnotationStore {
+    /// Checks the store as `verify()` does, and that its history up to the head `archive`'s header carries (a
+    /// backup's, an export's) is unchanged since the archive was written.
+    ///
+    ///     let report = try store.verify(against: "backup.jsonl.gz")
+    ///     report.isHealthy  // false if any change up to the backup's head was rewritten, removed or reordered
+    /// - Throws: `ArchiveError` when the archive cannot be read whole, or is of format 1 (which carries no head).
+    public func verify(against archive: String) throws -> VerificationReport {
+        let head: LogHead
+        do {
+            let header = try ArchiveReader(path: archive).read().header
+            guard let found = header.head else {
+                throw ArchiveError(
+                    file: archive, line: 1, kind: .invalidRecord,
+                    reason: "it is an archive of format \(header.formatVersion), whose header carries no head of the "
+                        + "log to verify against (format \(ArchiveFormat.headVersion) on does)")
+            }
+            head = found
+        } catch {
+            throw MarginaliaError(error)
+        }
+        return try engine.read { store in
+            var report = try store.verify()
+            report.problems += try store.checkHistory(against: head, file: archive)
+            report.against = head
+            return report
+        }
+    }
+}
