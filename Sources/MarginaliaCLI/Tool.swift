@@ -202,6 +202,8 @@ enum Tool {
             return 65
         case let error as ArchiveError:
             return error.kind == .io ? 1 : 65
+        case is InteropError, is SyncFolderError:
+            return 65
         case let error as StoreError:
             switch error {
             case .notAStore, .newerSchema, .invalidAnchor, .invalidChange, .corruptRow, .passageNotFound,

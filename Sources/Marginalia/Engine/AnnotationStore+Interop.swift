@@ -20,8 +20,8 @@ extension AnnotationStore {
     public func importFile(_ bytes: [UInt8], name: String, format: InteropFormat? = nil,
                            options: InteropImportOptions = InteropImportOptions()) throws -> InteropImportReport {
         guard let format = format ?? InteropReader.detect(bytes) else {
-            throw MarginaliaError(ArchiveError(
-                file: name, line: nil, kind: .invalidRecord,
+            throw MarginaliaError(InteropError(
+                file: name, line: nil,
                 reason: "not a Kindle, KOReader, Readwise or W3C file; give its format"))
         }
         let items = try InteropReader.read(bytes, format: format, file: name)

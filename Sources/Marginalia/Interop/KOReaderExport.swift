@@ -19,17 +19,17 @@ public enum KOReaderExport {
         do {
             let root = try SourceText.json(bytes, file: file)
             guard case .object(let object) = root else {
-                throw ArchiveError(file: file, kind: .invalidRecord,
+                throw InteropError(file: file,
                                    reason: "expected KOReader's export, an object with \"entries\" or \"documents\"")
             }
             let books: [(label: String, object: JSONObject)]
             if let documents = object["documents"] {
                 guard case .array(let values) = documents else {
-                    throw ArchiveError(file: file, kind: .invalidRecord, reason: "\"documents\" is not a list")
+                    throw InteropError(file: file, reason: "\"documents\" is not a list")
                 }
                 books = try values.enumerated().map { index, value in
                     guard case .object(let document) = value else {
-                        throw ArchiveError(file: file, kind: .invalidRecord,
+                        throw InteropError(file: file,
                                            reason: "document \(index + 1) is not an object")
                     }
                     return ("document \(index + 1)", document)
@@ -37,7 +37,7 @@ public enum KOReaderExport {
             } else if object["entries"] != nil {
                 books = [("the book", object)]
             } else {
-                throw ArchiveError(file: file, kind: .invalidRecord,
+                throw InteropError(file: file,
                                    reason: "expected KOReader's export, an object with \"entries\" or \"documents\"")
             }
             var items: [ImportItem] = []
@@ -52,8 +52,8 @@ public enum KOReaderExport {
 
     /// Appends the entries of one book; an error names the book (`document 2 ("Poezii")`) and the entry.
     private static func read(book: JSONObject, label: String, file: String, into items: inout [ImportItem]) throws {
-        func invalid(_ place: String, _ error: FieldError) -> ArchiveError {
-            ArchiveError(file: file, kind: .invalidRecord, reason: "\(place): \(error)")
+        func invalid(_ place: String, _ error: FieldError) -> InteropError {
+            InteropError(file: file, reason: "\(place): \(error)")
         }
         let title: String
         let author: String?

@@ -63,10 +63,10 @@ public enum KindleClippings {
         var lines = block[...]
         while let first = lines.first, first.text.trimmingSpaces.isEmpty { lines = lines.dropFirst() }
         guard let titleLine = lines.first else {
-            throw ArchiveError(file: file, line: block[0].number, kind: .invalidRecord, reason: "an empty clipping")
+            throw InteropError(file: file, line: block[0].number, reason: "an empty clipping")
         }
-        func invalid(_ line: Int, _ reason: String) -> ArchiveError {
-            ArchiveError(file: file, line: line, kind: .invalidRecord, reason: reason)
+        func invalid(_ line: Int, _ reason: String) -> InteropError {
+            InteropError(file: file, line: line, reason: reason)
         }
         guard let describing = lines.dropFirst().first else {
             throw invalid(titleLine.number,
@@ -105,8 +105,8 @@ public enum KindleClippings {
     private static func description(_ line: String, line number: Int, file: String) throws
         -> (kind: AnnotationKind, location: ItemLocation, date: Int64?)
     {
-        func invalid(_ reason: String) -> ArchiveError {
-            ArchiveError(file: file, line: number, kind: .invalidRecord, reason: reason)
+        func invalid(_ reason: String) -> InteropError {
+            InteropError(file: file, line: number, reason: reason)
         }
         let trimmed = line.trimmingSpaces
         guard trimmed.hasPrefix("- ") else {

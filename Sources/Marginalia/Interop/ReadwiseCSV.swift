@@ -51,16 +51,16 @@ public enum ReadwiseCSV {
             do {
                 records = try CSVRecords.records(text)
             } catch {
-                throw ArchiveError(file: file, line: error.line, kind: .invalidRecord, reason: error.reason)
+                throw InteropError(file: file, line: error.line, reason: error.reason)
             }
             guard let header = records.first else {
-                throw ArchiveError(file: file, kind: .invalidRecord, reason: "an empty file has no Readwise header")
+                throw InteropError(file: file, reason: "an empty file has no Readwise header")
             }
             let columns = try self.columns(header, file: file)
             var items: [ImportItem] = []
             for record in records.dropFirst() {
-                func invalid(_ reason: String) -> ArchiveError {
-                    ArchiveError(file: file, line: record.line, kind: .invalidRecord, reason: reason)
+                func invalid(_ reason: String) -> InteropError {
+                    InteropError(file: file, line: record.line, reason: reason)
                 }
                 guard record.fields.count == header.fields.count else {
                     throw invalid("\(record.fields.count) fields where the header has \(header.fields.count)")
@@ -90,7 +90,7 @@ public enum ReadwiseCSV {
         }
         for required in [Column.highlight, .title] where columns[required] == nil {
             let name = required == .highlight ? "Highlight" : "Book Title"
-            throw ArchiveError(file: file, line: header.line, kind: .invalidRecord,
+            throw InteropError(file: file, line: header.line,
                                reason: "the header has no \"\(name)\" column (it has "
                                    + header.fields.map { "\"\($0)\"" }.joined(separator: ", ") + ")")
         }
@@ -98,7 +98,7 @@ public enum ReadwiseCSV {
     }
 
     private static func item(_ record: CSVRecords.Record, columns: [Column: Int],
-                             invalid: (String) -> ArchiveError) throws -> ImportItem? {
+                             invalid: (String) -> InteropError) throws -> ImportItem? {
         func value(_ column: Column) -> String {
             columns[column].map { SourceText.clean(record.fields[$0]) } ?? ""
         }

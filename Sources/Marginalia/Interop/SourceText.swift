@@ -11,7 +11,7 @@ enum SourceText {
         do {
             return try JSONParser.parse(Array(input))
         } catch {
-            throw ArchiveError(file: file, kind: .invalidRecord, reason: "not JSON: \(error)")
+            throw InteropError(file: file, reason: "not JSON: \(error)")
         }
     }
 
@@ -27,7 +27,7 @@ enum SourceText {
                 case .emptyInput, .error: break decoding
                 }
             }
-            throw ArchiveError(file: file, line: nil, kind: .invalidRecord,
+            throw InteropError(file: file, line: nil,
                                reason: "byte \(offset) is not UTF-8; the file must be UTF-8 text")
         }
         return text

@@ -17,7 +17,7 @@ public enum WebAnnotationReader {
                 do {
                     items.append(try item(object, index: index + 1))
                 } catch let error as FieldError {
-                    throw ArchiveError(file: file, kind: .invalidRecord, reason: "annotation \(index + 1): \(error)")
+                    throw InteropError(file: file, reason: "annotation \(index + 1): \(error)")
                 }
             }
             return items
@@ -46,11 +46,11 @@ public enum WebAnnotationReader {
                 return try pages(from: first, file: file)
             }
             if kinds.contains("AnnotationPage") { return try pages(from: value, file: file) }
-            throw ArchiveError(file: file, kind: .invalidRecord,
+            throw InteropError(file: file,
                                reason: "an object of type \(kinds.first ?? "none") is not an Annotation, "
                                    + "AnnotationPage or AnnotationCollection")
         default:
-            throw ArchiveError(file: file, kind: .invalidRecord, reason: "expected an Annotation, or a list of them")
+            throw InteropError(file: file, reason: "expected an Annotation, or a list of them")
         }
     }
 
@@ -61,7 +61,7 @@ public enum WebAnnotationReader {
         var seen = 0
         while let current = page {
             guard case .object(let object) = current else {
-                throw ArchiveError(file: file, kind: .invalidRecord,
+                throw InteropError(file: file,
                                    reason: "a page named only by its IRI (\(current.stringValue ?? "")) cannot be read; "
                                        + "embed the pages")
             }

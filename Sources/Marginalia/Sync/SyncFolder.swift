@@ -57,7 +57,7 @@ struct SyncFolder {
     struct ManifestPending: Error {}
 
     /// Reads the manifest, or writes it when the folder has none; returns whether it wrote it.
-    /// - Throws: `ManifestPending` for a manifest cut short; `ArchiveError` for a manifest that is not one, or one
+    /// - Throws: `ManifestPending` for a manifest cut short; `SyncFolderError` for a manifest that is not one, or one
     ///   that needs a newer reader (the folder is then left untouched).
     func checkManifest() throws -> Bool {
         let bytes: [UInt8]
@@ -67,8 +67,8 @@ struct SyncFolder {
             try writeNew(manifestPath, bytes: try JSONWriter.encode(SyncFormat.manifest) + [0x0A])
             return true
         }
-        func refuse(_ kind: ArchiveError.Kind, _ reason: String) -> ArchiveError {
-            ArchiveError(file: manifestPath, kind: kind, reason: reason)
+        func refuse(_ kind: SyncFolderError.Kind, _ reason: String) -> SyncFolderError {
+            SyncFolderError(file: manifestPath, kind: kind, reason: reason)
         }
         let parsed: JSONValue
         do {
@@ -77,18 +77,18 @@ struct SyncFolder {
             // It ends before its JSON or its final newline: a sync tool may be writing it under its final name.
             throw ManifestPending()
         } catch {
-            throw refuse(.corrupt, "is not a sync manifest (\(error))")
+            throw refuse(.notAManifest, "is not a sync manifest (\(error))")
         }
         guard case .object(let manifest) = parsed else {
-            throw refuse(.corrupt, "is not a sync manifest (not a JSON object)")
+            throw refuse(.notAManifest, "is not a sync manifest (not a JSON object)")
         }
         guard case .string(let format)? = manifest["format"], format == SyncFormat.name else {
-            throw refuse(.invalidRecord, "is not a Marginalia sync manifest (format must be \"\(SyncFormat.name)\")")
+            throw refuse(.notAManifest, "is not a Marginalia sync manifest (format must be \"\(SyncFormat.name)\")")
         }
         guard case .int(let version)? = manifest["formatVersion"], version >= 1,
               case .int(let minimum)? = manifest["minReaderVersion"], minimum >= 1, minimum <= version
         else {
-            throw refuse(.invalidRecord, "formatVersion and minReaderVersion must be positive integers, the minimum "
+            throw refuse(.notAManifest, "formatVersion and minReaderVersion must be positive integers, the minimum "
                 + "no greater than the version")
         }
         guard minimum <= SyncFormat.version else {

@@ -10,7 +10,7 @@ extension InteropFixtures {
 
     /// The error message a reader throws for `bytes`, or nil when it reads them.
     static func refusal(_ read: ([UInt8], String) throws -> [ImportItem], _ text: String, file: String) -> String? {
-        thrownError(ArchiveError.self) { _ = try read(Array(text.utf8), file) }?.description
+        thrownError(InteropError.self) { _ = try read(Array(text.utf8), file) }?.description
     }
 }
 

@@ -101,7 +101,7 @@ import Testing
         #expect(refusal("Highlight,Title,Date\nx,P,yesterday\n")
             == "r.csv: line 2: \"yesterday\" is not a date (Readwise writes 2021-03-14 18:22:05+00:00)")
         #expect(refusal("") == "r.csv: an empty file has no Readwise header")
-        #expect(thrownError(ArchiveError.self) { _ = try ReadwiseCSV.read([0x48, 0xFF], file: "r.csv") }?.reason
+        #expect(thrownError(InteropError.self) { _ = try ReadwiseCSV.read([0x48, 0xFF], file: "r.csv") }?.reason
             == "byte 1 is not UTF-8; the file must be UTF-8 text")
     }
 

@@ -114,18 +114,18 @@ import Testing
     @Test func aClippingWithoutItsDescriptionIsRefusedByLine() throws {
         let text = "Book (Author)\n- Your Highlight Location 1-2 | Added on Monday, 30 November 2026 21:14:05\n\nok\n"
             + "==========\nAnother Book\n==========\n"
-        let error = try #require(thrownError(ArchiveError.self) {
+        let error = try #require(thrownError(InteropError.self) {
             _ = try KindleClippings.read(Array(text.utf8), file: "bad.txt")
         })
         #expect(error.line == 6)
         #expect(error.description.hasPrefix("bad.txt: line 6: a clipping has a title but no line describing it"))
         let german = "Buch\n- Ihre Markierung bei Position 1-2 | Hinzugefügt am Montag\n\ntext\n==========\n"
-        let refused = try #require(thrownError(ArchiveError.self) {
+        let refused = try #require(thrownError(InteropError.self) {
             _ = try KindleClippings.read(Array(german.utf8), file: "de.txt")
         })
         #expect(refused.line == 2)
         #expect(refused.reason.contains("is not a highlight, note or bookmark"))
-        let notUTF8 = try #require(thrownError(ArchiveError.self) {
+        let notUTF8 = try #require(thrownError(InteropError.self) {
             _ = try KindleClippings.read([0x41, 0x0A, 0xC3, 0x28], file: "latin1.txt")
         })
         #expect(notUTF8.reason == "byte 2 is not UTF-8; the file must be UTF-8 text")

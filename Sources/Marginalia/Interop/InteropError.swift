@@ -1,0 +1,26 @@
+/// Why another tool's file (Kindle clippings, a KOReader or Readwise export, W3C annotations, a source text) was
+/// refused: it names the file, and the line when there is one.
+public struct InteropError: CategorizedError, Equatable {
+    /// The file's name, as given.
+    public var file: String
+    /// The 1-based line of the file, when the problem is in one line.
+    public var line: Int?
+    /// What is wrong, in words.
+    public var reason: String
+
+    /// A refusal of `file` (at `line`, when the problem is in one line).
+    public init(file: String, line: Int? = nil, reason: String) {
+        self.file = file
+        self.line = line
+        self.reason = reason
+    }
+
+    /// A file the store was handed is malformed: the caller's data.
+    public var category: MarginaliaError.Category { .invalidData }
+
+    /// The refusal in words: the file, the line when there is one, and the reason.
+    public var description: String {
+        if let line { return "\(file): line \(line): \(reason)" }
+        return "\(file): \(reason)"
+    }
+}

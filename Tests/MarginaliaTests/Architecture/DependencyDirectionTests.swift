@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+/// The library's dependencies point inward (`../shared/docs/design.md`, section 7): the core — the model, the change
+/// log, the projection, the merger — and the infrastructure under it (SQLite, JSON, IO, Support) name no type of an
+/// adapter (the archive, the sync folder, the interop formats); and the archive names neither of the other two.
+///
+/// It reads the sources as text: every top-level type an adapter's folder declares, then every word of every other
+/// folder's code (comments and string literals left out).
+@Suite struct DependencyDirectionTests {
+    /// Folders whose files must not name a type declared in any of `adapters`.
+    static let core = ["Model", "ChangeLog", "Projection", "Replication", "SQLite", "JSON", "IO", "Support"]
+    static let adapters = ["Archive", "Sync", "Interop"]
+
+    @Test func theCoreNamesNoAdapterType() throws {
+        let sources = try Self.sources()
+        let adapterTypes = Self.declaredTypes(in: sources.filter { Self.adapters.contains($0.folder) })
+        #expect(adapterTypes["ArchiveError"] == "Archive" && adapterTypes["SyncFolder"] == "Sync"
+            && adapterTypes["KindleClippings"] == "Interop", "the scan must find the adapters' types")
+        let violations = Self.violations(of: sources.filter { Self.core.contains($0.folder) }, naming: adapterTypes)
+        #expect(violations.isEmpty, "the core names adapter types:\n\(violations.joined(separator: "\n"))")
+    }
+
+    @Test func theArchiveNamesNoOtherAdapterType() throws {
+        let sources = try Self.sources()
+        let others = Self.declaredTypes(in: sources.filter { $0.folder == "Sync" || $0.folder == "Interop" })
+        let violations = Self.violations(of: sources.filter { $0.folder == "Archive" }, naming: others)
+        #expect(violations.isEmpty, "the archive names sync or interop types:\n\(violations.joined(separator: "\n"))")
+    }
+
+    @Test func theArchiveErrorsStayInTheArchive() throws {
+        let uses = try Self.sources().filter { $0.folder != "Archive" }.flatMap { source in
+            Self.words(inCodeOf: source.text).filter { $0.word == "ArchiveError" || $0.word == "GzipError" }
+                .map { "\(source.folder)/\(source.name):\($0.line) names \($0.word)" }
+        }
+        #expect(uses.isEmpty, "archive errors outside Archive/:\n\(uses.joined(separator: "\n"))")
+    }
+
+    @Test func theScanFindsAViolationWhenThereIsOne() {
+        let planted = Source(folder: "Replication", name: "Planted.swift", text: """
+            // An ArchiveError in a comment is no dependency, nor is "ArchiveError" in a string.
+            func f() throws { throw ArchiveError(file: "", kind: .io, reason: "") }
+            """)
+        #expect(Self.violations(of: [planted], naming: ["ArchiveError": "Archive"])
+            == ["Replication/Planted.swift:2 names ArchiveError (Archive)"])
+    }
+
+    // MARK: - Reading the sources
+
+    struct Source {
+        var folder: String
+        var name: String
+        var text: String
+    }
+
+    static func sources() throws -> [Source] {
+        let library = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/Marginalia")
+        let manager = FileManager.default
+        var found: [Source] = []
+        for folder in try manager.contentsOfDirectory(atPath: library.path).sorted() {
+            let directory = library.appendingPathComponent(folder)
+            var isDirectory: ObjCBool = false
+            guard manager.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+                continue
+            }
+            for name in try manager.contentsOfDirectory(atPath: directory.path).sorted() where name.hasSuffix(".swift") {
+                let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+                found.append(Source(folder: folder, name: name, text: text))
+            }
+        }
+        #expect(found.count > 100, "the library's sources are at \(library.path)")
+        return found
+    }
+
+    /// Each type declared at the top level of `sources` (nested types share names such as `Kind`), by its folder.
+    static func declaredTypes(in sources: [Source]) -> [String: String] {
+        let keywords: Set<String> = ["struct", "enum", "class", "protocol", "typealias", "actor"]
+        var types: [String: String] = [:]
+        for source in sources {
+            for line in source.text.split(separator: "\n", omittingEmptySubsequences: false)
+            where !line.hasPrefix(" ") && !line.hasPrefix("\t") {
+                let words = line.split(whereSeparator: { !$0.isLetter && !$0.isNumber && $0 != "_" })
+                if let index = words.firstIndex(where: { keywords.contains(String($0)) }), index + 1 < words.count {
+                    types[String(words[index + 1])] = source.folder
+                }
+            }
+        }
+        return types
+    }
+
+    /// "FOLDER/FILE:LINE names TYPE (ITS FOLDER)" for each use in `sources` of a type of `types` from another folder.
+    static func violations(of sources: [Source], naming types: [String: String]) -> [String] {
+        sources.flatMap { source in
+            words(inCodeOf: source.text).compactMap { use in
+                guard let owner = types[use.word], owner != source.folder else { return nil }
+                return "\(source.folder)/\(source.name):\(use.line) names \(use.word) (\(owner))"
+            }
+        }
+    }
+
+    /// The identifiers of `text` with their 1-based lines, outside comments and string literals.
+    static func words(inCodeOf text: String) -> [(word: String, line: Int)] {
+        var found: [(word: String, line: Int)] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var code = ""
+            var inString = false
+            var previous: Character = " "
+            for character in line {
+                if !inString && character == "/" && previous == "/" { code.removeLast(); break }
+                if character == "\"" && previous != "\\" { inString.toggle() } else if !inString { code.append(character) }
+                previous = character
+            }
+            for word in code.split(whereSeparator: { !$0.isLetter && !$0.isNumber && $0 != "_" }) {
+                found.append((String(word), index + 1))
+            }
+        }
+        return found
+    }
+}
