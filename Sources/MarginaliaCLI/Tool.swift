@@ -127,7 +127,7 @@ enum Tool {
             return exitStatus(for: error)
         } catch {
             Interruption.waitIfInterrupted()
-            console.err("Error: \(error)")
+            console.err("Error: \(error)" + Advice.text(for: error, command: spec))
             return exitStatus(for: error)
         }
     }
@@ -206,8 +206,8 @@ enum Tool {
             return 65
         case let error as StoreError:
             switch error {
-            case .notAStore, .newerSchema, .invalidAnchor, .invalidChange, .corruptRow, .passageNotFound,
-                 .documentNotFound, .unchanged:
+            case .notAStore, .newerSchema, .invalidAnchor, .invalidChange, .changeNotOfAnnotation, .corruptRow,
+                 .passageNotFound, .documentNotFound, .unchanged:
                 return 65
             case .storeMissing, .unreadable, .sqliteTooOld, .annotationNotFound, .ambiguousID, .idPrefixTooShort,
                  .idNotFound, .contentUnavailable, .wouldOverwrite:

@@ -68,7 +68,11 @@ import Darwin
         #expect(refused.status == 1)
         #expect(refused.stderr == "Error: will not write over \(notes): it is an existing file; pass --force to "
             + "replace it\n")
-        #expect(try workspace.run(["backup", notes]).status == 1)
+        // backup has no --force: the advice is what it accepts.
+        let refusedBackup = try workspace.run(["backup", notes])
+        #expect(refusedBackup.status == 1)
+        #expect(refusedBackup.stderr
+            == "Error: will not write over \(notes): it is an existing file; choose another file\n")
         #expect(try workspace.bytes(notes) == Data("mine".utf8))
         try workspace.ok(["export", notes, "--force"])
         let backup = workspace.path("backup.jsonl.gz")

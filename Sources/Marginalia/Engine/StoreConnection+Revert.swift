@@ -67,8 +67,7 @@ extension StoreConnection {
                        in store: StoreConnection) throws -> Change {
         let id = try store.resolveID(text, kind: .change)
         guard let change = changes.first(where: { $0.changeID == id }) else {
-            throw StoreError.invalidChange(
-                reason: "change \(id) is not a change of annotation \(annotation) (see 'history \(annotation)')")
+            throw StoreError.changeNotOfAnnotation(change: id, annotation: annotation)
         }
         return change
     }

@@ -182,7 +182,7 @@ enum UserDatabase {
             return
         case .gzip:
             throw StoreError.notAStore(
-                path: path, reason: "it is gzip-compressed (an archive? use 'marginalia restore' or 'import')")
+                path: path, reason: "it is gzip-compressed, as an archive is: an archive is restored or imported, not opened")
         default:
             throw StoreError.notAStore(path: path, reason: "it is not an SQLite database")
         }

@@ -14,27 +14,44 @@ public struct OutputRefusal: Error, Equatable, Sendable, CustomStringConvertible
     public var resolved: String?
     /// What the file is, e.g. "a Marginalia store".
     public var what: String
-    /// What to do instead, if anything can be.
-    public var advice: String?
+    /// What would let the write go ahead, if anything can: a fact for the caller to word as advice.
+    public var remedy: Remedy?
+
+    /// What would let a refused write go ahead.
+    public enum Remedy: Equatable, Sendable {
+        /// The path names a directory: a file inside it must be named.
+        case nameAFile
+        /// The path is a pipe or a device: a stream of the bytes goes to standard output instead.
+        case streamInstead
+        /// Forcing the write replaces the file (`force: true`).
+        case force
+        /// Forcing the write rebuilds the content database there (`force: true`).
+        case forceRebuild
+        /// Nothing: the output must go to another file.
+        case anotherFile
+        /// The file changed while the new one was written; nothing was replaced, and trying again may work.
+        case changedMeanwhile
+    }
 
     /// A refusal of `requested`, naming the real file `path` too when links lead elsewhere.
-    init(_ requested: String, _ path: String, what: String, advice: String?) {
+    init(_ requested: String, _ path: String, what: String, remedy: Remedy?) {
         let plain = (OutputTarget.absolute(requested) as NSString).standardizingPath
-        self.init(path: requested, resolved: plain == path ? nil : path, what: what, advice: advice)
+        self.init(path: requested, resolved: plain == path ? nil : path, what: what, remedy: remedy)
     }
 
     /// A refusal of `path` (leading to `resolved`, when links lead elsewhere), which is `what`.
-    public init(path: String, resolved: String? = nil, what: String, advice: String? = nil) {
+    public init(path: String, resolved: String? = nil, what: String, remedy: Remedy? = nil) {
         self.path = path
         self.resolved = resolved
         self.what = what
-        self.advice = advice
+        self.remedy = remedy
     }
 
-    /// The refusal in words: the path, what it leads to and is, and what to do instead.
+    /// The refusal in words: the path, what it leads to and what it is.
     public var description: String {
         let via = resolved.map { " (which leads to \($0))" } ?? ""
-        return "will not write over \(path)\(via): it is \(what)" + (advice.map { "; \($0)" } ?? "")
+        let changed = remedy == .changedMeanwhile ? "; it changed while being written; nothing was replaced" : ""
+        return "will not write over \(path)\(via): it is \(what)" + changed
     }
 }
 
@@ -100,14 +117,14 @@ public struct OutputTarget: Equatable, Sendable {
             return OutputTarget(requested: requested, path: path, exists: false, mode: PrivateFiles.fileMode,
                                 policy: policy)
         }
-        func refuse(_ what: String, _ advice: String? = nil) -> OutputRefusal {
-            OutputRefusal(requested, path, what: what, advice: advice)
+        func refuse(_ what: String, _ remedy: OutputRefusal.Remedy? = nil) -> OutputRefusal {
+            OutputRefusal(requested, path, what: what, remedy: remedy)
         }
         switch info.st_mode & S_IFMT {
         case S_IFREG: break
-        case S_IFDIR: throw refuse("a directory", "name a file")
-        case S_IFIFO: throw refuse("a FIFO (named pipe)", "to stream an archive use 'export -' and a redirection")
-        case S_IFCHR, S_IFBLK: throw refuse("a device", "to stream an archive use 'export -' and a redirection")
+        case S_IFDIR: throw refuse("a directory", .nameAFile)
+        case S_IFIFO: throw refuse("a FIFO (named pipe)", .streamInstead)
+        case S_IFCHR, S_IFBLK: throw refuse("a device", .streamInstead)
         case S_IFSOCK: throw refuse("a socket")
         default: throw refuse("not a regular file")
         }
@@ -116,11 +133,11 @@ public struct OutputTarget: Equatable, Sendable {
             throw refuse("a file that cannot be read, so it cannot be told from a store")
         }
         if signature == .sqlite(applicationID: ContentSchema.applicationID), policy.replaceContent {
-            guard policy.force else { throw refuse("a Marginalia content database", "pass --force to rebuild it") }
+            guard policy.force else { throw refuse("a Marginalia content database", .forceRebuild) }
         } else if let database = signature.databaseDescription {
-            throw refuse(database, "choose another file")
+            throw refuse(database, .anotherFile)
         } else if !(signature == .gzip && policy.replaceArchive) && !policy.force {
-            throw refuse("an existing file", "pass --force to replace it")
+            throw refuse("an existing file", .force)
         }
         return OutputTarget(requested: requested, path: path, exists: true,
                             mode: mode_t(info.st_mode) & PrivateFiles.fileMode, policy: policy)
@@ -131,7 +148,7 @@ public struct OutputTarget: Equatable, Sendable {
         let again = try Self.resolve(requested, policy: policy)
         guard again.path == path else {
             throw OutputRefusal(path: requested, resolved: again.path, what: "no longer the file it was",
-                                advice: "it changed while being written; nothing was replaced")
+                                remedy: .changedMeanwhile)
         }
     }
 
@@ -164,7 +181,7 @@ public struct OutputTarget: Equatable, Sendable {
     /// directory made canonical by `realpath(3)`.
     static func realPath(of requested: String) throws -> String {
         guard !requested.isEmpty else { throw OutputRefusal(path: requested, what: "an empty path") }
-        if requested.hasSuffix("/") { throw OutputRefusal(path: requested, what: "a directory", advice: "name a file") }
+        if requested.hasSuffix("/") { throw OutputRefusal(path: requested, what: "a directory", remedy: .nameAFile) }
         var current = absolute(requested)
         var followed = 0
         while true {
@@ -201,7 +218,7 @@ public struct OutputTarget: Equatable, Sendable {
                 if FileSync.parentDirectory(of: path) == FileSync.parentDirectory(of: name),
                    isBackupName(String(path.split(separator: "/").last ?? ""), of: name) {
                     throw OutputRefusal(requested, path, what: "a previous store kept by restore",
-                                        advice: "choose another file")
+                                        remedy: .anotherFile)
                 }
             }
         }
@@ -214,7 +231,7 @@ public struct OutputTarget: Equatable, Sendable {
                 same = (try? realPath(of: file)) == path
             }
             if same {
-                throw OutputRefusal(requested, path, what: what, advice: "choose another file")
+                throw OutputRefusal(requested, path, what: what, remedy: .anotherFile)
             }
         }
     }

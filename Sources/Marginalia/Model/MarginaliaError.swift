@@ -162,7 +162,7 @@ extension MarginaliaError {
         case .contentUnavailable: return .contentUnavailable
         case .sqliteTooOld: return .io
         case .ambiguousID, .idPrefixTooShort, .passageNotFound, .documentNotFound, .invalidAnchor, .invalidChange,
-             .unchanged, .wouldOverwrite:
+             .changeNotOfAnnotation, .unchanged, .wouldOverwrite:
             return .invalidArgument
         }
     }

@@ -29,6 +29,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidAnchor(reason: String)
     /// A requested change is not valid for the annotation (e.g. a color on a bookmark).
     case invalidChange(reason: String)
+    /// A change named for an annotation (to revert it to) is not one of that annotation's changes.
+    case changeNotOfAnnotation(change: String, annotation: String)
     /// The request asks for what the annotation already is (an edit to the values it has, a delete of a deleted
     /// one, an undelete of one that is not deleted): nothing was written.
     case unchanged(id: String, reason: String)
@@ -41,7 +43,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .storeMissing(let path):
-            return "no store at \(path) (it is created by 'marginalia init' or by the first annotation)"
+            return "no store at \(path)"
         case .unreadable(let path, let reason):
             return "cannot read the store \(path): \(reason)"
         case .notAStore(let path, let reason):
@@ -71,6 +73,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             return "no document \(id) in the attached content"
         case .invalidAnchor(let reason):
             return reason
+        case .changeNotOfAnnotation(let change, let annotation):
+            return "change \(change) is not a change of annotation \(annotation)"
         case .invalidChange(let reason):
             return reason
         case .unchanged(_, let reason):

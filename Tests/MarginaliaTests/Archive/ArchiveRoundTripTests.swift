@@ -308,11 +308,11 @@ import Testing
         let fixture = try Populated()
         let path = fixture.store.path
         let before = try canonicalDump(path)
-        let refusal = OutputRefusal(path: path, what: "the store itself", advice: "choose another file")
+        let refusal = OutputRefusal(path: path, what: "the store itself", remedy: .anotherFile)
         #expect(throws: MarginaliaError(refusal)) { try fixture.store.backup(to: path) }
         #expect(throws: MarginaliaError(refusal)) { try fixture.store.exportArchive(toFile: path, force: true) }
         #expect(throws: MarginaliaError(OutputRefusal(path: path + "-wal", what: "the store's write-ahead log",
-                                      advice: "choose another file"))) {
+                                      remedy: .anotherFile))) {
             try fixture.store.backup(to: path + "-wal")
         }
         #expect(Array(try Fixtures.read(path).prefix(16)) == Array("SQLite format 3\u{0}".utf8))

@@ -83,8 +83,8 @@ import Darwin
         let source = makeSource([("d", [("d.1", "Alt text.")])])
         #expect(Self.refusal { try ContentBuilder.build(source, output: fixture.store.path, force: true) }?.what
                     == "a Marginalia store")
-        #expect(Self.refusal { try ContentBuilder.build(source, output: content) }?.advice
-                    == "pass --force to rebuild it")
+        #expect(Self.refusal { try ContentBuilder.build(source, output: content) }?.remedy
+                    == .forceRebuild)
         #expect(try ContentBuilder.build(source, output: content, force: true).passageCount == 1)
         #expect(Self.refusal {
             try ContentBuilder.build(source, output: fixture.path("fresh-wal"), protecting: fixture.store.path)
@@ -137,7 +137,7 @@ import Darwin
         let notes = fixture.path("notes.txt")
         try Data("my own notes".utf8).write(to: URL(fileURLWithPath: notes))
         let refused = Self.refusal { try fixture.store.exportArchive(toFile: notes) }
-        #expect(refused == OutputRefusal(path: notes, what: "an existing file", advice: "pass --force to replace it"))
+        #expect(refused == OutputRefusal(path: notes, what: "an existing file", remedy: .force))
         #expect(Self.refusal { try fixture.store.backup(to: notes) }?.what == "an existing file")
         #expect(try String(contentsOfFile: notes, encoding: .utf8) == "my own notes")
         try fixture.store.exportArchive(toFile: notes, force: true)

@@ -65,8 +65,7 @@ import Testing
         let before = try store.canonicalFingerprint()
         let foreign = try #require(try store.history(id: other.id).first)
         #expect(thrownError(StoreError.self) { try store.revertAnnotation(id: id, to: foreign.changeID) }
-            == .invalidChange(
-                reason: "change \(foreign.changeID) is not a change of annotation \(id) (see 'history \(id)')"))
+            == .changeNotOfAnnotation(change: foreign.changeID, annotation: id))
         #expect(thrownError(StoreError.self) { try store.revertAnnotation(id: id, to: "abc") }
             == .idPrefixTooShort(prefix: "abc", kind: .change, minimum: 4))
         #expect(thrownError(StoreError.self) { try store.revertAnnotation(id: id, to: "abcdef") }
