@@ -66,7 +66,7 @@ extension StoreConnection {
         for device in devices {
             try db.execute(sql: "INSERT INTO devices (id) VALUES (?) ON CONFLICT (id) DO NOTHING", arguments: [device])
         }
-        batchDevices = nil
+        batchState?.devices = nil
         let expected = staged.summary.counts.changes
         // The entity and clock indexes take annotation ids and clocks in no particular order: they are built after.
         let filled = try buildingIndexesAfter(on: "changes") { () throws -> Int in

@@ -35,7 +35,7 @@ extension StoreConnection {
     /// Notes the write about to be stamped when the wall clock is more than the allowed drift from the store's
     /// newest change; once per transaction. Call it inside the write transaction, before the clock ticks.
     func noteClockIfFarOff(changeID: String) throws {
-        guard !clockWarningNoted else { return }
+        guard !(batchState?.clockWarningNoted ?? false) else { return }
         let newest = clock.latest
         let wall = clock.wallMilliseconds
         guard newest != .zero, abs(wall - newest.milliseconds) > clock.maxDrift else { return }
@@ -44,7 +44,7 @@ extension StoreConnection {
         try db.execute(
             sql: "INSERT INTO clock_notes (change_id, wall_clock, newest_change, direction) VALUES (?, ?, ?, ?)",
             arguments: [changeID, Timestamp.iso8601(milliseconds: wall), newest.description, warning.direction.rawValue])
-        clockWarningNoted = db.isInTransaction && clockIsCurrent
+        if db.isInTransaction { batchState?.clockWarningNoted = true }
         clockWarnings.append(warning)
     }
 

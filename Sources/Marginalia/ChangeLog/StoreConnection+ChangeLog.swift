@@ -90,10 +90,10 @@ extension StoreConnection {
                 + [.text(digest), receipt.map(DatabaseValue.integer) ?? .null])
             devices.insert(change.device)
         }
-        let known = clockIsCurrent ? batchDevices : nil
+        let known = batchState?.devices
         for device in devices.sorted() where !(known?.contains(device) ?? false) {
             try db.execute(sql: "INSERT INTO devices (id) VALUES (?) ON CONFLICT (id) DO NOTHING", arguments: [device])
-            batchDevices = nil
+            batchState?.devices = nil
         }
         let columns = "change_id, hlc, device, entity, entity_id, op, fields, digest, receipt"
         if rows.count == 1 {

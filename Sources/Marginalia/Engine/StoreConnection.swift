@@ -14,25 +14,15 @@ final class StoreConnection {
         case create
     }
 
-    let db: any Database
+    /// Every statement of the store runs through it: it writes the rows a batch held back first.
+    let db: WriteBehindDatabase
     /// The path the store was opened at (`:memory:` for a private in-memory store).
     let path: String
     /// This store's device id: the `device` of every change it makes.
     var deviceID: String
     var clock: HybridLogicalClock
-    /// Set while `batch` holds the write lock, after it has observed the log's latest clock.
-    var clockIsCurrent = false
-    /// The devices table as read in the transaction `batch` holds (nil outside it, and after a device was added):
-    /// a batch of local writes reads it once, not once per write. It never outlives the transaction, so it never
-    /// holds a number a rolled-back transaction gave out.
-    var batchDevices: DeviceTable?
-    /// Set while `batch` runs once a clock warning is noted: one note per transaction.
-    var clockWarningNoted = false
-    /// The error of a local write that failed inside the running batch (see `localWrite`): the batch then rolls
-    /// back whole, and throws it, even when its body caught it.
-    var batchFailure: (any Error)?
-    /// The rows of annotations the running batch created, not yet in `annotations` (see `deferCreate`).
-    var deferredCreates: [RegisterRow] = []
+    /// What the running `batch` knows; nil outside one.
+    var batchState: BatchState?
     /// The local writes of this session made with the wall clock far from the store's newest change (each also
     /// noted in the store); the command-line tool prints them on stderr.
     var clockWarnings: [ClockWarning] = []
@@ -87,7 +77,7 @@ final class StoreConnection {
 
     /// Wraps an opened, migrated user database.
     init(database: any Database, path: String, wallClock: @escaping @Sendable () -> Int64) throws {
-        db = database
+        db = WriteBehindDatabase(database)
         self.path = path
         guard let device = try db.text(sql: "SELECT value FROM meta WHERE key = 'device_id'") else {
             throw StoreError.notAStore(path: path, reason: "it has no device id")
@@ -111,19 +101,15 @@ final class StoreConnection {
             // be moved on by this connection, whose inserts the clock observes.
             guard !clockIsCurrent else { return try body() }
             try observeStoredState()
-            clockIsCurrent = true
+            batchState = BatchState()
             defer {
-                clockIsCurrent = false
-                clockWarningNoted = false
-                batchDevices = nil
-                batchFailure = nil
-                deferredCreates = []
-                db.beforeNextStatement = nil
+                batchState = nil
+                db.pending = nil
             }
             let result = try body()
             try writeDeferredCreates()
             // Thrown inside the transaction, which rolls it back.
-            if let batchFailure { throw batchFailure }
+            if let failure = batchState?.failure { throw failure }
             return result
         }
     }
@@ -143,11 +129,11 @@ final class StoreConnection {
     /// batch, which rolls back whole. No part of a failed write is ever committed.
     func localWrite<T>(_ body: () throws -> T) throws -> T {
         guard isInBatch else { return try db.transaction(.immediate, body) }
-        if let batchFailure { throw batchFailure }
+        if let failure = batchState?.failure { throw failure }
         do {
             return try body()
         } catch {
-            batchFailure = error
+            batchState?.failure = error
             throw error
         }
     }
@@ -177,3 +163,24 @@ final class StoreConnection {
 
 @available(*, unavailable, message: "A store is confined to one thread at a time.")
 extension StoreConnection: Sendable {}
+
+/// What a running `batch` knows, from when it takes the write lock (and has observed the log's latest clock) to
+/// when it commits or rolls back.
+struct BatchState {
+    /// The devices table as read in the batch's transaction (nil until read, and after a device was added): a
+    /// batch of local writes reads it once, not once per write. It never outlives the transaction, so it never
+    /// holds a number a rolled-back transaction gave out.
+    var devices: DeviceTable?
+    /// Set once a clock warning is noted: one note per transaction.
+    var clockWarningNoted = false
+    /// The error of a local write that failed inside the batch (see `localWrite`): the batch then rolls back
+    /// whole, and throws it, even when its body caught it.
+    var failure: (any Error)?
+    /// The rows of annotations the batch created, not yet in `annotations` (see `deferCreate`).
+    var deferredCreates: [RegisterRow] = []
+}
+
+extension StoreConnection {
+    /// Whether `batch` holds the write lock, after it has observed the log's latest clock.
+    var clockIsCurrent: Bool { batchState != nil }
+}

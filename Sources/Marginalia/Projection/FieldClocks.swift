@@ -42,9 +42,9 @@ extension StoreConnection {
     /// The devices table: the copy read in this batch's transaction when it names every device of `needed`, else
     /// read now (and kept for the rest of the batch).
     func deviceTable(naming needed: some Sequence<String> = [String]()) throws -> DeviceTable {
-        if clockIsCurrent, let cached = batchDevices, needed.allSatisfy(cached.contains) { return cached }
+        if let cached = batchState?.devices, needed.allSatisfy(cached.contains) { return cached }
         let table = try DeviceTable(db)
-        if clockIsCurrent { batchDevices = table }
+        batchState?.devices = table
         return table
     }
 }

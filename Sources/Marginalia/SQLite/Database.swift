@@ -13,11 +13,6 @@ public enum TransactionKind: String, Sendable {
 /// Stores are written against this protocol rather than the C API, so the same SQL runs in the app, in the
 /// command-line tool and in tests against a real in-process SQLite. `SQLiteDatabase` is its implementation.
 public protocol Database: AnyObject {
-    /// Runs, once, before the next statement of this connection, whatever runs it: a store that holds rows back
-    /// within a transaction writes them here, so that no statement ever sees the tables without them. Cleared
-    /// before it is called; a statement it fails does not run.
-    var beforeNextStatement: (() throws -> Void)? { get set }
-
     /// Runs one statement that returns no rows, binding `arguments` to its parameters in order.
     func execute(sql: String, arguments: StatementArguments) throws
 

@@ -22,7 +22,6 @@ extension SQLiteDatabase {
     public func replaceContents(with source: SQLiteDatabase, pagesPerStep: Int32 = 256,
                                 onceLocked: () throws -> Void = {},
                                 afterStep: (Int) throws -> Void = { _ in }) throws {
-        try runBeforeNextStatement()
         guard try source.int(sql: "PRAGMA main.page_count") ?? 0 > 0 else {
             throw DatabaseError(extendedCode: SQLITE_EMPTY, message: "the source database is empty")
         }

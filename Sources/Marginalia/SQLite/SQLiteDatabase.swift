@@ -28,8 +28,6 @@ public final class SQLiteDatabase: Database {
     public let location: String
     private var statements: [String: Statement] = [:]
     var savepointDepth = 0
-    /// Runs once before the next statement, script or backup of this connection (see `Database`).
-    public var beforeNextStatement: (() throws -> Void)?
 
     /// Opens a database file (or, when `location` starts with `file:`, an SQLite URI).
     ///
@@ -96,7 +94,6 @@ public final class SQLiteDatabase: Database {
 
     /// Runs several statements separated by semicolons, without arguments (schema scripts).
     public func executeScript(sql: String) throws {
-        try runBeforeNextStatement()
         var message: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &message)
         defer { sqlite3_free(message) }
@@ -139,7 +136,6 @@ public final class SQLiteDatabase: Database {
     /// iteration of the same query), a one-off statement is prepared instead.
     private func withStatement<T>(sql: String, arguments: StatementArguments,
                                   _ body: (Statement) throws -> T) throws -> T {
-        try runBeforeNextStatement()
         let statement: Statement
         if let cached = statements[sql], !cached.isBusy {
             statement = cached
@@ -157,13 +153,6 @@ public final class SQLiteDatabase: Database {
         }
         try statement.bind(arguments, database: handle)
         return try body(statement)
-    }
-
-    /// Runs `beforeNextStatement`, if set, once.
-    func runBeforeNextStatement() throws {
-        guard let hook = beforeNextStatement else { return }
-        beforeNextStatement = nil
-        try hook()
     }
 
     /// Finalizes every cached statement (before DETACH, or to release memory).
