@@ -77,50 +77,29 @@ extension StoreConnection {
 
     /// Folds each annotation's changes (streamed entity by entity) and compares with its current row.
     private func replayAnnotations(into report: inout VerificationReport) throws {
-        var currentID: String?
-        var pending: [Change] = []
         var replayed = 0
-        func finish() throws {
-            guard let id = currentID else { return }
-            let expected = AnnotationRegisters.fold(id: id, pending)
+        var problems: [String] = []
+        try foldEachAnnotation(rejected: { row, error in
+            problems.append("changes: change \((try? Change.storedID(in: row)) ?? "?") is invalid: \(error)")
+        }) { id, pending, expected in
+            report.changeCount += pending.count
             let stored = try loadRegisters(id: id)
             if let annotation = expected.annotation {
                 replayed += 1
                 if let stored {
                     if stored.annotation != annotation || stored.clocks != expected.clocks {
-                        report.problems.append(
+                        problems.append(
                             "annotations: row \(id) differs from the replay of its \(pending.count) changes")
                     }
                 } else {
-                    report.problems.append("annotations: row \(id) is missing; its changes create it")
+                    problems.append("annotations: row \(id) is missing; its changes create it")
                 }
             } else if stored != nil {
-                report.problems.append("annotations: row \(id) exists but the log never creates it")
+                problems.append("annotations: row \(id) exists but the log never creates it")
             }
         }
-        try db.forEachRow(
-            sql: """
-                SELECT \(Change.columns) FROM changes
-                WHERE entity = 'annotation' ORDER BY entity_id
-                """
-        ) { row in
-            let change: Change
-            do {
-                change = try Change(row: row)
-                try change.fields.validate(for: change.operation, on: change.entity)
-            } catch {
-                report.problems.append("changes: change \((try? Change.storedID(in: row)) ?? "?") is invalid: \(error)")
-                return
-            }
-            report.changeCount += 1
-            if change.entityID != currentID {
-                try finish()
-                currentID = change.entityID
-                pending = []
-            }
-            pending.append(change)
-        }
-        try finish()
+        // In the log's order: each change found invalid where the stream met it, between the rows.
+        report.problems += problems
         let rows = Int(try db.int(sql: "SELECT count(*) FROM annotations") ?? 0)
         report.annotationCount = rows
         if rows > replayed {
