@@ -32,25 +32,27 @@ public final class AnnotationStore: Sendable {
 
     /// Opens (or creates) the store at `path`.
     ///
+    /// - Parameter configuration: busy timeout, readers, event polling and durability (see `Configuration`).
     /// - Parameter wallClock: milliseconds since 1970, for the hybrid logical clock; injectable for tests.
     /// - Throws: `MarginaliaError`: `.notFound` when the store is missing, `.invalidData` for a file that is not a
     ///   store, `.newerVersion` for one from a newer version (it is then left untouched).
-    public static func open(path: String, access: Access,
+    public static func open(path: String, access: Access, configuration: Configuration = Configuration(),
                             wallClock: @escaping @Sendable () -> Int64 = Timestamp.nowMilliseconds) throws
         -> AnnotationStore
     {
-        try open(path: path, access: access, wallClock: wallClock, vfs: nil)
+        try open(path: path, access: access, wallClock: wallClock, vfs: nil, configuration: configuration)
     }
 
     /// Opens the store through the SQLite VFS named `vfs` (nil: the default one), for tests that put a simulated
     /// disk under a store. Readers open through the same VFS.
-    static func open(path: String, access: Access, wallClock: @escaping @Sendable () -> Int64, vfs: String?) throws
-        -> AnnotationStore
+    static func open(path: String, access: Access, wallClock: @escaping @Sendable () -> Int64, vfs: String?,
+                     configuration: Configuration = Configuration()) throws -> AnnotationStore
     {
         do {
             let writer = try StoreConnection.open(path: path, access: StoreConnection.Access(access),
-                                                  wallClock: wallClock, vfs: vfs)
-            return AnnotationStore(path: path, engine: StoreEngine(writer: writer, wallClock: wallClock, vfs: vfs))
+                                                  wallClock: wallClock, vfs: vfs, configuration: configuration)
+            return AnnotationStore(path: path, engine: StoreEngine(writer: writer, wallClock: wallClock, vfs: vfs,
+                                                                   configuration: configuration))
         } catch {
             throw MarginaliaError(error)
         }

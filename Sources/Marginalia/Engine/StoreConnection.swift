@@ -61,7 +61,9 @@ final class StoreConnection {
     ///
     /// - Parameter alreadyOpen: another connection of this process has the store open (see `UserDatabase.open`).
     static func open(path: String, access: Access, wallClock: @escaping @Sendable () -> Int64, vfs: String?,
-                     alreadyOpen: Bool = false) throws -> StoreConnection
+                     alreadyOpen: Bool = false,
+                     configuration: AnnotationStore.Configuration = AnnotationStore.Configuration()) throws
+        -> StoreConnection
     {
         let databaseAccess: UserDatabase.Access
         switch access {
@@ -69,7 +71,8 @@ final class StoreConnection {
         case .readWrite: databaseAccess = .readWrite
         case .create: databaseAccess = .create
         }
-        let db = try UserDatabase.open(path: path, access: databaseAccess, vfs: vfs, alreadyOpen: alreadyOpen)
+        let db = try UserDatabase.open(path: path, access: databaseAccess, vfs: vfs, alreadyOpen: alreadyOpen,
+                                       configuration: configuration)
         let store = try StoreConnection(database: db, path: path, wallClock: wallClock)
         if access != .readOnly { try store.releaseDueQuarantine() }
         return store

@@ -12,9 +12,6 @@ import Darwin
 /// the length of the call, and turn every error into a `MarginaliaError`. A thread that holds the writer (inside
 /// `batch`) reads through it too, so that it sees its own uncommitted writes.
 final class StoreEngine: @unchecked Sendable {
-    /// How many idle readers are kept open; more may be open at once while many reads run.
-    static let idleReaders = 4
-
     private let writerLock = NSRecursiveLock()
     /// Guarded by `writerLock`; nil once closed.
     private var writer: StoreConnection?
@@ -41,14 +38,18 @@ final class StoreEngine: @unchecked Sendable {
     /// The SQLite VFS every connection opens through (nil: the default one).
     private let vfs: String?
     let observer: StoreObserver
+    /// How the connections behave: busy timeout, idle readers kept, event polling, durability.
+    let configuration: AnnotationStore.Configuration
 
-    init(writer: StoreConnection, wallClock: @escaping @Sendable () -> Int64, vfs: String? = nil) {
+    init(writer: StoreConnection, wallClock: @escaping @Sendable () -> Int64, vfs: String? = nil,
+         configuration: AnnotationStore.Configuration = AnnotationStore.Configuration()) {
         self.writer = writer
         self.wallClock = wallClock
         self.vfs = vfs
+        self.configuration = configuration
         sharedPath = writer.path == ":memory:" ? nil : writer.path
         cachedDeviceID = writer.deviceID
-        observer = StoreObserver()
+        observer = StoreObserver(pollMicroseconds: configuration.eventPollMicroseconds)
     }
 
     deinit {
@@ -120,7 +121,8 @@ final class StoreEngine: @unchecked Sendable {
         let connection: StoreConnection
         do {
             connection = try reader ?? StoreConnection.open(path: sharedPath ?? "", access: .readOnly,
-                                                            wallClock: wallClock, vfs: vfs, alreadyOpen: true)
+                                                            wallClock: wallClock, vfs: vfs, alreadyOpen: true,
+                                                            configuration: configuration)
         } catch {
             throw MarginaliaError(error)
         }
@@ -140,7 +142,7 @@ final class StoreEngine: @unchecked Sendable {
 
     private func checkIn(_ reader: StoreConnection) {
         state.withLock {
-            if !closed && idle.count < Self.idleReaders {
+            if !closed && idle.count < configuration.readers {
                 idle.append(reader)
             } else {
                 readerGeneration[ObjectIdentifier(reader)] = nil

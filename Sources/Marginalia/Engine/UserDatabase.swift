@@ -26,7 +26,9 @@ enum UserDatabase {
     ///   write-ahead log for abandoned and delete it: "if you close a file descriptor … all locks on that file
     ///   held by the process are released" https://www.sqlite.org/howtocorrupt.html#_posix_advisory_locks_canceled_by_a_separate_thread_doing_close_
     static func open(path: String, access: Access, newDeviceID: () -> String = Identifiers.make,
-                     vfs: String? = nil, alreadyOpen: Bool = false) throws -> SQLiteDatabase
+                     vfs: String? = nil, alreadyOpen: Bool = false,
+                     configuration: AnnotationStore.Configuration = AnnotationStore.Configuration()) throws
+        -> SQLiteDatabase
     {
         // STRICT tables need SQLite 3.37.0: "STRICT tables … were added in version 3.37.0 (2021-11-27)."
         // https://www.sqlite.org/stricttables.html
@@ -47,7 +49,8 @@ enum UserDatabase {
         var location = inMemory
             ? path : SQLiteDatabase.fileURI(path: path, readOnly: access == .readOnly, vfs: vfs)
         if !inMemory, access == .readOnly, try mustOpenImmutable(path: path) { location += "&immutable=1" }
-        let db = try SQLiteDatabase(path: location, mode: mode)
+        let db = try SQLiteDatabase(path: location, mode: mode,
+                                    busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
         let applicationID: Int32
         let version: Int32
         let objectCount: Int64
@@ -93,7 +96,7 @@ enum UserDatabase {
         // page cache until it outgrows it, and "TEMP tables ... are automatically deleted when the database
         // connection is closed" https://www.sqlite.org/tempfiles.html (on Unix it is unlinked once opened, so
         // nothing is left behind after a crash).
-        try db.executeScript(sql: "PRAGMA synchronous = FULL; PRAGMA temp_store = FILE")
+        try db.executeScript(sql: "PRAGMA synchronous = \(configuration.synchronous); PRAGMA temp_store = FILE")
         #if canImport(Darwin)
         // On Apple's systems fsync does not reach the medium: "PRAGMA fullfsync … determines whether or not the
         // F_FULLFSYNC syncing method is used on systems that support it." https://www.sqlite.org/pragma.html#pragma_fullfsync

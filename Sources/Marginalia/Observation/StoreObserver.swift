@@ -14,21 +14,36 @@ public struct StoreEvent: Hashable, Sendable {
 
 /// Hands every commit to the store's event streams, in order, each once.
 ///
-/// It keeps the cursor of the last commit it announced; after a commit (this process's, or another's that the
-/// watcher notices through `PRAGMA data_version`), it reads the log after that cursor and announces what it finds.
-/// A refresh that fails announces nothing and moves nothing, so the next one announces it instead.
+/// Each stream keeps the cursor it has been told up to; after a commit (this process's, or another's that the
+/// watcher notices through `PRAGMA data_version`), each stream is told what the log holds after its cursor. A
+/// refresh that fails announces nothing and moves nothing, so the next one announces it instead.
+///
+/// The watcher thread runs only while a stream is alive: it starts with the first one and ends after the last.
+/// Its first look at the file, and its first look after a stream joins, reads the log whether or not
+/// `data_version` moved, so a commit made between a stream's cursor and the watcher's first reading is announced.
 final class StoreObserver: @unchecked Sendable {
-    /// How often the watcher asks whether another connection committed.
-    static let pollInterval: useconds_t = 200_000
+    /// How long the watcher sleeps between two looks at the file, in microseconds.
+    private let pollMicroseconds: UInt32
+
+    private struct Subscriber {
+        let continuation: AsyncStream<StoreEvent>.Continuation
+        /// The cursor after the last commit this stream was told of.
+        var cursor: ChangeCursor
+    }
 
     private let lock = NSLock()
-    private var continuations: [Int: AsyncStream<StoreEvent>.Continuation] = [:]
+    private var subscribers: [Int: Subscriber] = [:]
     private var nextID = 0
-    private var last: ChangeCursor?
     private var finished = false
     private var watching = false
+    /// Set when a stream joined, or a refresh failed: the watcher reads the log at its next look.
+    private var refreshWanted = false
 
-    /// A new stream of events for every commit after `cursor`; starts the watcher the first time.
+    init(pollMicroseconds: UInt32) {
+        self.pollMicroseconds = pollMicroseconds
+    }
+
+    /// A new stream of events for every commit after `cursor`; starts the watcher when none runs.
     func subscribe(after cursor: ChangeCursor, engine: StoreEngine) -> AsyncStream<StoreEvent> {
         let (stream, continuation) = AsyncStream<StoreEvent>.makeStream()
         let startWatcher: Bool = lock.withLock {
@@ -38,11 +53,11 @@ final class StoreObserver: @unchecked Sendable {
             }
             let id = nextID
             nextID += 1
-            continuations[id] = continuation
+            subscribers[id] = Subscriber(continuation: continuation, cursor: cursor)
             continuation.onTermination = { [weak self] _ in
-                self?.lock.withLock { self?.continuations[id] = nil }
+                self?.lock.withLock { _ = self?.subscribers.removeValue(forKey: id) }
             }
-            if last == nil { last = cursor }
+            refreshWanted = true
             defer { watching = true }
             return !watching
         }
@@ -50,17 +65,27 @@ final class StoreObserver: @unchecked Sendable {
         return stream
     }
 
-    /// Announces the changes committed since the last announcement, read through `connection`.
+    /// Tells each stream of the changes committed after its cursor, read through `connection`.
     func refresh(using connection: StoreConnection) {
         lock.withLock {
-            guard !continuations.isEmpty, let last else { return }
-            do {
-                guard let event = try Self.event(after: last, in: connection) else { return }
-                self.last = event.cursor
-                for continuation in continuations.values { continuation.yield(event) }
-            } catch {
-                // Nothing was announced and the cursor stays: the next refresh reads these changes again.
-                return
+            var events: [ChangeCursor: StoreEvent?] = [:]
+            for (id, subscriber) in subscribers {
+                let event: StoreEvent?
+                if let known = events[subscriber.cursor] {
+                    event = known
+                } else {
+                    do {
+                        event = try Self.event(after: subscriber.cursor, in: connection)
+                    } catch {
+                        // Nothing was announced and the cursor stays: the next refresh reads these changes again.
+                        refreshWanted = true
+                        continue
+                    }
+                    events[subscriber.cursor] = event
+                }
+                guard let event else { continue }
+                subscribers[id]?.cursor = event.cursor
+                subscriber.continuation.yield(event)
             }
         }
     }
@@ -69,13 +94,34 @@ final class StoreObserver: @unchecked Sendable {
     func finish() {
         let ending: [AsyncStream<StoreEvent>.Continuation] = lock.withLock {
             finished = true
-            defer { continuations.removeAll() }
-            return Array(continuations.values)
+            defer { subscribers.removeAll() }
+            return subscribers.values.map(\.continuation)
         }
         for continuation in ending { continuation.finish() }
     }
 
-    private var isFinished: Bool { lock.withLock { finished } }
+    /// Whether a watcher thread is running.
+    var isWatching: Bool { lock.withLock { watching } }
+
+    /// Whether the watcher goes on: some stream is alive. When none is, the watcher is over (under the same lock
+    /// that `subscribe` checks it with, so a stream that joins now starts a new one).
+    private func keepWatching() -> Bool {
+        lock.withLock {
+            guard !finished, !subscribers.isEmpty else {
+                watching = false
+                return false
+            }
+            return true
+        }
+    }
+
+    /// Whether a refresh was asked for since the last look; clears the request.
+    private func takeRefreshWanted() -> Bool {
+        lock.withLock {
+            defer { refreshWanted = false }
+            return refreshWanted
+        }
+    }
 
     /// The event for the changes after `cursor`, or nil when there are none.
     private static func event(after cursor: ChangeCursor, in connection: StoreConnection) throws -> StoreEvent? {
@@ -100,22 +146,25 @@ final class StoreObserver: @unchecked Sendable {
                           logReplaced: false)
     }
 
-    /// Watches the file for commits by other connections and processes.
+    /// Watches the file for commits by other connections and processes, while a stream is alive.
     ///
     /// "The integer values returned by two invocations of "PRAGMA data_version" from the same connection will be
     /// different if changes were committed to the database by any other connection in the interim."
     /// https://www.sqlite.org/pragma.html#pragma_data_version
+    /// The version is read before the log, so a commit after that reading moves it for the next look.
     private func watch(_ engine: StoreEngine) {
+        let interval = pollMicroseconds
         let thread = Thread { [weak self, weak engine] in
             var watcher: SQLiteDatabase?
             var version: Int64?
-            while let observer = self, !observer.isFinished, let engine {
+            while let observer = self, let engine, observer.keepWatching() {
                 if watcher == nil { watcher = engine.openWatcher() }
-                if let watcher, let now = try? watcher.int(sql: "PRAGMA data_version"), now != version {
-                    if version != nil { try? engine.read { observer.refresh(using: $0) } }
+                let now = watcher.flatMap { try? $0.int(sql: "PRAGMA data_version") }
+                if observer.takeRefreshWanted() || now != version {
+                    try? engine.read { observer.refresh(using: $0) }
                     version = now
                 }
-                usleep(Self.pollInterval)
+                usleep(interval)
             }
         }
         thread.name = "marginalia store watcher"
