@@ -32,7 +32,7 @@ public struct ImportReport: Equatable, Sendable {
     public var header: ArchiveHeader?
 
     /// A report of nothing done yet.
-    public init() {}
+    package init() {}
 
     /// Counts what one new change did (its conflicts counted, not listed).
     mutating func count(_ effect: ProjectionEffect) {

@@ -51,7 +51,7 @@ public struct FieldError: Error, Equatable, Sendable, CustomStringConvertible {
     public var reason: String
 
     /// A refusal of `field` for `reason`.
-    public init(field: String, reason: String) {
+    package init(field: String, reason: String) {
         self.field = field
         self.reason = reason
     }
