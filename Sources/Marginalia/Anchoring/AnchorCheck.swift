@@ -25,7 +25,7 @@ public struct AnchorCheck: Equatable, Sendable {
     public var reason: String?
 
     /// A check of `annotation` with the given outcome.
-    public init(annotation: Annotation, status: AnchorStatus, newAnchor: Anchor? = nil, match: String? = nil,
+    package init(annotation: Annotation, status: AnchorStatus, newAnchor: Anchor? = nil, match: String? = nil,
                 reason: String? = nil) {
         self.annotation = annotation
         self.status = status
@@ -55,7 +55,7 @@ public struct ReconciliationReport: Equatable, Sendable {
     public var confirmed = 0
 
     /// An empty report for `edition` (nil when no content is attached).
-    public init(edition: String?) {
+    package init(edition: String?) {
         self.edition = edition
     }
 

@@ -5,13 +5,13 @@
 /// by their numbers, compared one by one from the left as integers, a missing number counting as 0:
 /// `eminescu-2026.2` < `eminescu-2026.10` < `eminescu-2027.1`, and `tiny-2` = `tiny-2.0`. Editions of different
 /// works, and names that do not have this form, have no order.
-public enum EditionOrder {
+package enum EditionOrder {
     /// How edition `a` compares to edition `b`: `.orderedAscending` when `a` is older; nil when they cannot be
     /// compared.
     ///
     ///     EditionOrder.compare("eminescu-2026.1", "eminescu-2026.2")  // .orderedAscending
     ///     EditionOrder.compare("tiny-1", "eminescu-2026.2")           // nil
-    public static func compare(_ a: String, _ b: String) -> Ordering? {
+    package static func compare(_ a: String, _ b: String) -> Ordering? {
         guard let left = parse(a), let right = parse(b), left.work == right.work else { return nil }
         for index in 0..<max(left.version.count, right.version.count) {
             let x = index < left.version.count ? left.version[index] : 0
@@ -22,12 +22,12 @@ public enum EditionOrder {
     }
 
     /// Whether edition `a` is known to be older than edition `b`.
-    public static func isOlder(_ a: String, than b: String) -> Bool {
+    package static func isOlder(_ a: String, than b: String) -> Bool {
         compare(a, b) == .orderedAscending
     }
 
     /// The result of comparing two editions.
-    public enum Ordering: Sendable, Equatable {
+    package enum Ordering: Sendable, Equatable {
         case orderedAscending, orderedSame, orderedDescending
     }
 

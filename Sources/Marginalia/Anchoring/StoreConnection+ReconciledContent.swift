@@ -8,7 +8,7 @@ public struct ReconciledContent: Equatable, Sendable {
     public var path: String?
 
     /// The content of `edition`, found at `path` when one was recorded.
-    public init(edition: String, path: String?) {
+    package init(edition: String, path: String?) {
         self.edition = edition
         self.path = path
     }

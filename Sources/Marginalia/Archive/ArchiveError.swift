@@ -38,7 +38,7 @@ public struct ArchiveError: CategorizedError, Equatable {
     public var code: Int32?
 
     /// A refusal of `file` (at `line`, when the problem is in one line).
-    public init(file: String, line: Int? = nil, kind: Kind, reason: String) {
+    package init(file: String, line: Int? = nil, kind: Kind, reason: String) {
         self.file = file
         self.line = line
         self.kind = kind

@@ -11,15 +11,15 @@
 /// - 2: the header carries `head` (`seq`, `digest`: the head of the writing store's hash chain, see
 ///   `ChangeDigest`), and the changes are in the log's order (`seq`), so that the changes of a full archive,
 ///   merged into an empty store, rebuild the same chain up to that head.
-public enum ArchiveFormat {
+package enum ArchiveFormat {
     /// The `format` of the header.
-    public static let name = "marginalia-archive"
+    package static let name = "marginalia-archive"
     /// The format version this build writes, and the newest it reads.
-    public static let version: Int64 = 2
+    package static let version: Int64 = 2
     /// The first version whose header carries the head of the log's hash chain.
     static let headVersion: Int64 = 2
     /// The recommended file extension.
-    public static let fileExtension = "jsonl.gz"
+    package static let fileExtension = "jsonl.gz"
 
     /// The `type` of each record.
     enum RecordType: String, CaseIterable {
@@ -52,7 +52,7 @@ public struct ArchiveHeader: Equatable, Sendable {
     public var head: LogHead?
 
     /// A header with the given values.
-    public init(formatVersion: Int64 = ArchiveFormat.version, device: String, createdAt: String,
+    package init(formatVersion: Int64 = ArchiveFormat.version, device: String, createdAt: String,
                 schemaVersion: Int64, editions: [String], partial: Bool, filter: [String: String] = [:],
                 head: LogHead? = nil) {
         self.formatVersion = formatVersion
@@ -99,7 +99,7 @@ public struct ArchiveCounts: Equatable, Sendable {
     public var positions = 0
 
     /// Counts with the given values.
-    public init(changes: Int = 0, annotations: Int = 0, positions: Int = 0) {
+    package init(changes: Int = 0, annotations: Int = 0, positions: Int = 0) {
         self.changes = changes
         self.annotations = annotations
         self.positions = positions

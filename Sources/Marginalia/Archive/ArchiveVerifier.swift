@@ -16,7 +16,7 @@ public struct ArchiveVerification: Equatable, Sendable {
     public var positionsChecked = 0
 
     /// A verification of an archive read as `summary`, nothing checked yet.
-    public init(summary: ArchiveSummary) {
+    package init(summary: ArchiveSummary) {
         self.summary = summary
     }
 }

@@ -11,7 +11,7 @@ public struct ImportReport: Equatable, Sendable {
     public var header: ArchiveHeader?
 
     /// A report of nothing done yet.
-    public init() {}
+    package init() {}
 
     /// The merge's count at `keyPath`.
     public subscript<Value>(dynamicMember keyPath: WritableKeyPath<MergeReport, Value>) -> Value {

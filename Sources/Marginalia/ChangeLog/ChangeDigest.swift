@@ -92,7 +92,7 @@ public struct LogHead: Equatable, Sendable {
     public let digest: String
 
     /// A head at `sequence` with `digest`.
-    public init(sequence: Int64, digest: String) {
+    package init(sequence: Int64, digest: String) {
         self.sequence = sequence
         self.digest = digest
     }

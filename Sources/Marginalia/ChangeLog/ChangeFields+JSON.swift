@@ -32,7 +32,7 @@ extension ChangeFields {
     }
 
     /// The canonical JSON text of the fields, as stored in the log.
-    public func jsonText() throws -> String { try JSONWriter.encodeString(json) }
+    package func jsonText() throws -> String { try JSONWriter.encodeString(json) }
 }
 
 extension TextPosition {

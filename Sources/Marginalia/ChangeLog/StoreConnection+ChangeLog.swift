@@ -13,7 +13,7 @@ public struct ProjectionEffect: Equatable, Sendable {
     public var pending = false
 
     /// An effect of nothing: no row created, altered or deleted.
-    public init() {}
+    package init() {}
 }
 
 extension StoreConnection {

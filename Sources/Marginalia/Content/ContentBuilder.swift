@@ -1,7 +1,7 @@
 import Foundation
 
 /// Builds a content database from a content source.
-public enum ContentBuilder {
+package enum ContentBuilder {
     /// Builds the content database for `source` at `output`.
     ///
     /// The database is written to a temporary file beside `output`, flushed to disk and renamed over it, so
@@ -14,7 +14,7 @@ public enum ContentBuilder {
     /// - Returns: what the new database holds.
     /// - Throws: `OutputRefusal`, `DatabaseError` or a file-system error; the temporary file is removed.
     @discardableResult
-    public static func build(_ source: ContentSource, output: String, force: Bool = false,
+    package static func build(_ source: ContentSource, output: String, force: Bool = false,
                              protecting store: String? = nil, progress: ProgressHandler? = nil) throws -> ContentInfo
     {
         try PrivateFiles.createDirectories(FileSync.parentDirectory(of: output))

@@ -14,7 +14,7 @@ public struct ContentInfo: Hashable, Sendable {
     public var passageCount: Int
 
     /// A description of content with the given values.
-    public init(path: String, edition: String, language: String, title: String, documentCount: Int,
+    package init(path: String, edition: String, language: String, title: String, documentCount: Int,
                 passageCount: Int) {
         self.path = path
         self.edition = edition
@@ -37,7 +37,7 @@ public struct Passage: Hashable, Sendable, Identifiable {
     public var text: String
 
     /// A passage with the given values.
-    public init(id: String, document: String, order: Int, text: String) {
+    package init(id: String, document: String, order: Int, text: String) {
         self.id = id
         self.document = document
         self.order = order
@@ -57,7 +57,7 @@ public struct ContentDocument: Hashable, Sendable, Identifiable {
     public var passageCount: Int
 
     /// A document with the given values.
-    public init(id: String, title: String, order: Int, passageCount: Int) {
+    package init(id: String, title: String, order: Int, passageCount: Int) {
         self.id = id
         self.title = title
         self.order = order

@@ -8,32 +8,32 @@ import Foundation
 ///
 /// Its JSON Schema is `schemas/content-source.schema.json`. Reading it is strict: unknown keys, empty or
 /// duplicate ids and empty texts are refused, with the document or passage named.
-public struct ContentSource: Hashable, Sendable {
+package struct ContentSource: Hashable, Sendable {
     /// A passage of the source: its id and text.
-    public struct Passage: Hashable, Sendable, Identifiable {
+    package struct Passage: Hashable, Sendable, Identifiable {
         /// The passage's id, unique in the source.
-        public var id: String
+        package var id: String
         /// NFC-normalized.
-        public var text: String
+        package var text: String
 
         /// A passage with the given id and text.
-        public init(id: String, text: String) {
+        package init(id: String, text: String) {
             self.id = id
             self.text = text
         }
     }
 
     /// A document of the source: its id, title and passages in reading order.
-    public struct Document: Hashable, Sendable, Identifiable {
+    package struct Document: Hashable, Sendable, Identifiable {
         /// The document's id, unique in the source.
-        public var id: String
+        package var id: String
         /// The document's title.
-        public var title: String
+        package var title: String
         /// Its passages, in reading order.
-        public var passages: [Passage]
+        package var passages: [Passage]
 
         /// A document with the given id, title and passages.
-        public init(id: String, title: String, passages: [Passage]) {
+        package init(id: String, title: String, passages: [Passage]) {
             self.id = id
             self.title = title
             self.passages = passages
@@ -41,16 +41,16 @@ public struct ContentSource: Hashable, Sendable {
     }
 
     /// The content's edition, e.g. `eminescu-2026.2`.
-    public var edition: String
+    package var edition: String
     /// The language of its text, e.g. `ro`.
-    public var language: String
+    package var language: String
     /// The title of the whole content.
-    public var title: String
+    package var title: String
     /// Its documents, in reading order.
-    public var documents: [Document]
+    package var documents: [Document]
 
     /// A source with the given values, as they are (`init(bytes:path:)` reads and validates one).
-    public init(edition: String, language: String, title: String, documents: [Document]) {
+    package init(edition: String, language: String, title: String, documents: [Document]) {
         self.edition = edition
         self.language = language
         self.title = title
@@ -58,7 +58,7 @@ public struct ContentSource: Hashable, Sendable {
     }
 
     /// Reads and validates the source file at `path`.
-    public init(path: String) throws {
+    package init(path: String) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw FileManager.default.fileExists(atPath: path)
                 ? ContentError.unreadable(path: path, reason: "permission denied or not a regular file")
@@ -68,7 +68,7 @@ public struct ContentSource: Hashable, Sendable {
     }
 
     /// Reads and validates a source from its bytes; `path` names it in errors.
-    public init(bytes: [UInt8], path: String) throws {
+    package init(bytes: [UInt8], path: String) throws {
         let json: JSONValue
         do {
             json = try JSONParser.parse(bytes)

@@ -83,7 +83,7 @@ extension AnnotationStore {
     }
 
     /// The full id of the annotation `text` names: the id itself or a unique prefix of at least 4 characters.
-    public func resolveAnnotationID(_ text: String) throws -> String {
+    package func resolveAnnotationID(_ text: String) throws -> String {
         try engine.read { try $0.resolveAnnotationID(text) }
     }
 
@@ -94,7 +94,7 @@ extension AnnotationStore {
     ///
     /// - Throws: `MarginaliaError`: `.notFound`, or `.invalidArgument` for a prefix under 4 characters or one
     ///   that matches several ids (the error lists them).
-    public func resolveID(_ text: String, kind: IDKind) throws -> String {
+    package func resolveID(_ text: String, kind: IDKind) throws -> String {
         try engine.read { try $0.resolveID(text, kind: kind) }
     }
 
@@ -104,12 +104,12 @@ extension AnnotationStore {
     /// start with the time), so those get longer prefixes, as git abbreviates object names.
     ///
     ///     try store.abbreviatedID("0193a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b", kind: .annotation)   // "0193a1b2-c3"
-    public func abbreviatedID(_ id: String, kind: IDKind) throws -> String {
+    package func abbreviatedID(_ id: String, kind: IDKind) throws -> String {
         try engine.read { try $0.abbreviatedID(id, kind: kind) }
     }
 
     /// The short forms of several ids of `kind` (as `abbreviatedID` makes each), keyed by id, read at once.
-    public func abbreviatedIDs(_ ids: [String], kind: IDKind) throws -> [String: String] {
+    package func abbreviatedIDs(_ ids: [String], kind: IDKind) throws -> [String: String] {
         try engine.read { try $0.abbreviatedIDs(ids, kind: kind) }
     }
 
@@ -161,12 +161,12 @@ extension AnnotationStore {
     }
 
     /// Every edition some annotation (deleted ones too) is anchored on, in no particular order.
-    public func anchoredEditions() throws -> [String] {
+    package func anchoredEditions() throws -> [String] {
         try engine.read { try $0.anchoredEditions() }
     }
 
     /// The edition anchors were last reconciled against, if ever.
-    public func reconciledEdition() throws -> String? {
+    package func reconciledEdition() throws -> String? {
         try engine.read { try $0.reconciledEdition() }
     }
 
@@ -186,7 +186,7 @@ extension AnnotationStore {
 
     /// A fingerprint of every row of the store's tables, in key order: equal until a write. A quick check that
     /// something did not change, not a security measure.
-    public func canonicalFingerprint() throws -> String {
+    package func canonicalFingerprint() throws -> String {
         try engine.read { try $0.canonicalFingerprint() }
     }
 }

@@ -30,7 +30,7 @@ public struct InteropExportContext: Sendable {
     public var exportedAt: Int64
 
     /// A context with the given values; empty ones for an export without content.
-    public init(edition: String? = nil, contentTitle: String? = nil, titles: [String: String] = [:],
+    package init(edition: String? = nil, contentTitle: String? = nil, titles: [String: String] = [:],
                 documentOrder: [String: Int] = [:], passageOrder: [String: Int] = [:],
                 passageStarts: [String: Int] = [:], orphaned: Set<String> = [], exportedAt: Int64 = 0) {
         self.edition = edition

@@ -53,7 +53,7 @@ public struct InteropImportReport: Equatable, Sendable {
     public var merge = MergeReport()
 
     /// An empty report for `format`.
-    public init(format: InteropFormat) {
+    package init(format: InteropFormat) {
         self.format = format
     }
 }

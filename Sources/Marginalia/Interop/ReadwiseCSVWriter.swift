@@ -6,7 +6,7 @@
 /// https://www.rfc-editor.org/rfc/rfc4180#section-2
 public enum ReadwiseCSVWriter {
     /// The columns, as Readwise names them.
-    public static let columns = ["Highlight", "Title", "Author", "URL", "Note", "Location", "Date"]
+    package static let columns = ["Highlight", "Title", "Author", "URL", "Note", "Location", "Date"]
 
     /// The CSV text of `annotations`.
     public static func render(_ annotations: some Sequence<Annotation>, context: InteropExportContext) -> String {

@@ -12,7 +12,7 @@
 /// The W3C model counts positions in code points, as Marginalia does; EPUB CFI and some tools count UTF-16 units.
 public enum WebAnnotationWriter {
     /// The JSON-LD context of the W3C Web Annotation model.
-    public static let context = "http://www.w3.org/ns/anno.jsonld"
+    package static let context = "http://www.w3.org/ns/anno.jsonld"
 
     /// The collection as JSON text (one line, and a line feed).
     public static func render(_ annotations: some Sequence<Annotation>, context: InteropExportContext) throws

@@ -44,7 +44,7 @@ public struct Anchor: Hashable, Sendable, Codable {
     public var edition: String
 
     /// How many code points of context are kept on each side of the quote.
-    public static let contextLength = 32
+    package static let contextLength = 32
 
     /// An anchor with the given range, quote, context and edition.
     public init(document: String, start: TextPosition, end: TextPosition, quote: String, prefix: String,

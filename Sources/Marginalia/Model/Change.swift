@@ -1,5 +1,5 @@
 /// What a change is about.
-public enum EntityKind: String, Sendable, CaseIterable {
+package enum EntityKind: String, Sendable, CaseIterable {
     /// A highlight, note or bookmark; its id is the annotation id.
     case annotation
     /// A reading position; its id is the document id.
@@ -7,7 +7,7 @@ public enum EntityKind: String, Sendable, CaseIterable {
 }
 
 /// What a change did.
-public enum ChangeOperation: String, Sendable, CaseIterable {
+package enum ChangeOperation: String, Sendable, CaseIterable {
     /// Made an annotation.
     case create
     /// Set the note, the color or tags.
@@ -35,16 +35,16 @@ public struct Change: Hashable, Sendable, Identifiable {
     /// The device (store) that made the change.
     public var device: String
     /// Whether it is about an annotation or a reading position.
-    public var entity: EntityKind
+    package var entity: EntityKind
     /// The annotation id, or the document id of a position.
     public var entityID: String
     /// What the change did.
-    public var operation: ChangeOperation
+    package var operation: ChangeOperation
     /// The fields it set, as stored in the log.
-    public var fields: ChangeFields
+    package var fields: ChangeFields
 
     /// A change with the given values; the merger checks it before it is taken in.
-    public init(changeID: String, hlc: HLC, device: String, entity: EntityKind, entityID: String,
+    package init(changeID: String, hlc: HLC, device: String, entity: EntityKind, entityID: String,
                 operation: ChangeOperation, fields: ChangeFields) {
         self.changeID = changeID
         self.hlc = hlc
@@ -59,5 +59,5 @@ public struct Change: Hashable, Sendable, Identifiable {
     public var id: String { changeID }
 
     /// The clock that orders this change against others touching the same field.
-    public var stamp: ClockStamp { ClockStamp(hlc: hlc, device: device, changeID: changeID) }
+    package var stamp: ClockStamp { ClockStamp(hlc: hlc, device: device, changeID: changeID) }
 }

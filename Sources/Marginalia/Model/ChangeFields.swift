@@ -10,26 +10,26 @@
 /// - `reanchor`, `confirm`, `reattach`: the anchor keys
 /// - `set` (reading position): `passage`, `offset`
 /// Unknown keys are refused: a field this version does not understand could not be merged faithfully.
-public struct ChangeFields: Hashable, Sendable {
+package struct ChangeFields: Hashable, Sendable {
     /// The kind an annotation is created as.
-    public var kind: AnnotationKind?
+    package var kind: AnnotationKind?
     /// Where it is anchored (create, reanchor, confirm, reattach).
-    public var anchor: Anchor?
+    package var anchor: Anchor?
     /// A new note; the empty string clears it.
-    public var note: String?
+    package var note: String?
     /// A new color; the empty string clears it.
-    public var color: String?
+    package var color: String?
     /// Tags added (true) or removed (false).
-    public var tags: [String: Bool]
+    package var tags: [String: Bool]
     /// Whether the change deletes (true) or brings back (false) an annotation.
-    public var deleted: Bool?
+    package var deleted: Bool?
     /// A reading position.
-    public var position: TextPosition?
+    package var position: TextPosition?
     /// The change whose state a revert restores (an `edit` only).
-    public var revertTo: String?
+    package var revertTo: String?
 
     /// Fields with the given values; nil (and an empty `tags`) leaves a field unset.
-    public init(kind: AnnotationKind? = nil, anchor: Anchor? = nil, note: String? = nil, color: String? = nil,
+    package init(kind: AnnotationKind? = nil, anchor: Anchor? = nil, note: String? = nil, color: String? = nil,
                 tags: [String: Bool] = [:], deleted: Bool? = nil, position: TextPosition? = nil,
                 revertTo: String? = nil) {
         self.kind = kind
@@ -51,7 +51,7 @@ public struct FieldError: Error, Equatable, Sendable, CustomStringConvertible {
     public var reason: String
 
     /// A refusal of `field` for `reason`.
-    public init(field: String, reason: String) {
+    package init(field: String, reason: String) {
         self.field = field
         self.reason = reason
     }
@@ -61,26 +61,26 @@ public struct FieldError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 /// Bounds on what one change may hold, so that a hostile file cannot smuggle in absurd values.
-public enum FieldLimits {
+package enum FieldLimits {
     /// The longest note, quote or title, in UTF-8 bytes.
-    public static let maxTextBytes = 1 << 20
+    package static let maxTextBytes = 1 << 20
     /// The longest prefix or suffix, in code points.
-    public static let maxContextLength = 256
+    package static let maxContextLength = 256
     /// The longest id (annotation, passage, document, edition, device), in UTF-8 bytes.
-    public static let maxIDBytes = 256
+    package static let maxIDBytes = 256
     /// The longest tag or color, in code points.
-    public static let maxLabelLength = 64
+    package static let maxLabelLength = 64
     /// The most tags one change may set.
-    public static let maxTagsPerChange = 256
+    package static let maxTagsPerChange = 256
     /// The largest offset.
-    public static let maxOffset = Int(Int32.max)
+    package static let maxOffset = Int(Int32.max)
 }
 
 // MARK: - Validation
 
 extension ChangeFields {
     /// Checks that the fields are exactly those `operation` on `entity` sets.
-    public func validate(for operation: ChangeOperation, on entity: EntityKind) throws(FieldError) {
+    package func validate(for operation: ChangeOperation, on entity: EntityKind) throws(FieldError) {
         let present = presentKeys
         func require(_ allowed: Keys, _ required: Keys) throws(FieldError) {
             // The anchor and the position are groups of JSON keys; errors name their first key.

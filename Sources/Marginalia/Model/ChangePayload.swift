@@ -52,13 +52,13 @@ public enum ChangePayload: Hashable, Sendable {
     case setPosition(TextPosition)
 
     /// What the change is about.
-    public var entity: EntityKind {
+    package var entity: EntityKind {
         if case .setPosition = self { return .position }
         return .annotation
     }
 
     /// The operation, as the log names it.
-    public var operation: ChangeOperation {
+    package var operation: ChangeOperation {
         switch self {
         case .create: return .create
         case .edit, .revert: return .edit
@@ -72,7 +72,7 @@ public enum ChangePayload: Hashable, Sendable {
     }
 
     /// The registers the change writes.
-    public var registers: [Register] {
+    package var registers: [Register] {
         switch self {
         case .create(_, _, let note, let color, let tags):
             return [.kind, .anchor] + (note == nil ? [] : [.note]) + (color == nil ? [] : [.color])

@@ -10,12 +10,12 @@ public struct HLC: Comparable, Hashable, Sendable, CustomStringConvertible {
     public let counter: Int32
 
     /// The largest counter; the next tick moves to the next millisecond instead of wrapping.
-    public static let maxCounter: Int32 = 99_999
+    package static let maxCounter: Int32 = 99_999
     /// The largest representable milliseconds (15 decimal digits, year 33658).
-    public static let maxMilliseconds: Int64 = 999_999_999_999_999
+    package static let maxMilliseconds: Int64 = 999_999_999_999_999
 
     /// The earliest clock: before every change.
-    public static let zero = HLC(milliseconds: 0, counter: 0)
+    package static let zero = HLC(milliseconds: 0, counter: 0)
 
     /// A clock at `milliseconds` since 1970 with `counter` for changes in the same millisecond.
     public init(milliseconds: Int64, counter: Int32) {
@@ -55,15 +55,15 @@ public struct HLC: Comparable, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The latest milliseconds the log can hold (year 4892): `packed` must fit in a signed 64-bit integer.
-    public static let maxStoredMilliseconds: Int64 = (Int64.max - Int64(maxCounter)) / 100_000
+    package static let maxStoredMilliseconds: Int64 = (Int64.max - Int64(maxCounter)) / 100_000
 
     /// The clock as one integer, milliseconds × 100,000 + counter, as the log's `hlc` column and the current
     /// tables keep it: integer order is clock order, and the decimal digits read as the text form without its dash.
     /// Only for clocks up to `maxStoredMilliseconds`; later ones are refused before they reach the log.
-    public var packed: Int64 { min(milliseconds, HLC.maxStoredMilliseconds) * 100_000 + Int64(counter) }
+    package var packed: Int64 { min(milliseconds, HLC.maxStoredMilliseconds) * 100_000 + Int64(counter) }
 
     /// The clock `packed` stands for; nil for a negative value or a counter out of range.
-    public init?(packed: Int64) {
+    package init?(packed: Int64) {
         guard packed >= 0 else { return nil }
         self.init(milliseconds: packed / 100_000, counter: Int32(packed % 100_000))
     }
@@ -112,23 +112,23 @@ extension HLC: Codable {
 ///
 /// The change id only breaks ties between changes a single device made at one timestamp, which happens
 /// only when a store was copied to a second machine; it keeps the winner the same on every replica.
-public struct ClockStamp: Comparable, Hashable, Sendable {
+package struct ClockStamp: Comparable, Hashable, Sendable {
     /// The change's clock.
-    public let hlc: HLC
+    package let hlc: HLC
     /// The device that made the change.
-    public let device: String
+    package let device: String
     /// The change's id.
-    public let changeID: String
+    package let changeID: String
 
     /// The stamp of a change with the given clock, device and id.
-    public init(hlc: HLC, device: String, changeID: String) {
+    package init(hlc: HLC, device: String, changeID: String) {
         self.hlc = hlc
         self.device = device
         self.changeID = changeID
     }
 
     /// Whether `lhs` is earlier: by clock, then device, then change id.
-    public static func < (lhs: ClockStamp, rhs: ClockStamp) -> Bool {
+    package static func < (lhs: ClockStamp, rhs: ClockStamp) -> Bool {
         if lhs.hlc != rhs.hlc { return lhs.hlc < rhs.hlc }
         if lhs.device != rhs.device { return lhs.device < rhs.device }
         return lhs.changeID < rhs.changeID
@@ -139,21 +139,23 @@ public struct ClockStamp: Comparable, Hashable, Sendable {
 ///
 /// It never goes backwards: each timestamp it issues is greater than every timestamp it has issued or
 /// observed (from the log, or from another device's changes), even when the wall clock steps back.
-public struct HybridLogicalClock: Sendable {
+@usableFromInline
+package struct HybridLogicalClock: Sendable {
     /// How far ahead of the local wall clock a remote timestamp may be before its change is held in quarantine,
     /// and how far a local write's wall clock may be from the store's newest change before it is noted (one day).
-    public static let defaultMaxDrift: Int64 = 24 * 60 * 60 * 1000
+    @usableFromInline
+    package static let defaultMaxDrift: Int64 = 24 * 60 * 60 * 1000
 
     /// The latest timestamp issued or observed.
-    public private(set) var latest: HLC
+    package private(set) var latest: HLC
     /// How far (milliseconds) a timestamp may be from the wall clock before it counts as drifting.
-    public let maxDrift: Int64
+    package let maxDrift: Int64
     private let wallClock: @Sendable () -> Int64
 
     /// - Parameters:
     ///   - latest: the latest timestamp in the store's log.
     ///   - wallClock: milliseconds since 1970; injectable so that tests can step the clock.
-    public init(latest: HLC = .zero, maxDrift: Int64 = HybridLogicalClock.defaultMaxDrift,
+    package init(latest: HLC = .zero, maxDrift: Int64 = HybridLogicalClock.defaultMaxDrift,
                 wallClock: @escaping @Sendable () -> Int64 = Timestamp.nowMilliseconds) {
         self.latest = latest
         self.maxDrift = maxDrift
@@ -161,13 +163,13 @@ public struct HybridLogicalClock: Sendable {
     }
 
     /// The current wall-clock milliseconds.
-    public var wallMilliseconds: Int64 { wallClock() }
+    package var wallMilliseconds: Int64 { wallClock() }
 
     /// The wall clock itself, for code that must judge timestamps against the same clock.
-    public var wallClockFunction: @Sendable () -> Int64 { wallClock }
+    package var wallClockFunction: @Sendable () -> Int64 { wallClock }
 
     /// Issues a new timestamp, greater than every one issued or observed so far.
-    public mutating func tick() -> HLC {
+    package mutating func tick() -> HLC {
         let wall = wallClock()
         if wall > latest.milliseconds {
             latest = HLC(milliseconds: wall, counter: 0)
@@ -181,12 +183,12 @@ public struct HybridLogicalClock: Sendable {
     }
 
     /// Advances the clock past a timestamp seen in the log or in another device's change.
-    public mutating func observe(_ timestamp: HLC) {
+    package mutating func observe(_ timestamp: HLC) {
         if timestamp > latest { latest = timestamp }
     }
 
     /// Whether a remote timestamp is implausibly far ahead of the local wall clock.
-    public func isTooFarInFuture(_ timestamp: HLC) -> Bool {
+    package func isTooFarInFuture(_ timestamp: HLC) -> Bool {
         timestamp.milliseconds > wallClock() + maxDrift
     }
 }

@@ -8,7 +8,7 @@ public struct ProgressReport: Equatable, Sendable {
     public var total: Int?
 
     /// Progress of `task`: `done` of `total` (nil when the total is not known).
-    public init(task: String, done: Int, total: Int? = nil) {
+    package init(task: String, done: Int, total: Int? = nil) {
         self.task = task
         self.done = done
         self.total = total

@@ -12,14 +12,14 @@ public enum IDKind: String, Sendable, CaseIterable {
 }
 
 /// How ids are taken back from what a person typed.
-public enum IDPrefix {
+package enum IDPrefix {
     /// The fewest characters a prefix must have: fewer would too often name several ids.
-    public static let minimumLength = 4
+    package static let minimumLength = 4
     /// How many matches an ambiguous prefix's error lists.
-    public static let listedMatches = 10
+    package static let listedMatches = 10
     /// The fewest characters of an id the tool prints (`AnnotationStore.abbreviatedIDs`): more when the store
     /// holds another id of the same kind that starts with the same characters.
-    public static let printedLength = 8
+    package static let printedLength = 8
 }
 
 extension StoreConnection {

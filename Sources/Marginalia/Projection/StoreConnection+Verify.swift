@@ -20,7 +20,7 @@ public struct VerificationReport: Equatable, Sendable {
     public var isHealthy: Bool { problems.isEmpty }
 
     /// A report of nothing checked yet.
-    public init() {}
+    package init() {}
 }
 
 extension StoreConnection {

@@ -16,7 +16,7 @@ public struct MergeConflict: Equatable, Sendable {
     public var lostChangeID: String
 
     /// A conflict over `field` of annotation (or document) `id`.
-    public init(id: String, field: String, lostValue: String, keptValue: String?, lostChangeID: String) {
+    package init(id: String, field: String, lostValue: String, keptValue: String?, lostChangeID: String) {
         self.id = id
         self.field = field
         self.lostValue = lostValue
@@ -25,7 +25,7 @@ public struct MergeConflict: Equatable, Sendable {
     }
 
     /// The most conflicts a report lists; its count covers all of them.
-    public static let listedLimit = 100
+    package static let listedLimit = 100
 }
 
 extension MergeConflict {

@@ -3,7 +3,7 @@
 /// Writes use `.immediate`, which takes the write lock at `BEGIN` so that a busy database is reported (after
 /// `busy_timeout`) before any work is done, rather than at the first write inside the transaction.
 /// See https://www.sqlite.org/lang_transaction.html
-public enum TransactionKind: String, Sendable {
+package enum TransactionKind: String, Sendable {
     case deferred = "DEFERRED"
     case immediate = "IMMEDIATE"
 }
@@ -12,7 +12,7 @@ public enum TransactionKind: String, Sendable {
 ///
 /// Stores are written against this protocol rather than the C API, so the same SQL runs in the app, in the
 /// command-line tool and in tests against a real in-process SQLite. `SQLiteDatabase` is its implementation.
-public protocol Database: AnyObject {
+package protocol Database: AnyObject {
     /// Runs one statement that returns no rows, binding `arguments` to its parameters in order.
     func execute(sql: String, arguments: StatementArguments) throws
 
@@ -46,12 +46,12 @@ public protocol Database: AnyObject {
 
 extension Database {
     /// Runs one statement without arguments.
-    public func execute(sql: String) throws {
+    package func execute(sql: String) throws {
         try execute(sql: sql, arguments: [])
     }
 
     /// Runs a query and calls `body` once per row, in order; the row is valid only during the call.
-    public func forEachRow(sql: String, arguments: StatementArguments = [], _ body: (Row) throws -> Void) throws {
+    package func forEachRow(sql: String, arguments: StatementArguments = [], _ body: (Row) throws -> Void) throws {
         try iterateRows(sql: sql, arguments: arguments) { row in
             try body(row)
             return true
@@ -59,7 +59,7 @@ extension Database {
     }
 
     /// Decodes every row of a query.
-    public func fetchAll<T>(sql: String, arguments: StatementArguments = [],
+    package func fetchAll<T>(sql: String, arguments: StatementArguments = [],
                             _ decode: (Row) throws -> T) throws -> [T] {
         var result: [T] = []
         try forEachRow(sql: sql, arguments: arguments) { result.append(try decode($0)) }
@@ -67,7 +67,7 @@ extension Database {
     }
 
     /// Decodes the first row of a query, or returns nil when there is none.
-    public func fetchOne<T>(sql: String, arguments: StatementArguments = [], _ decode: (Row) throws -> T) throws -> T? {
+    package func fetchOne<T>(sql: String, arguments: StatementArguments = [], _ decode: (Row) throws -> T) throws -> T? {
         var result: T?
         try iterateRows(sql: sql, arguments: arguments) { row in
             result = try decode(row)
@@ -77,18 +77,18 @@ extension Database {
     }
 
     /// The first column of the first row, or `.null` when the query returns no row.
-    public func scalar(sql: String, arguments: StatementArguments = []) throws -> DatabaseValue {
+    package func scalar(sql: String, arguments: StatementArguments = []) throws -> DatabaseValue {
         try fetchOne(sql: sql, arguments: arguments) { $0.value(at: 0) } ?? .null
     }
 
     /// The first column of the first row as an integer, or nil for no row or NULL.
-    public func int(sql: String, arguments: StatementArguments = []) throws -> Int64? {
+    package func int(sql: String, arguments: StatementArguments = []) throws -> Int64? {
         if case .integer(let value) = try scalar(sql: sql, arguments: arguments) { return value }
         return nil
     }
 
     /// The first column of the first row as text, or nil for no row or NULL.
-    public func text(sql: String, arguments: StatementArguments = []) throws -> String? {
+    package func text(sql: String, arguments: StatementArguments = []) throws -> String? {
         if case .text(let value) = try scalar(sql: sql, arguments: arguments) { return value }
         return nil
     }

@@ -13,27 +13,27 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
     public let sql: String?
 
     /// An error with SQLite's extended result code, its message, and the statement when there is one.
-    public init(extendedCode: Int32, message: String, sql: String? = nil) {
+    package init(extendedCode: Int32, message: String, sql: String? = nil) {
         self.extendedCode = extendedCode
         self.message = message
         self.sql = sql
     }
 
     /// The primary result code (the low byte of the extended code), e.g. 19 (`SQLITE_CONSTRAINT`).
-    public var primaryCode: Int32 { extendedCode & 0xFF }
+    package var primaryCode: Int32 { extendedCode & 0xFF }
 
     /// Whether a constraint (UNIQUE, CHECK, NOT NULL, a foreign key) failed: SQLITE_CONSTRAINT.
-    public var isConstraintViolation: Bool { primaryCode == SQLITE_CONSTRAINT }
+    package var isConstraintViolation: Bool { primaryCode == SQLITE_CONSTRAINT }
     /// Whether another connection holds a lock: SQLITE_BUSY or SQLITE_LOCKED.
-    public var isBusy: Bool { primaryCode == SQLITE_BUSY || primaryCode == SQLITE_LOCKED }
+    package var isBusy: Bool { primaryCode == SQLITE_BUSY || primaryCode == SQLITE_LOCKED }
     /// Whether the file is damaged or not a database: SQLITE_CORRUPT or SQLITE_NOTADB.
-    public var isCorrupt: Bool { primaryCode == SQLITE_CORRUPT || primaryCode == SQLITE_NOTADB }
+    package var isCorrupt: Bool { primaryCode == SQLITE_CORRUPT || primaryCode == SQLITE_NOTADB }
     /// Whether the database cannot be written: SQLITE_READONLY.
-    public var isReadOnly: Bool { primaryCode == SQLITE_READONLY }
+    package var isReadOnly: Bool { primaryCode == SQLITE_READONLY }
     /// Whether the file could not be opened: SQLITE_CANTOPEN.
-    public var isCantOpen: Bool { primaryCode == SQLITE_CANTOPEN }
+    package var isCantOpen: Bool { primaryCode == SQLITE_CANTOPEN }
     /// Whether the disk (or a size limit) is full: SQLITE_FULL.
-    public var isFull: Bool { primaryCode == SQLITE_FULL }
+    package var isFull: Bool { primaryCode == SQLITE_FULL }
 
     /// The error in words: code, name, message and the statement.
     public var description: String {

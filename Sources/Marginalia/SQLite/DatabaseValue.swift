@@ -1,5 +1,5 @@
 /// A value stored in or bound to an SQLite column: one of SQLite's five storage classes.
-public enum DatabaseValue: Equatable, Hashable, Sendable {
+package enum DatabaseValue: Equatable, Hashable, Sendable {
     case null
     case integer(Int64)
     case real(Double)
@@ -8,58 +8,58 @@ public enum DatabaseValue: Equatable, Hashable, Sendable {
 }
 
 /// A Swift type that converts to a `DatabaseValue`, so it can be bound as a statement argument.
-public protocol DatabaseValueConvertible {
+package protocol DatabaseValueConvertible {
     var databaseValue: DatabaseValue { get }
 }
 
 extension DatabaseValue: DatabaseValueConvertible {
     /// The value itself.
-    public var databaseValue: DatabaseValue { self }
+    package var databaseValue: DatabaseValue { self }
 }
 
 extension String: DatabaseValueConvertible {
     /// The string, as TEXT.
-    public var databaseValue: DatabaseValue { .text(self) }
+    package var databaseValue: DatabaseValue { .text(self) }
 }
 
 extension Substring: DatabaseValueConvertible {
     /// The substring, as TEXT.
-    public var databaseValue: DatabaseValue { .text(String(self)) }
+    package var databaseValue: DatabaseValue { .text(String(self)) }
 }
 
 extension Int: DatabaseValueConvertible {
     /// The integer, as INTEGER.
-    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+    package var databaseValue: DatabaseValue { .integer(Int64(self)) }
 }
 
 extension Int64: DatabaseValueConvertible {
     /// The integer, as INTEGER.
-    public var databaseValue: DatabaseValue { .integer(self) }
+    package var databaseValue: DatabaseValue { .integer(self) }
 }
 
 extension Int32: DatabaseValueConvertible {
     /// The integer, as INTEGER.
-    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+    package var databaseValue: DatabaseValue { .integer(Int64(self)) }
 }
 
 extension Double: DatabaseValueConvertible {
     /// The number, as REAL.
-    public var databaseValue: DatabaseValue { .real(self) }
+    package var databaseValue: DatabaseValue { .real(self) }
 }
 
 extension Bool: DatabaseValueConvertible {
     /// 1 for true, 0 for false, as INTEGER (SQLite has no boolean type).
-    public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
+    package var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
 }
 
 extension Array: DatabaseValueConvertible where Element == UInt8 {
     /// The bytes, as a BLOB.
-    public var databaseValue: DatabaseValue { .blob(self) }
+    package var databaseValue: DatabaseValue { .blob(self) }
 }
 
 extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
     /// The wrapped value, or NULL for nil.
-    public var databaseValue: DatabaseValue {
+    package var databaseValue: DatabaseValue {
         switch self {
         case .none: return .null
         case .some(let wrapped): return wrapped.databaseValue
@@ -68,17 +68,17 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
 }
 
 /// Statement arguments, written as an array literal at the call site: `arguments: [id, note, nil]`.
-public struct StatementArguments: ExpressibleByArrayLiteral, Sendable {
+package struct StatementArguments: ExpressibleByArrayLiteral, Sendable {
     /// The values, in the order of the statement's parameters.
-    public var values: [DatabaseValue]
+    package var values: [DatabaseValue]
 
     /// Arguments with the given values.
-    public init(_ values: [DatabaseValue]) {
+    package init(_ values: [DatabaseValue]) {
         self.values = values
     }
 
     /// Arguments from an array literal; nil is NULL.
-    public init(arrayLiteral elements: (any DatabaseValueConvertible)?...) {
+    package init(arrayLiteral elements: (any DatabaseValueConvertible)?...) {
         values = elements.map { $0?.databaseValue ?? .null }
     }
 }

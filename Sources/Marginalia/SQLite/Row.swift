@@ -4,26 +4,26 @@ internal import CSQLite
 ///
 /// A row is a view onto a running statement: it is valid only inside the closure that receives it. Columns
 /// are read by index, in the order of the SELECT list, so the SQL at the call site says what each index is.
-public struct Row {
+package struct Row {
     let statement: OpaquePointer
     let sql: String
 
     /// The number of columns.
-    public var count: Int { Int(sqlite3_column_count(statement)) }
+    package var count: Int { Int(sqlite3_column_count(statement)) }
 
     /// The name of column `index`, as the SELECT list gives it.
-    public func name(at index: Int) -> String {
+    package func name(at index: Int) -> String {
         guard let name = sqlite3_column_name(statement, Int32(index)) else { return "" }
         return String(cString: name)
     }
 
     /// Whether column `index` is NULL.
-    public func isNull(_ index: Int) -> Bool {
+    package func isNull(_ index: Int) -> Bool {
         sqlite3_column_type(statement, Int32(index)) == SQLITE_NULL
     }
 
     /// Column `index` as a `DatabaseValue`, keeping its storage class.
-    public func value(at index: Int) -> DatabaseValue {
+    package func value(at index: Int) -> DatabaseValue {
         let column = Int32(index)
         switch sqlite3_column_type(statement, column) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
@@ -35,47 +35,47 @@ public struct Row {
     }
 
     /// Column `index` as text; throws when it is NULL.
-    public func string(_ index: Int) throws -> String {
+    package func string(_ index: Int) throws -> String {
         guard !isNull(index) else { throw unexpectedNull(index) }
         return textUnchecked(Int32(index))
     }
 
     /// Column `index` as text, or nil when it is NULL.
-    public func optionalString(_ index: Int) -> String? {
+    package func optionalString(_ index: Int) -> String? {
         isNull(index) ? nil : textUnchecked(Int32(index))
     }
 
     /// Column `index` as an integer; throws when it is NULL.
-    public func int64(_ index: Int) throws -> Int64 {
+    package func int64(_ index: Int) throws -> Int64 {
         guard !isNull(index) else { throw unexpectedNull(index) }
         return sqlite3_column_int64(statement, Int32(index))
     }
 
     /// Column `index` as an `Int`; throws when it is NULL.
-    public func int(_ index: Int) throws -> Int {
+    package func int(_ index: Int) throws -> Int {
         Int(try int64(index))
     }
 
     /// Column `index` as an integer, or nil when it is NULL.
-    public func optionalInt(_ index: Int) -> Int? {
+    package func optionalInt(_ index: Int) -> Int? {
         isNull(index) ? nil : Int(sqlite3_column_int64(statement, Int32(index)))
     }
 
     /// Column `index` as a double; throws when it is NULL.
-    public func double(_ index: Int) throws -> Double {
+    package func double(_ index: Int) throws -> Double {
         guard !isNull(index) else { throw unexpectedNull(index) }
         return sqlite3_column_double(statement, Int32(index))
     }
 
     /// Column `index` as a boolean (any non-zero integer is true); throws when it is NULL.
-    public func bool(_ index: Int) throws -> Bool {
+    package func bool(_ index: Int) throws -> Bool {
         try int64(index) != 0
     }
 
     /// The raw bytes of column `index` (text as UTF-8), valid only during the row's closure.
     ///
     /// For streaming output without building a `String`.
-    public func bytes(at index: Int) -> UnsafeRawBufferPointer {
+    package func bytes(at index: Int) -> UnsafeRawBufferPointer {
         let column = Int32(index)
         // "call sqlite3_column_blob(), sqlite3_column_text(), or sqlite3_column_text16() first to force the
         // result into the desired format, then invoke sqlite3_column_bytes()"

@@ -8,13 +8,13 @@ extension SQLiteDatabase {
     /// access" and "it is an error to specify a value for the mode parameter that is less restrictive than
     /// that specified by the flags passed" https://www.sqlite.org/uri.html
     /// - Throws: `DatabaseError` (`SQLITE_CANTOPEN` for a missing file).
-    public func attachReadOnly(path: String, as schema: String) throws {
+    package func attachReadOnly(path: String, as schema: String) throws {
         try Self.checkSchemaName(schema)
         try execute(sql: "ATTACH DATABASE ? AS \(schema)", arguments: [Self.fileURI(path: path, readOnly: true)])
     }
 
     /// Detaches a schema attached with `attachReadOnly(path:as:)`.
-    public func detach(_ schema: String) throws {
+    package func detach(_ schema: String) throws {
         try Self.checkSchemaName(schema)
         // Cached statements may name the schema; they must be finalized before it can go.
         clearStatementCache()
@@ -22,7 +22,7 @@ extension SQLiteDatabase {
     }
 
     /// Whether a schema of this name is attached.
-    public func isAttached(_ schema: String) throws -> Bool {
+    package func isAttached(_ schema: String) throws -> Bool {
         var found = false
         try forEachRow(sql: "SELECT name FROM pragma_database_list") { row in
             if try row.string(0) == schema { found = true }

@@ -19,7 +19,7 @@ extension SQLiteDatabase {
     ///     abandons the copy.
     /// - Throws: `DatabaseError`; the copy is then abandoned and "any active write-transaction on the destination
     ///   database is rolled back", so the destination holds its old content.
-    public func replaceContents(with source: SQLiteDatabase, pagesPerStep: Int32 = 256,
+    package func replaceContents(with source: SQLiteDatabase, pagesPerStep: Int32 = 256,
                                 onceLocked: () throws -> Void = {},
                                 afterStep: (Int) throws -> Void = { _ in }) throws {
         guard try source.int(sql: "PRAGMA main.page_count") ?? 0 > 0 else {

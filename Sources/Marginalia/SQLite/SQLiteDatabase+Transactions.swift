@@ -5,7 +5,7 @@ extension SQLiteDatabase {
     ///
     /// Called while a transaction is already open, it runs `body` in a savepoint of that transaction instead,
     /// so that store operations compose into one larger transaction (an import, say).
-    public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
+    package func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
         if isInTransaction {
             return try savepoint(body)
         }
@@ -30,7 +30,7 @@ extension SQLiteDatabase {
     }
 
     /// Runs `body` in a savepoint: releases it when `body` returns, rolls back to it when `body` throws.
-    public func savepoint<T>(_ body: () throws -> T) throws -> T {
+    package func savepoint<T>(_ body: () throws -> T) throws -> T {
         let name = "marginalia_\(savepointDepth)"
         // Prepared once per depth and cached: a batch of writes opens one savepoint per write.
         try execute(sql: "SAVEPOINT \(name)")

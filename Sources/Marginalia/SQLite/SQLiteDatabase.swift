@@ -7,9 +7,9 @@ import Foundation
 ///
 ///     let db = try SQLiteDatabase(path: "user.db")
 ///     try db.execute(sql: "INSERT INTO meta(key, value) VALUES (?, ?)", arguments: ["device", id])
-public final class SQLiteDatabase: Database {
+package final class SQLiteDatabase: Database {
     /// How to open the file.
-    public enum OpenMode: Sendable {
+    package enum OpenMode: Sendable {
         /// Read only; the file must exist.
         case readOnly
         /// Read and write; the file must exist.
@@ -21,11 +21,11 @@ public final class SQLiteDatabase: Database {
     /// How long a connection waits for a lock held by another (30 s). The busy handler "will sleep multiple
     /// times until at least "ms" milliseconds of sleeping have accumulated"
     /// https://www.sqlite.org/c3ref/busy_timeout.html
-    public static let busyTimeoutMilliseconds: Int32 = 30_000
+    package static let busyTimeoutMilliseconds: Int32 = 30_000
 
     let handle: OpaquePointer
     /// The path or URI the connection was opened with.
-    public let location: String
+    package let location: String
     private var statements: [String: Statement] = [:]
     var savepointDepth = 0
 
@@ -34,7 +34,7 @@ public final class SQLiteDatabase: Database {
     /// Extended result codes are turned on, foreign keys enforced and `busy_timeout` set: a write waits that
     /// long for another connection's write (an import, a re-anchor) before it fails with `SQLITE_BUSY`.
     /// - Throws: `DatabaseError` when the file cannot be opened.
-    public init(path location: String, mode: OpenMode = .readWriteCreate,
+    package init(path location: String, mode: OpenMode = .readWriteCreate,
                 busyTimeoutMilliseconds: Int32 = SQLiteDatabase.busyTimeoutMilliseconds) throws {
         var flags = SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
         switch mode {
@@ -63,13 +63,13 @@ public final class SQLiteDatabase: Database {
     }
 
     /// The version of the SQLite library in use, e.g. "3.40.1".
-    public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+    package static var libraryVersion: String { String(cString: sqlite3_libversion()) }
 
     /// The version of the SQLite library in use as a number, e.g. 3040001 for 3.40.1.
-    public static var libraryVersionNumber: Int32 { sqlite3_libversion_number() }
+    package static var libraryVersionNumber: Int32 { sqlite3_libversion_number() }
 
     /// Opens a private in-memory database.
-    public static func inMemory() throws -> SQLiteDatabase {
+    package static func inMemory() throws -> SQLiteDatabase {
         try SQLiteDatabase(path: ":memory:")
     }
 
@@ -82,7 +82,7 @@ public final class SQLiteDatabase: Database {
     // MARK: - Database
 
     /// Runs one statement with `arguments` bound to its parameters.
-    public func execute(sql: String, arguments: StatementArguments) throws {
+    package func execute(sql: String, arguments: StatementArguments) throws {
         try withStatement(sql: sql, arguments: arguments) { statement in
             while true {
                 let rc = sqlite3_step(statement.handle)
@@ -93,7 +93,7 @@ public final class SQLiteDatabase: Database {
     }
 
     /// Runs several statements separated by semicolons, without arguments (schema scripts).
-    public func executeScript(sql: String) throws {
+    package func executeScript(sql: String) throws {
         var message: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &message)
         defer { sqlite3_free(message) }
@@ -104,7 +104,7 @@ public final class SQLiteDatabase: Database {
     }
 
     /// Runs a query with `arguments` bound, handing each row to `body` until it returns false.
-    public func iterateRows(sql: String, arguments: StatementArguments, _ body: (Row) throws -> Bool) throws {
+    package func iterateRows(sql: String, arguments: StatementArguments, _ body: (Row) throws -> Bool) throws {
         try withStatement(sql: sql, arguments: arguments) { statement in
             let row = Row(statement: statement.handle, sql: sql)
             while true {
@@ -117,16 +117,16 @@ public final class SQLiteDatabase: Database {
     }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE on this connection (`sqlite3_changes64`).
-    public var changedRowCount: Int { Int(sqlite3_changes64(handle)) }
+    package var changedRowCount: Int { Int(sqlite3_changes64(handle)) }
 
     /// Whether a transaction is open on this connection (autocommit is off).
-    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     /// The rowid of the last row inserted on this connection.
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// The total number of rows changed since the connection opened; tells whether a transaction wrote.
-    public var totalChangedRowCount: Int { Int(sqlite3_total_changes64(handle)) }
+    package var totalChangedRowCount: Int { Int(sqlite3_total_changes64(handle)) }
 
     // MARK: - Statements
 
@@ -156,7 +156,7 @@ public final class SQLiteDatabase: Database {
     }
 
     /// Finalizes every cached statement (before DETACH, or to release memory).
-    public func clearStatementCache() {
+    package func clearStatementCache() {
         statements = statements.filter { $0.value.isBusy }
     }
 

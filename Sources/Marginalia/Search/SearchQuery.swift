@@ -4,21 +4,21 @@
 /// `-word` to exclude. Every word is passed to FTS5 as a quoted string, so punctuation, FTS5 keywords and
 /// column names in it are plain text; diacritics are folded by the index's tokenizer
 /// (`remove_diacritics 2`), so `stiinta`, `ştiinţă` and `știință` all find the same passages.
-public struct SearchQuery: Equatable, Sendable {
+package struct SearchQuery: Equatable, Sendable {
     /// The FTS5 MATCH expression.
-    public let expression: String
+    package let expression: String
     /// With `matchingInflections`: the stems each changed word is looked for as (`stiinta` → `stiint`), in order.
-    public let stems: [String]
+    package let stems: [String]
 
     /// The fewest letters a word must have to be looked for by its stem.
-    public static let minimumInflectedLength = 5
+    package static let minimumInflectedLength = 5
 
     /// - Parameter matchingInflections: look for each plain word of at least `minimumInflectedLength` letters
     ///   (not a phrase, prefix or exclusion) as a prefix: the word folded (case and diacritics) without its
     ///   final vowels, `stiinta` → `stiint*`, so that `ştiinţei`, `ştiinţele` and `ştiinţ-` match too.
     /// - Throws: `SearchError.malformedQuery` for an empty query, an unclosed quote, a dangling `OR`, or a
     ///   query with only exclusions.
-    public init(_ text: String, matchingInflections: Bool = false) throws {
+    package init(_ text: String, matchingInflections: Bool = false) throws {
         var positive: [String] = []
         var negative: [String] = []
         var pendingOr = false
@@ -56,7 +56,7 @@ public struct SearchQuery: Equatable, Sendable {
     /// The stem a word is looked for as when inflections match, or nil when it is looked for as typed: the word
     /// folded, without its final vowels, when the word is at least `minimumInflectedLength` letters and the stem
     /// keeps at least 4.
-    public static func stem(of word: String) -> String? {
+    package static func stem(of word: String) -> String? {
         let folded = FoldedText(word, level: .letters).string
         guard folded.count >= minimumInflectedLength, folded.allSatisfy(\.isLetter) else { return nil }
         var stem = Substring(folded)

@@ -6,21 +6,21 @@
 /// A segment is gzip JSON Lines in the archive's record format: a header naming the writer and the range of its
 /// log it holds, its change records, and a trailer with their count. Only the device named by a directory writes
 /// in it, and only new files (written as `.name….tmp`, flushed, then renamed); no file is rewritten in place.
-public enum SyncFormat {
+package enum SyncFormat {
     /// The manifest's `format`.
-    public static let name = "marginalia-sync"
+    package static let name = "marginalia-sync"
     /// The folder format version this build writes, and the newest it reads.
-    public static let version: Int64 = 1
+    package static let version: Int64 = 1
     /// The oldest reader version that can read a folder this build writes.
-    public static let minimumReaderVersion: Int64 = 1
+    package static let minimumReaderVersion: Int64 = 1
     /// The manifest's file name in the folder.
-    public static let manifestName = "marginalia-sync.json"
+    package static let manifestName = "marginalia-sync.json"
     /// The directory in the folder holding one directory per device.
-    public static let devicesDirectory = "devices"
+    package static let devicesDirectory = "devices"
     /// The segment header's `format`.
     static let segmentFormat = "marginalia-sync-segment"
     /// How many of its own segments a store keeps before it folds them into one.
-    public static let compactionThreshold = 64
+    package static let compactionThreshold = 64
     /// The largest segment file read (compressed bytes).
     static let maxSegmentBytes: Int64 = 1 << 30
 

@@ -31,7 +31,7 @@ public struct SyncReport: Equatable, Sendable {
     public var changesApplied: Int { devices.reduce(0) { $0 + $1.changesApplied } }
 
     /// A report of a round on `folder` by device `deviceID`, nothing done yet.
-    public init(folder: String, deviceID: String) {
+    package init(folder: String, deviceID: String) {
         self.folder = folder
         self.deviceID = deviceID
     }
@@ -74,7 +74,7 @@ public struct SyncDeviceReport: Equatable, Sendable {
     public var invalid: [SyncFileIssue] = []
 
     /// A report of `device`'s directory, nothing read yet.
-    public init(device: String) {
+    package init(device: String) {
         self.device = device
     }
 }

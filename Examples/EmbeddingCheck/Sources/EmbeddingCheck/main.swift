@@ -78,6 +78,9 @@ let incoming: [Change] = try other.changes(after: nil)
 let report = try store.merge(incoming)
 guard report.newChanges == 1, try store.merge(incoming).newChanges == 0 else { fail("merging did not add once") }
 
+// GRDB's names stay the app's own beside Marginalia's (BesideGRDB.swift): the merged note goes into the app's table.
+guard try copyIntoAppDatabase(store) == 1 else { fail("the app's own table did not take the one note") }
+
 // Errors have their own category.
 do {
     try store.createAnnotation(.highlight, at: AnchorRequest(passage: "NO.SUCH"))
@@ -94,4 +97,5 @@ do {
 } catch let error as MarginaliaError {
     guard error.category == .closed else { fail("a closed store threw \(error.category)") }
 }
-print("ok: 400 writes from 4 tasks, \(seen.count) ids announced, merge added \(report.newChanges) once, errors typed")
+print("ok: 400 writes from 4 tasks, \(seen.count) ids announced, merge added \(report.newChanges) once, "
+    + "GRDB's names unambiguous, errors typed")
