@@ -86,9 +86,22 @@ final class Context {
             Interruption.removeOnInterrupt(storePath)
         }
         let store = try AnnotationStore.open(path: storePath, access: access)
+        reportUpgrade(of: store)
         openedStores.append(store)
         try attach(use, to: store, remind: remind)
         return store
+    }
+
+    /// Says on stderr, once, how a read made an older store readable: the one write a read may make.
+    private func reportUpgrade(of store: AnnotationStore) {
+        guard let upgrade = store.schemaUpgrade else { return }
+        switch upgrade.kind {
+        case .inPlace:
+            console.err("Upgraded the store \(storePath) from schema \(upgrade.from) to \(upgrade.to)")
+        case .inMemoryCopy:
+            console.err("Note: the store \(storePath) is of schema \(upgrade.from) and cannot be upgraded here (it "
+                + "cannot be written); reading a copy upgraded in memory")
+        }
     }
 
     /// Removes the temporary files that dead processes left beside the store (never a live one's).
@@ -122,6 +135,7 @@ final class Context {
         let store = storeExists
             ? try AnnotationStore.open(path: storePath, access: .readOnly)
             : try AnnotationStore.open(path: ":memory:", access: .create)
+        reportUpgrade(of: store)
         try attach(use, to: store)
         return store
     }

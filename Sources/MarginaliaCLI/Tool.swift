@@ -118,7 +118,7 @@ enum Tool {
             console.err("Usage: \(shown.usage)")
             console.err("See 'marginalia \(shown.name.isEmpty ? "" : shown.name + " ")--help'.")
             return 64
-        } catch let error as DatabaseError where error.isBusy && context != nil {
+        } catch let error as SQLiteError where error.isBusy && context != nil {
             Interruption.waitIfInterrupted()
             // Every connection waits SQLiteDatabase.busyTimeoutMilliseconds for another one's lock first.
             console.err("Error: the store is busy: another process has held it for "
@@ -213,7 +213,7 @@ enum Tool {
                  .idNotFound, .contentUnavailable, .wouldOverwrite:
                 return 1
             }
-        case let error as DatabaseError:
+        case let error as SQLiteError:
             return error.isCorrupt ? 65 : 1
         case let error as IOError where error.path == "stdout":
             // `export -` streams through a FileSink named stdout: its output failed, like Console's (74).

@@ -55,7 +55,7 @@ enum RestoreFiles {
                 if line != "ok" { problems.append(line) }
             }
             return problems.isEmpty ? nil : "quick_check: " + problems.prefix(3).joined(separator: "; ")
-        } catch let error as DatabaseError where error.isCorrupt {
+        } catch let error as SQLiteError where error.isCorrupt {
             return error.message
         }
     }

@@ -85,7 +85,7 @@ extension StoreConnection {
         do {
             report = try buildVerifiedStore(archive: archive, at: temporary, limits: limits,
                                             replacing: live.exists && !dryRun ? live.path : nil)
-        } catch let error as DatabaseError {
+        } catch let error as SQLiteError {
             // Disk full, I/O errors: the store was not touched.
             throw RestoreError(storePath: storePath, reason: "building the new store: \(error)", previousStore: nil,
                                storeUnchanged: true, cause: error)
@@ -179,7 +179,7 @@ extension StoreConnection {
                 afterStep: { step in try restoreCopyStepHook?(live.path, step) })
         } catch {
             // The copy's transaction was rolled back: the store holds what it held.
-            let reason = (error as? DatabaseError)?.isBusy == true
+            let reason = (error as? SQLiteError)?.isBusy == true
                 ? "another process kept the store's write lock for 30 s; close it or retry (\(error))" : "\(error)"
             throw RestoreError(storePath: live.path, reason: reason, previousStore: previous, storeUnchanged: true,
                                cause: error)

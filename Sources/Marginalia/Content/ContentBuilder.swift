@@ -12,7 +12,7 @@ package enum ContentBuilder {
     ///   - force: replace an existing content database or plain file.
     ///   - protecting: a store whose files must not be replaced (the one the command line names).
     /// - Returns: what the new database holds.
-    /// - Throws: `OutputRefusal`, `DatabaseError` or a file-system error; the temporary file is removed.
+    /// - Throws: `OutputRefusal`, `SQLiteError` or a file-system error; the temporary file is removed.
     @discardableResult
     package static func build(_ source: ContentSource, output: String, force: Bool = false,
                              protecting store: String? = nil, progress: ProgressHandler? = nil) throws -> ContentInfo

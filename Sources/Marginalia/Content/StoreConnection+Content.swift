@@ -21,7 +21,7 @@ extension StoreConnection {
         }
         do {
             try db.attachReadOnly(path: path, as: ContentSchema.schemaName)
-        } catch let error as DatabaseError {
+        } catch let error as SQLiteError {
             throw ContentError.notContent(path: path, reason: error.message)
         }
         do {
@@ -64,7 +64,7 @@ extension StoreConnection {
                 path: path, edition: edition, language: meta["language"] ?? "", title: meta["title"] ?? "",
                 documentCount: Int(try db.int(sql: "SELECT count(*) FROM content.documents") ?? 0),
                 passageCount: Int(try db.int(sql: "SELECT count(*) FROM content.passages") ?? 0))
-        } catch let error as DatabaseError {
+        } catch let error as SQLiteError {
             throw ContentError.notContent(path: path, reason: error.message)
         }
     }

@@ -64,6 +64,11 @@ public final class AnnotationStore: Sendable {
         engine.close()
     }
 
+    /// How the store was made readable when it was opened to read and was of an older schema: upgraded in place,
+    /// or read from a copy upgraded in memory; nil when it was of the current schema (or opened to write, which
+    /// upgrades it as a matter of course).
+    public var schemaUpgrade: SchemaUpgrade? { engine.schemaUpgrade }
+
     /// This store's device id: the `device` of every change it makes.
     public var deviceID: String { engine.deviceID }
 

@@ -28,6 +28,8 @@ final class StoreConnection {
     var clockWarnings: [ClockWarning] = []
     /// The attached content, if any.
     var content: ContentInfo?
+    /// How the store, of an older schema, was made readable when this connection opened it to read.
+    var schemaUpgrade: SchemaUpgrade?
     /// Called every so many items by long operations (export, import, anchor checks), to show progress.
     var progressHandler: ProgressHandler?
 
@@ -48,7 +50,7 @@ final class StoreConnection {
     /// Opened for writing, the store first merges the quarantined changes that have become plausible.
     /// - Parameter wallClock: milliseconds since 1970, for the hybrid logical clock; injectable for tests.
     /// - Throws: `StoreError` when the store is missing, foreign or from a newer version (it is then left
-    ///   untouched); `DatabaseError` from SQLite.
+    ///   untouched); `SQLiteError` from SQLite.
     static func open(path: String, access: Access,
                             wallClock: @escaping @Sendable () -> Int64 = Timestamp.nowMilliseconds) throws
         -> StoreConnection
@@ -71,9 +73,11 @@ final class StoreConnection {
         case .readWrite: databaseAccess = .readWrite
         case .create: databaseAccess = .create
         }
+        var upgrade: SchemaUpgrade?
         let db = try UserDatabase.open(path: path, access: databaseAccess, vfs: vfs, alreadyOpen: alreadyOpen,
-                                       configuration: configuration)
+                                       configuration: configuration, upgraded: { upgrade = $0 })
         let store = try StoreConnection(database: db, path: path, wallClock: wallClock)
+        store.schemaUpgrade = upgrade
         if access != .readOnly { try store.releaseDueQuarantine() }
         return store
     }

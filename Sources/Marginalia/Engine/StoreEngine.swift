@@ -47,6 +47,7 @@ final class StoreEngine: @unchecked Sendable {
         self.wallClock = wallClock
         self.vfs = vfs
         self.configuration = configuration
+        schemaUpgrade = writer.schemaUpgrade
         sharedPath = writer.path == ":memory:" ? nil : writer.path
         cachedDeviceID = writer.deviceID
         observer = StoreObserver(pollMicroseconds: configuration.eventPollMicroseconds)
@@ -169,6 +170,8 @@ final class StoreEngine: @unchecked Sendable {
     // MARK: - State
 
     var deviceID: String { state.withLock { cachedDeviceID } }
+    /// How the store, of an older schema, was made readable when it was opened to read.
+    let schemaUpgrade: SchemaUpgrade?
     var content: ContentInfo? { state.withLock { cachedContent } }
     var clockWarnings: [ClockWarning] { state.withLock { cachedClockWarnings } }
 

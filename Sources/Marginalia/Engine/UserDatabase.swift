@@ -18,7 +18,7 @@ enum UserDatabase {
     /// A store written by a newer version is refused before anything is written to it, so its bytes stay as
     /// they were. A new store gets a device id and its creation time.
     /// - Parameter vfs: the registered SQLite VFS to open the file with; nil (always, outside tests) for the default.
-    /// - Throws: `StoreError` for a missing, foreign or newer store; `DatabaseError` from SQLite.
+    /// - Throws: `StoreError` for a missing, foreign or newer store; `SQLiteError` from SQLite.
     ///
     /// - Parameter alreadyOpen: this process has the store open already (a reader beside the writer): the file was
     ///   checked then, and must not be checked again. Closing any descriptor of a file releases every POSIX lock
@@ -27,8 +27,8 @@ enum UserDatabase {
     ///   held by the process are released" https://www.sqlite.org/howtocorrupt.html#_posix_advisory_locks_canceled_by_a_separate_thread_doing_close_
     static func open(path: String, access: Access, newDeviceID: () -> String = Identifiers.make,
                      vfs: String? = nil, alreadyOpen: Bool = false,
-                     configuration: AnnotationStore.Configuration = AnnotationStore.Configuration()) throws
-        -> SQLiteDatabase
+                     configuration: AnnotationStore.Configuration = AnnotationStore.Configuration(),
+                     upgraded: (SchemaUpgrade) -> Void = { _ in }) throws -> SQLiteDatabase
     {
         // STRICT tables need SQLite 3.37.0: "STRICT tables … were added in version 3.37.0 (2021-11-27)."
         // https://www.sqlite.org/stricttables.html
@@ -58,7 +58,7 @@ enum UserDatabase {
             applicationID = Int32(truncatingIfNeeded: try db.int(sql: "PRAGMA application_id") ?? 0)
             version = Int32(truncatingIfNeeded: try db.int(sql: "PRAGMA user_version") ?? 0)
             objectCount = try db.int(sql: "SELECT count(*) FROM sqlite_schema") ?? 0
-        } catch let error as DatabaseError where error.isCorrupt {
+        } catch let error as SQLiteError where error.isCorrupt {
             throw StoreError.notAStore(path: path, reason: error.message)
         }
         if applicationID != UserSchema.applicationID {
@@ -74,8 +74,8 @@ enum UserDatabase {
         }
         if access == .readOnly {
             guard version == UserSchema.currentVersion else {
-                throw StoreError.notAStore(
-                    path: path, reason: "its schema (version \(version)) must be upgraded by a command that writes")
+                return try openOlder(consume db, path: path, version: version, vfs: vfs,
+                                     configuration: configuration, upgraded: upgraded)
             }
             return db
         }
@@ -104,6 +104,32 @@ enum UserDatabase {
         #endif
         try migrate(db, newDeviceID: newDeviceID)
         return db
+    }
+
+    /// An older store opened to be read (`db`, read-only): upgraded in place when this process may write its file
+    /// and directory (a read-write open migrates it, in one transaction), then opened read-only again; otherwise
+    /// copied into memory through the online backup and upgraded there, the file left as it was.
+    private static func openOlder(_ db: consuming SQLiteDatabase, path: String, version: Int32, vfs: String?,
+                                  configuration: AnnotationStore.Configuration,
+                                  upgraded: (SchemaUpgrade) -> Void) throws -> SQLiteDatabase
+    {
+        let target = UserSchema.currentVersion
+        if path != ":memory:", access(path, R_OK | W_OK) == 0,
+           access(FileSync.parentDirectory(of: path), W_OK | X_OK) == 0 {
+            // The read-only connection is closed first: a process that closes any descriptor of a file drops every
+            // POSIX lock it holds on it, the writer's too.
+            _ = consume db
+            _ = try open(path: path, access: .readWrite, vfs: vfs, configuration: configuration)
+            let reopened = try open(path: path, access: .readOnly, vfs: vfs, configuration: configuration)
+            upgraded(SchemaUpgrade(from: version, to: target, kind: .inPlace))
+            return reopened
+        }
+        let copy = try SQLiteDatabase(path: ":memory:", mode: .readWriteCreate,
+                                      busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+        try copy.replaceContents(with: db)
+        try migrate(copy, newDeviceID: { "" })
+        upgraded(SchemaUpgrade(from: version, to: target, kind: .inMemoryCopy))
+        return copy
     }
 
     /// Applies every migration newer than the store's `user_version`, all in one transaction with the
@@ -185,7 +211,8 @@ enum UserDatabase {
             return
         case .gzip:
             throw StoreError.notAStore(
-                path: path, reason: "it is gzip-compressed, as an archive is: an archive is restored or imported, not opened")
+                path: path,
+                reason: "it is gzip-compressed, as an archive is: an archive is restored or imported, not opened")
         default:
             throw StoreError.notAStore(path: path, reason: "it is not an SQLite database")
         }

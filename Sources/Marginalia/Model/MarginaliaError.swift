@@ -39,7 +39,7 @@ public struct MarginaliaError: Error, Equatable, Sendable, CustomStringConvertib
         case store(StoreError)
         case content(ContentError)
         case field(FieldError)
-        case database(DatabaseError)
+        case database(SQLiteError)
         /// A system call on a file failed.
         case io(IOError)
         case reanchor(ReanchorError)
@@ -131,7 +131,7 @@ extension MarginaliaError {
             self.init(category: Self.category(of: error), reason: .content(error))
         case let error as FieldError:
             self.init(category: .invalidArgument, reason: .field(error))
-        case let error as DatabaseError:
+        case let error as SQLiteError:
             self.init(category: Self.category(of: error), reason: .database(error))
         case let error as IOError:
             self.init(category: error.isDiskFull ? .diskFull : .io, reason: .io(error))
@@ -175,7 +175,7 @@ extension MarginaliaError {
         }
     }
 
-    private static func category(of error: DatabaseError) -> Category {
+    private static func category(of error: SQLiteError) -> Category {
         if error.isBusy { return .busy }
         if error.isFull { return .diskFull }
         if error.isCorrupt { return .corruptStore }

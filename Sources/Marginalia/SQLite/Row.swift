@@ -92,7 +92,7 @@ package struct Row {
         return String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
-    private func unexpectedNull(_ index: Int) -> DatabaseError {
-        DatabaseError(extendedCode: SQLITE_MISMATCH, message: "column \(index) (\(name(at: index))) is NULL", sql: sql)
+    private func unexpectedNull(_ index: Int) -> SQLiteError {
+        SQLiteError(extendedCode: SQLITE_MISMATCH, message: "column \(index) (\(name(at: index))) is NULL", sql: sql)
     }
 }

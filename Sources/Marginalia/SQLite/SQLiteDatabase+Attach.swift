@@ -7,7 +7,7 @@ extension SQLiteDatabase {
     /// and any write to it is refused by SQLite itself: "mode=ro … the database is opened for read-only
     /// access" and "it is an error to specify a value for the mode parameter that is less restrictive than
     /// that specified by the flags passed" https://www.sqlite.org/uri.html
-    /// - Throws: `DatabaseError` (`SQLITE_CANTOPEN` for a missing file).
+    /// - Throws: `SQLiteError` (`SQLITE_CANTOPEN` for a missing file).
     package func attachReadOnly(path: String, as schema: String) throws {
         try Self.checkSchemaName(schema)
         try execute(sql: "ATTACH DATABASE ? AS \(schema)", arguments: [Self.fileURI(path: path, readOnly: true)])
@@ -60,7 +60,7 @@ extension SQLiteDatabase {
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || byte == UInt8(ascii: "_")
         }
         guard valid else {
-            throw DatabaseError(extendedCode: SQLITE_MISUSE, message: "invalid schema name \(schema)")
+            throw SQLiteError(extendedCode: SQLITE_MISUSE, message: "invalid schema name \(schema)")
         }
     }
 }

@@ -17,13 +17,13 @@ extension SQLiteDatabase {
     ///     connection can commit to this database while it runs. Throwing abandons the copy.
     ///   - afterStep: runs after each step that left pages to copy, with the number of steps so far; throwing
     ///     abandons the copy.
-    /// - Throws: `DatabaseError`; the copy is then abandoned and "any active write-transaction on the destination
+    /// - Throws: `SQLiteError`; the copy is then abandoned and "any active write-transaction on the destination
     ///   database is rolled back", so the destination holds its old content.
     package func replaceContents(with source: SQLiteDatabase, pagesPerStep: Int32 = 256,
                                 onceLocked: () throws -> Void = {},
                                 afterStep: (Int) throws -> Void = { _ in }) throws {
         guard try source.int(sql: "PRAGMA main.page_count") ?? 0 > 0 else {
-            throw DatabaseError(extendedCode: SQLITE_EMPTY, message: "the source database is empty")
+            throw SQLiteError(extendedCode: SQLITE_EMPTY, message: "the source database is empty")
         }
         guard let backup = sqlite3_backup_init(handle, "main", source.handle, "main") else {
             throw SQLiteDatabase.error(database: handle, code: sqlite3_errcode(handle), sql: nil)
@@ -39,7 +39,7 @@ extension SQLiteDatabase {
             guard rc == SQLITE_OK else {
                 finished = true
                 sqlite3_backup_finish(backup)
-                throw DatabaseError(extendedCode: rc, message: "copying the database: "
+                throw SQLiteError(extendedCode: rc, message: "copying the database: "
                     + String(cString: sqlite3_errstr(rc)))
             }
             return false

@@ -33,7 +33,7 @@ package final class SQLiteDatabase: Database {
     ///
     /// Extended result codes are turned on, foreign keys enforced and `busy_timeout` set: a write waits that
     /// long for another connection's write (an import, a re-anchor) before it fails with `SQLITE_BUSY`.
-    /// - Throws: `DatabaseError` when the file cannot be opened.
+    /// - Throws: `SQLiteError` when the file cannot be opened.
     package init(path location: String, mode: OpenMode = .readWriteCreate,
                 busyTimeoutMilliseconds: Int32 = SQLiteDatabase.busyTimeoutMilliseconds) throws {
         var flags = SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
@@ -45,14 +45,14 @@ package final class SQLiteDatabase: Database {
         var handle: OpaquePointer?
         let rc = sqlite3_open_v2(location, &handle, flags, nil)
         guard rc == SQLITE_OK, let handle else {
-            let error: DatabaseError
+            let error: SQLiteError
             if let handle {
                 error = SQLiteDatabase.error(database: handle, code: rc, sql: nil)
             } else {
-                error = DatabaseError(extendedCode: rc, message: String(cString: sqlite3_errstr(rc)))
+                error = SQLiteError(extendedCode: rc, message: String(cString: sqlite3_errstr(rc)))
             }
             sqlite3_close_v2(handle)
-            throw DatabaseError(
+            throw SQLiteError(
                 extendedCode: error.extendedCode, message: "cannot open \(location): \(error.message)", sql: nil)
         }
         self.handle = handle
@@ -99,7 +99,7 @@ package final class SQLiteDatabase: Database {
         defer { sqlite3_free(message) }
         guard rc == SQLITE_OK else {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
-            throw DatabaseError(extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql)
+            throw SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql)
         }
     }
 
@@ -169,11 +169,11 @@ package final class SQLiteDatabase: Database {
         }
     }
 
-    static func error(database: OpaquePointer, code: Int32, sql: String?) -> DatabaseError {
+    static func error(database: OpaquePointer, code: Int32, sql: String?) -> SQLiteError {
         // The connection's error code is the extended one when it matches the primary code returned.
         let extended = sqlite3_extended_errcode(database)
         let chosen = (extended & 0xFF) == (code & 0xFF) ? extended : code
-        return DatabaseError(extendedCode: chosen, message: String(cString: sqlite3_errmsg(database)), sql: sql)
+        return SQLiteError(extendedCode: chosen, message: String(cString: sqlite3_errmsg(database)), sql: sql)
     }
 }
 

@@ -26,7 +26,7 @@ final class Statement {
     func bind(_ arguments: StatementArguments, database: OpaquePointer) throws {
         let expected = Int(sqlite3_bind_parameter_count(handle))
         guard arguments.values.count == expected else {
-            throw DatabaseError(
+            throw SQLiteError(
                 extendedCode: SQLITE_MISUSE,
                 message: "\(arguments.values.count) arguments for \(expected) parameters",
                 sql: sql)

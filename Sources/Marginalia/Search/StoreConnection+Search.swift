@@ -91,7 +91,7 @@ extension StoreConnection {
     func runSearch<T>(query: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as DatabaseError
+        } catch let error as SQLiteError
             where error.message.hasPrefix("fts5:") || error.message.contains("syntax error") {
             throw SearchError.malformedQuery(query, reason: error.message)
         }

@@ -197,7 +197,7 @@ import Testing
         let version2 = try #require(UserSchema.migrations.first { $0.version == 2 })
         // Migration 2, then a statement that fails: the whole step must roll back.
         let failing = UserSchema.Migration(version: 2, steps: version2.steps + [.sql("CREATE TABLE meta (key TEXT);")])
-        #expect(throws: DatabaseError.self) {
+        #expect(throws: SQLiteError.self) {
             try UserDatabase.migrate(db, migrations: [UserSchema.migrations[0], failing], newDeviceID: { "x" })
         }
         #expect(try db.int(sql: "PRAGMA user_version") == 1)

@@ -112,7 +112,7 @@ import Glibc
         StoreConnection.restoreCopyStepHook = { path, step in
             guard path == target else { return }
             steps = step
-            if step == 2 { throw DatabaseError(extendedCode: 13, message: "injected: database or disk is full") }
+            if step == 2 { throw SQLiteError(extendedCode: 13, message: "injected: database or disk is full") }
         }
         defer { StoreConnection.restoreCopyStepHook = nil }
         do {

@@ -37,11 +37,11 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try makeStore(directory, source: makeSource([("d", [("d.1", "A fost odată")])]))
         try store.createAnnotation(.highlight, at: AnchorRequest(passage: "d.1"))
-        let update = try #require(throws: DatabaseError.self) {
+        let update = try #require(throws: SQLiteError.self) {
             try store.db.execute(sql: "UPDATE changes SET op = 'edit'")
         }
         #expect(update.message == "changes is append-only: a change cannot be updated")
-        let delete = try #require(throws: DatabaseError.self) { try store.db.execute(sql: "DELETE FROM changes") }
+        let delete = try #require(throws: SQLiteError.self) { try store.db.execute(sql: "DELETE FROM changes") }
         #expect(delete.message == "changes is append-only: a change cannot be deleted")
         #expect(try store.changeCount() == 1)
     }

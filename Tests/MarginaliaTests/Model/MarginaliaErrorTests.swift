@@ -39,6 +39,6 @@ import Testing
         #expect(MarginaliaError(CancellationError()).category == .cancelled)
         #expect(MarginaliaError(IOError.posix("write", path: "f", code: ENOSPC)).category == .diskFull)
         #expect(MarginaliaError(IOError.posix("write", path: "f", code: EIO)).errno == EIO)
-        #expect(MarginaliaError(DatabaseError(extendedCode: 5, message: "database is locked")).category == .busy)
+        #expect(MarginaliaError(SQLiteError(extendedCode: 5, message: "database is locked")).category == .busy)
     }
 }

@@ -29,7 +29,7 @@ import Testing
     @Test func readingNullAsTextThrows() throws {
         let db = try makeTable()
         try db.execute(sql: "INSERT INTO t (id) VALUES (1)")
-        #expect(throws: DatabaseError.self) {
+        #expect(throws: SQLiteError.self) {
             _ = try db.fetchOne(sql: "SELECT name FROM t") { try $0.string(0) }
         }
         #expect(try db.fetchOne(sql: "SELECT name FROM t") { $0.optionalString(0) } == .some(nil))
@@ -39,7 +39,7 @@ import Testing
         let db = try makeTable()
         try db.execute(sql: "INSERT INTO t (id, name) VALUES (1, 'a')")
         let sql = "INSERT INTO t (id, name) VALUES (2, ?)"
-        let error = try #require(throws: DatabaseError.self) { try db.execute(sql: sql, arguments: ["a"]) }
+        let error = try #require(throws: SQLiteError.self) { try db.execute(sql: sql, arguments: ["a"]) }
         #expect(error.extendedCode == 2067)  // SQLITE_CONSTRAINT_UNIQUE
         #expect(error.isConstraintViolation)
         #expect(error.message == "UNIQUE constraint failed: t.name")
@@ -50,7 +50,7 @@ import Testing
 
     @Test func argumentCountMustMatch() throws {
         let db = try makeTable()
-        let error = try #require(throws: DatabaseError.self) {
+        let error = try #require(throws: SQLiteError.self) {
             try db.execute(sql: "INSERT INTO t (id, name) VALUES (?, ?)", arguments: [1])
         }
         #expect(error.message == "1 arguments for 2 parameters")
@@ -116,7 +116,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let db = try SQLiteDatabase.inMemory()
         let missing = directory.path("missing?#%.db")
-        let error = try #require(throws: DatabaseError.self) { try db.attachReadOnly(path: missing, as: "other") }
+        let error = try #require(throws: SQLiteError.self) { try db.attachReadOnly(path: missing, as: "other") }
         #expect(error.isCantOpen)
         #expect(!FileManager.default.fileExists(atPath: missing))
 
@@ -126,7 +126,7 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: existing))
         try db.attachReadOnly(path: existing, as: "other")
         #expect(try db.int(sql: "SELECT v FROM other.x") == 1)
-        let write = try #require(throws: DatabaseError.self) { try db.execute(sql: "INSERT INTO other.x VALUES (2)") }
+        let write = try #require(throws: SQLiteError.self) { try db.execute(sql: "INSERT INTO other.x VALUES (2)") }
         #expect(write.isReadOnly)
         try db.detach("other")
         #expect(try !db.isAttached("other"))

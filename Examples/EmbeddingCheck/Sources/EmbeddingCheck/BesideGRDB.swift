@@ -1,5 +1,5 @@
-// An app that uses GRDB has `Database`, `Row`, `DatabaseValue`, `DatabaseValueConvertible`, `StatementArguments`
-// and `TransactionKind` in scope, and `databaseValue` on standard types. With Marginalia imported too, every one
+// An app that uses GRDB has `Database`, `Row`, `DatabaseValue`, `DatabaseValueConvertible`, `StatementArguments`,
+// `DatabaseError` and `TransactionKind` in scope, and `databaseValue` on standard types. With Marginalia imported too, every one
 // of them must still mean the app's own, unqualified: this file does not compile if Marginalia makes any of them
 // public again.
 import GRDBStandIn
@@ -23,6 +23,8 @@ func copyIntoAppDatabase(_ store: AnnotationStore) throws -> Int {
     else {
         fail("the app's own Database, Row and DatabaseValue did not round-trip an annotation")
     }
+    let refused: DatabaseError = DatabaseError(resultCode: 19, message: "UNIQUE constraint failed")
+    guard refused.resultCode == 19 else { fail("the app's own DatabaseError is not its own") }
     let arguments: StatementArguments = [annotation.id, Int64(db.rows.count)]
     return arguments.values.count == 2 ? db.rows.count : 0
 }

@@ -1,9 +1,6 @@
 // The names a GRDB app already has in scope, declared here at top level as GRDB declares them, so that the check
 // imports them beside Marginalia exactly as an app that uses GRDB does. Only the shapes matter: a toy table in
 // memory stands in for SQLite.
-//
-// GRDB's `DatabaseError` is not here: Marginalia still has a public `DatabaseError`, the SQLite failure that
-// `MarginaliaError.Reason.database` carries, so an app that uses both names GRDB's as `GRDB.DatabaseError`.
 
 /// A value bound to or read from a column.
 public enum DatabaseValue: Equatable, Sendable {
@@ -47,6 +44,17 @@ public struct Row: Equatable {
     public var values: [DatabaseValue]
 
     public subscript(_ index: Int) -> DatabaseValue { values[index] }
+}
+
+/// A failed statement, as GRDB reports one.
+public struct DatabaseError: Error, Equatable {
+    public var resultCode: Int32
+    public var message: String?
+
+    public init(resultCode: Int32, message: String? = nil) {
+        self.resultCode = resultCode
+        self.message = message
+    }
 }
 
 /// How a transaction begins.

@@ -4,7 +4,7 @@ internal import CSQLite
 ///
 /// It carries the extended result code, SQLite's own message and the SQL that failed; never the bound
 /// values, which may hold a person's notes.
-public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The extended result code, e.g. 2067 (`SQLITE_CONSTRAINT_UNIQUE`).
     public let extendedCode: Int32
     /// SQLite's message for the error.
