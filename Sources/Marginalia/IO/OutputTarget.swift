@@ -62,23 +62,23 @@ public struct OutputRefusal: Error, Equatable, Sendable, CustomStringConvertible
 /// content database (unless `replaceContent` and `force`) or any other SQLite database or log, the protected
 /// store's own `-wal`, `-shm`, `-journal` and dated `.bak` files (by any path), a directory, a FIFO, a device and a
 /// socket. An existing plain file is replaced only with `force`, an earlier archive also with `replaceArchive`.
-public struct OutputTarget: Equatable, Sendable {
+package struct OutputTarget: Equatable, Sendable {
     /// What may be replaced besides a new file.
-    public struct Policy: Equatable, Sendable {
+    package struct Policy: Equatable, Sendable {
         /// Replace an existing plain file (`--force`).
-        public var force = false
+        package var force = false
         /// Replace an existing gzip archive without `force` (a backup replaces an earlier backup).
-        public var replaceArchive = false
+        package var replaceArchive = false
         /// Replace a content database, with `force` (rebuilding content).
-        public var replaceContent = false
+        package var replaceContent = false
         /// A store whose files are never written over, by whatever path they are named.
-        public var store: String?
+        package var store: String?
         /// Further files never written over, each with what it is.
-        public var others: [(path: String, what: String)] = []
+        package var others: [(path: String, what: String)] = []
 
         /// A policy with the given permissions; `store` names the store whose files are protected (none for
         /// `:memory:`).
-        public init(force: Bool = false, replaceArchive: Bool = false, replaceContent: Bool = false,
+        package init(force: Bool = false, replaceArchive: Bool = false, replaceContent: Bool = false,
                     store: String? = nil, others: [(path: String, what: String)] = []) {
             self.force = force
             self.replaceArchive = replaceArchive
@@ -88,7 +88,7 @@ public struct OutputTarget: Equatable, Sendable {
         }
 
         /// Whether two policies allow and protect the same files.
-        public static func == (left: Policy, right: Policy) -> Bool {
+        package static func == (left: Policy, right: Policy) -> Bool {
             left.force == right.force && left.replaceArchive == right.replaceArchive
                 && left.replaceContent == right.replaceContent && left.store == right.store
                 && left.others.map(\.path) == right.others.map(\.path)
@@ -96,19 +96,19 @@ public struct OutputTarget: Equatable, Sendable {
     }
 
     /// The path as given.
-    public let requested: String
+    package let requested: String
     /// The real file to replace or create (symbolic links resolved, its directory absolute).
-    public let path: String
+    package let path: String
     /// Whether a file is there now.
-    public let exists: Bool
+    package let exists: Bool
     /// The mode the new file gets: 0600, or the replaced file's when that is tighter.
-    public let mode: mode_t
+    package let mode: mode_t
     /// The policy it was checked with.
-    public let policy: Policy
+    package let policy: Policy
 
     /// Resolves `requested` and checks it against `policy`.
     /// - Throws: `OutputRefusal` naming the path and what it is; `IOError` when it cannot be examined.
-    public static func resolve(_ requested: String, policy: Policy = Policy()) throws -> OutputTarget {
+    package static func resolve(_ requested: String, policy: Policy = Policy()) throws -> OutputTarget {
         let path = try realPath(of: requested)
         var info = stat()
         guard lstat(path, &info) == 0 else {
@@ -144,7 +144,7 @@ public struct OutputTarget: Equatable, Sendable {
     }
 
     /// Checks again, just before the new file is renamed into place, that the target may still be replaced.
-    public func recheck() throws {
+    package func recheck() throws {
         let again = try Self.resolve(requested, policy: policy)
         guard again.path == path else {
             throw OutputRefusal(path: requested, resolved: again.path, what: "no longer the file it was",
@@ -155,7 +155,7 @@ public struct OutputTarget: Equatable, Sendable {
     /// Writes the target through a `TemporaryFile` beside the real file: `body` fills it, then it is flushed,
     /// the target checked again and the file renamed over it. On any failure the temporary file is removed and
     /// the target is left as it was. Temporary files that dead processes left beside the target are removed first.
-    public func write<T>(purpose: String, _ body: (TemporaryFile) throws -> T) throws -> T {
+    package func write<T>(purpose: String, _ body: (TemporaryFile) throws -> T) throws -> T {
         TemporaryFile.removeStale(beside: path)
         let temporary = try TemporaryFile(beside: path, purpose: purpose, mode: mode)
         do {

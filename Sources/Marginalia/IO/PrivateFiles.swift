@@ -10,18 +10,18 @@ import Darwin
 ///
 /// The mode is set with `fchmod`/`chmod` after creating, because `open(2)` and `mkdir(2)` apply the umask:
 /// "the mode of the created file is (mode & ~umask)" https://man7.org/linux/man-pages/man2/open.2.html
-public enum PrivateFiles {
+package enum PrivateFiles {
     /// The mode of every file the project creates.
-    public static let fileMode: mode_t = 0o600
+    package static let fileMode: mode_t = 0o600
     /// The mode of every directory the project creates.
-    public static let directoryMode: mode_t = 0o700
+    package static let directoryMode: mode_t = 0o700
 
     /// Creates `path` and any missing parent directories, each 0700; existing ones are left as they are.
     ///
     /// The XDG base directory specification asks the same of the data directory: "If, when attempting to write a
     /// file, the destination directory is non-existent an attempt should be made to create it with permission
     /// 0700." https://specifications.freedesktop.org/basedir-spec/latest/
-    public static func createDirectories(_ path: String) throws {
+    package static func createDirectories(_ path: String) throws {
         guard !path.isEmpty, path != ".", path != "/" else { return }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -43,7 +43,7 @@ public enum PrivateFiles {
     /// to create a journal file, it creates it with the same file-system permissions as the database file
     /// itself" and "umask is deliberately ignored for -wal, -journal, and -shm files"
     /// (SQLite's test/journal3.test, https://www.sqlite.org/src/file/test/journal3.test)
-    public static func createEmptyFile(_ path: String) throws {
+    package static func createEmptyFile(_ path: String) throws {
         let descriptor: Int32
         do {
             descriptor = try SystemIO.open(path, flags: O_WRONLY | O_CREAT | O_EXCL, permissions: Int(fileMode))

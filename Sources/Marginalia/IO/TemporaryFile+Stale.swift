@@ -14,7 +14,7 @@ extension TemporaryFile {
     /// Never fails: a directory that cannot be read or written (read-only media) is left as it is.
     /// - Returns: the paths removed.
     @discardableResult
-    public static func removeStale(beside path: String) -> [String] {
+    package static func removeStale(beside path: String) -> [String] {
         removeStale(inDirectory: FileSync.parentDirectory(of: path))
     }
 

@@ -21,9 +21,9 @@ import Darwin
 /// // … write temporary.path …
 /// try temporary.moveIntoPlace(at: target)   // or temporary.remove() on failure; releasing it removes it too
 /// ```
-public final class TemporaryFile: @unchecked Sendable {
+package final class TemporaryFile: @unchecked Sendable {
     /// The temporary file's path.
-    public let path: String
+    package let path: String
     /// SQLite's side files of a database at `path`, removed with it.
     static let sideSuffixes = ["-wal", "-shm", "-journal"]
 
@@ -38,7 +38,7 @@ public final class TemporaryFile: @unchecked Sendable {
     ///   - mode: the file's mode, at most 0600.
     /// - Throws: `IOError` when the file cannot be created; `CleanupRegistry.Interrupted` once the process
     ///   is being interrupted.
-    public init(beside target: String, purpose: String, mode: mode_t = PrivateFiles.fileMode) throws {
+    package init(beside target: String, purpose: String, mode: mode_t = PrivateFiles.fileMode) throws {
         path = FileSync.temporaryName(beside: target, purpose: purpose)
         // Registered before the file exists, and created under the lock that an interruption's clean-up takes:
         // the file cannot appear unseen between its creation and its registration.
@@ -85,12 +85,12 @@ public final class TemporaryFile: @unchecked Sendable {
     static let creatingSuffix = "-new"
 
     /// A new descriptor for writing the file (the caller closes it); the lock stays with this object.
-    public func openForWriting() throws -> Int32 {
+    package func openForWriting() throws -> Int32 {
         try SystemIO.open(path, flags: O_WRONLY)
     }
 
     /// Flushes the file's data to stable storage.
-    public func sync() throws {
+    package func sync() throws {
         state.lock()
         defer { state.unlock() }
         guard descriptor >= 0 else { throw IOError.closed(path) }
@@ -99,7 +99,7 @@ public final class TemporaryFile: @unchecked Sendable {
 
     /// Flushes the file, renames it over `destination` and flushes the directory; the file is then no longer
     /// temporary.
-    public func moveIntoPlace(at destination: String) throws {
+    package func moveIntoPlace(at destination: String) throws {
         try sync()
         state.lock()
         defer { state.unlock() }
@@ -110,7 +110,7 @@ public final class TemporaryFile: @unchecked Sendable {
     }
 
     /// Removes the file and its SQLite side files, if they are still there; removing twice does nothing.
-    public func remove() {
+    package func remove() {
         state.lock()
         defer { state.unlock() }
         guard descriptor >= 0 else { return }
@@ -145,12 +145,12 @@ public final class TemporaryFile: @unchecked Sendable {
 
     /// Removes every registered temporary file and scratch directory of this process, for a command that was
     /// interrupted and is about to exit.
-    public static func removeAllRegistered() {
+    package static func removeAllRegistered() {
         CleanupRegistry.shared.cleanUpAll()
     }
 
     /// Whether `removeAllRegistered()` has begun: work that fails from now on fails because of it.
-    public static var isInterrupting: Bool { CleanupRegistry.shared.isInterrupting }
+    package static var isInterrupting: Bool { CleanupRegistry.shared.isInterrupting }
 }
 
 /// Something to remove when the process is interrupted.

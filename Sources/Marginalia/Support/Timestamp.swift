@@ -1,17 +1,17 @@
 import Foundation
 
 /// Conversions between wall-clock milliseconds and ISO 8601 text (UTC).
-public enum Timestamp {
+@usableFromInline package enum Timestamp {
     /// The last millisecond of the year 9999: ISO 8601 times after it need more than four digits for the year.
-    public static let latestMilliseconds: Int64 = 253_402_300_799_999
+    package static let latestMilliseconds: Int64 = 253_402_300_799_999
 
     /// Milliseconds since 1970-01-01T00:00:00Z, now.
-    @Sendable public static func nowMilliseconds() -> Int64 {
+    @Sendable @usableFromInline package static func nowMilliseconds() -> Int64 {
         Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
     }
 
     /// `2026-11-29T12:14:41.123Z` for the given milliseconds.
-    public static func iso8601(milliseconds: Int64) -> String {
+    package static func iso8601(milliseconds: Int64) -> String {
         let days = floorDiv(milliseconds, 86_400_000)
         let msOfDay = milliseconds - days * 86_400_000
         let (year, month, day) = civilDate(daysSinceEpoch: days)
@@ -28,7 +28,7 @@ public enum Timestamp {
     ///
     /// Accepts `2026-11-29`, `2026-11-29T12:14`, `2026-11-29T12:14:41`, with optional fraction of a second
     /// and a zone (`Z`, `+02:00`, `-0500`); a time without a zone is taken as UTC. Returns nil otherwise.
-    public static func parseISO8601(_ text: String) -> Int64? {
+    package static func parseISO8601(_ text: String) -> Int64? {
         var scanner = DigitScanner(Array(text.utf8))
         guard let year = scanner.digits(4), scanner.take("-"), let month = scanner.digits(2), scanner.take("-"),
               let day = scanner.digits(2), (1...12).contains(month),
