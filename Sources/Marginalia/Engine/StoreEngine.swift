@@ -63,7 +63,8 @@ final class StoreEngine: @unchecked Sendable {
     // MARK: - Writing
 
     /// Runs `body` with the writer, after any other write has ended; errors become `MarginaliaError`s.
-    func write<T>(_ body: (StoreConnection) throws -> T) throws -> T {
+    /// - Parameter progress: this call's own progress handler, in place of the store-wide one.
+    func write<T>(progress: ProgressHandler? = nil, _ body: (StoreConnection) throws -> T) throws -> T {
         writerLock.lock()
         writerDepth += 1
         if writerDepth == 1 { state.withLock { writerOwner = pthread_self() } }
@@ -74,7 +75,7 @@ final class StoreEngine: @unchecked Sendable {
         }
         guard let writer else { throw MarginaliaError.closed }
         let outermost = writerDepth == 1
-        if outermost { writer.progressHandler = progressHandler }
+        if outermost { writer.progressHandler = progress ?? progressHandler }
         defer { if outermost { writer.progressHandler = nil } }
         do {
             let result = try body(writer)
@@ -97,12 +98,13 @@ final class StoreEngine: @unchecked Sendable {
 
     /// Runs `body` with a reader connection inside one read transaction (one snapshot); errors become
     /// `MarginaliaError`s.
-    func read<T>(_ body: (StoreConnection) throws -> T) throws -> T {
-        guard sharedPath != nil, !currentThreadWrites else { return try write(body) }
+    /// - Parameter progress: this call's own progress handler, in place of the store-wide one.
+    func read<T>(progress: ProgressHandler? = nil, _ body: (StoreConnection) throws -> T) throws -> T {
+        guard sharedPath != nil, !currentThreadWrites else { return try write(progress: progress, body) }
         let reader = try checkOutReader()
         defer { checkIn(reader) }
         do {
-            reader.progressHandler = progressHandler
+            reader.progressHandler = progress ?? progressHandler
             defer { reader.progressHandler = nil }
             return try reader.db.transaction(.deferred) { try body(reader) }
         } catch {

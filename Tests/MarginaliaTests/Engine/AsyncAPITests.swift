@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+@testable import Marginalia
+
+/// The async calls: off the caller's thread, with their own progress, stopped by the task's cancellation.
+@Suite struct AsyncAPITests {
+    let source = makeSource([
+        ("luceafarul", [("luceafarul.1", "A fost odată ca-n poveşti,"), ("luceafarul.2", "A fost ca niciodată,")]),
+    ])
+
+    /// An archive of `count` bookmarks made on a store of its own.
+    func archive(_ directory: TemporaryDirectory, count: Int) throws -> String {
+        let laptop = try makeStore(directory, source: source, name: "laptop.db")
+        try laptop.batch {
+            for _ in 0..<count { try laptop.createAnnotation(.bookmark, at: AnchorRequest(passage: "luceafarul.1")) }
+        }
+        let path = directory.path("laptop.jsonl.gz")
+        try laptop.exportArchive(toFile: path)
+        return path
+    }
+
+    /// What a progress handler saw: each report and the name of the thread it ran on (the import's own threads
+    /// report too).
+    final class Seen: @unchecked Sendable {
+        private let lock = NSLock()
+        private var items: [(ProgressReport, String?)] = []
+        func add(_ report: ProgressReport) { lock.withLock { items.append((report, Thread.current.name)) } }
+        var all: [(ProgressReport, String?)] { lock.withLock { items } }
+    }
+
+    @Test func anAsyncImportReportsItsOwnProgress() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try archive(directory, count: 2500)
+        let store = try makeStore(directory, source: source, name: "phone.db")
+        let storeWide = Seen()
+        store.progressHandler = { storeWide.add($0); return .proceed }
+        let seen = Seen()
+        let report = try await store.importArchive(path: path) { report in
+            seen.add(report)
+            return .proceed
+        }
+        #expect(report.newChanges == 2500)
+        #expect(seen.all.contains { $0.0.task == "reading archive" && $0.0.done == 2000 }, "\(seen.all.map(\.0))")
+        #expect(seen.all.contains { $0.0.task == "projecting changes" })
+        #expect(storeWide.all.isEmpty, "the call's own handler replaces the store-wide one")
+        // The same file through the blocking call gives the same report.
+        let other = try makeStore(directory, source: source, name: "tablet.db")
+        #expect(try Self.blockingImport(other, path).merge == report.merge)
+    }
+
+    /// The blocking call, from a synchronous context.
+    static func blockingImport(_ store: AnnotationStore, _ path: String) throws -> ImportReport {
+        try store.importArchive(path: path)
+    }
+
+    @Test func cancellingTheAwaitingTaskRollsTheImportBackWhole() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try archive(directory, count: 3000)
+        let store = try makeStore(directory, source: source, name: "phone.db")
+        try store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.2"), note: "mine")
+        let before = try canonicalDump(directory.path("phone.db"))
+        let started = AsyncStream<Void>.makeStream()
+        let task = Task {
+            try await store.importArchive(path: path) { _ in
+                started.continuation.yield()
+                // Slow enough that the cancellation arrives while the import runs.
+                usleep(20_000)
+                return .proceed
+            }
+        }
+        for await _ in started.stream { break }
+        task.cancel()
+        await #expect(throws: MarginaliaError.cancelled) { try await task.value }
+        #expect(try canonicalDump(directory.path("phone.db")) == before)
+        #expect(try await store.importArchive(path: path).newChanges == 3000)
+    }
+
+    @Test func aTaskCancelledBeforeTheCallWritesNothing() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try archive(directory, count: 10)
+        let store = try makeStore(directory, source: source, name: "phone.db")
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await store.importArchive(path: path)
+        }
+        await #expect(throws: MarginaliaError.cancelled) { try await task.value }
+        #expect(try store.changeCount() == 0)
+    }
+
+    @Test func asyncReadsAndExportsGiveWhatTheBlockingCallsGive() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try archive(directory, count: 20)
+        let store = try makeStore(directory, source: source, name: "phone.db")
+        _ = try await store.importArchive(path: path)
+        #expect(try await store.annotations(matching: AnnotationFilter(), progress: nil) == store.annotations())
+        #expect(try await store.verify(progress: nil).isHealthy)
+        let target = directory.path("again.jsonl.gz")
+        #expect(try await store.exportArchive(toFile: target).changes == 20)
+        #expect(try await store.backup(to: directory.path("backup.jsonl.gz")).counts.changes == 20)
+        let restored = try await AnnotationStore.restore(archive: target, to: directory.path("restored.db"))
+        #expect(restored.verification.summary.counts.changes == 20)
+    }
+}
