@@ -1,3 +1,43 @@
+/// How an archive's changes reach the store: chosen once, before the first record, by the caller that knows the
+/// store and the file. It is the one thing the general path and the bulk load into an empty store differ by.
+enum ArchiveMergePlan {
+    /// Change by change, in batches, each applied to the current tables as it is merged. `known` of the file's
+    /// changes are in the log already (`markKnownChanges`): they are counted as duplicates, and not handed.
+    case incremental(known: Int)
+    /// Into a store whose log and tables are empty: the changes go into the log in batches, and the whole log is
+    /// projected once, when the last one is in (`projectWholeLog`), so that each row is written once, in key order.
+    /// Each annotation's rebuilt state record is kept in the table `rebuiltRecords`, when one is given and the
+    /// state is checked, for the records to skip those of the same text (`replayStaged`).
+    case projectOnce(rebuiltRecords: String?)
+    /// The bulk load into an empty store: the file's changes are in the log already (`fillLog(from:receipt:)`),
+    /// the records hand only the header and the state records, and the log is projected as soon as the header is
+    /// in, keeping the rebuilt state records as `projectOnce` does.
+    case bulkLoad(FilledLog, rebuiltRecords: String?)
+
+    /// The changes in the log before the records are handed, and how many of them are new.
+    var alreadyMerged: (read: Int, new: Int) {
+        switch self {
+        case .incremental(let known): return (known, 0)
+        case .projectOnce: return (0, 0)
+        case .bulkLoad(let filled, _): return (filled.count, filled.count)
+        }
+    }
+
+    /// Whether the whole log is projected once instead of change by change.
+    var projectsOnce: Bool {
+        if case .incremental = self { return false }
+        return true
+    }
+
+    /// The table the rebuilt state records go to, if any.
+    var rebuiltRecords: String? {
+        switch self {
+        case .incremental: return nil
+        case .projectOnce(let table), .bulkLoad(_, let table): return table
+        }
+    }
+}
+
 /// What merging one archive into a store did, and what it checked.
 struct MergeResult {
     var report: ImportReport
@@ -18,8 +58,9 @@ extension StoreConnection {
                       receipt kind: Receipt.Kind, future: FutureChanges = .accept) throws -> MergeResult
     {
         let receipt = ReceiptSlot(ReceiptSource(kind: kind, file: path))
+        let plan: ArchiveMergePlan = try projectionIsEmpty() ? .projectOnce(rebuiltRecords: nil) : .incremental(known: 0)
         let result = try mergeRecords(file: path, receipt: receipt, checkState: checkState, comparingWith: live,
-                                      future: future) { handle in
+                                      future: future, plan: plan) { handle in
             try ArchiveReader(path: path, limits: limits).readAhead(handle)
         }
         try finishReceipt(receipt, result.report.merge,
@@ -28,32 +69,22 @@ extension StoreConnection {
         return result
     }
 
-    /// Merges the records `records` hands to its handler, in file order, and returns the summary it returns; see
-    /// `mergeArchive`. Changes quarantined by `future` leave the state unchecked: it cannot be the archive's.
-    ///
-    /// With `filled`, the file's changes are in the empty log already (`fillLog(from:receipt:)`) and `records`
-    /// hands only the header and the state records: the log is projected as soon as the header is in, each
-    /// annotation's state record kept in the table `rebuiltRecords` when one is given and the state is checked,
-    /// and `records` need not hand those that are the same text (`replayStaged`). `known` changes of the file, in
-    /// the log already (`markKnownChanges`), are counted as duplicates and not handed.
+    /// Merges the records `records` hands to its handler, in file order, as `plan` says, and returns the summary
+    /// it returns; see `mergeArchive`. Changes quarantined by `future` leave the state unchecked: it cannot be the
+    /// archive's.
     func mergeRecords(file path: String, receipt: ReceiptSlot, checkState: Bool, comparingWith live: StoreConnection?,
-                      future: FutureChanges, filled: FilledLog? = nil, known: Int = 0, rebuiltRecords: String? = nil,
+                      future: FutureChanges, plan: ArchiveMergePlan,
                       records: ((ArchiveRecord, Int) throws -> Void) throws -> ArchiveSummary) throws -> MergeResult
     {
         var report = ImportReport()
-        report.changesRead = (filled?.count ?? 0) + known
-        report.newChanges = filled?.count ?? 0
-        report.duplicates = known
-        var sawOwnDevice = filled?.sawOwnDevice ?? false
+        (report.changesRead, report.newChanges) = plan.alreadyMerged
+        report.duplicates = report.changesRead - report.newChanges
+        var sawOwnDevice = false
+        if case .bulkLoad(let filled, _) = plan { sawOwnDevice = filled.sawOwnDevice }
         var checkRecords = checkState
         var annotationsChecked = 0
         var positionsChecked = 0
-        func mismatch(_ line: Int?, _ reason: String) -> ArchiveError {
-            ArchiveError(file: path, line: line, kind: .mismatch, reason: reason)
-        }
-        // Into an empty store the log is filled first and projected once, annotation by annotation, when the last
-        // change is in: each row is then written once, in key order.
-        var projectAtEnd = try filled != nil || projectionIsEmpty()
+        var projectAtEnd = plan.projectsOnce
         var batch: [(change: Change, line: Int)] = []
         func mergeBatch() throws {
             if !batch.isEmpty {
@@ -71,7 +102,7 @@ extension StoreConnection {
         func endChanges() throws {
             try mergeBatch()
             if projectAtEnd {
-                let kept = checkRecords && live == nil ? rebuiltRecords : nil
+                let kept = checkRecords && live == nil ? plan.rebuiltRecords : nil
                 // Every annotation row is new: the document and passage indexes are built once they are all in.
                 try buildingIndexesAfter(on: "annotations") {
                     try projectWholeLog(into: &report.merge, keepingRecordsIn: kept)
@@ -110,19 +141,14 @@ extension StoreConnection {
             case .header(let header):
                 // A partial archive's state cannot be rebuilt from its changes alone.
                 checkRecords = checkRecords && !header.partial
-                if filled != nil { try endChanges() }
+                if case .bulkLoad = plan { try endChanges() }
             case .change:
                 break
             case .annotation, .annotationText:
                 break
             case .position(let object):
-                guard checkRecords, case .string(let document)? = object["document"] else { return }
-                guard try position(document: document).map(ArchiveFormat.record) == .object(object) else {
-                    throw mismatch(line, "the reading position of \(document) differs from the replay of its changes")
-                }
-                if let live, try live.position(document: document).map(ArchiveFormat.record) != .object(object) {
-                    throw mismatch(line, "the reading position of \(document) differs from the live store")
-                }
+                guard checkRecords else { return }
+                try checkPositionState(object, comparingWith: live, file: path, line: line)
                 positionsChecked += 1
             }
         }
@@ -130,26 +156,53 @@ extension StoreConnection {
         if report.quarantined > 0 { checkRecords = false }
         try checkStates()
         report.header = summary.header
-        if checkRecords {
-            let rebuilt = try annotationCounts()
-            guard rebuilt.live + rebuilt.deleted == summary.counts.annotations,
-                  try positions().count == summary.counts.positions else {
-                throw mismatch(nil, "the changes rebuild \(rebuilt.live + rebuilt.deleted) annotations, "
-                    + "but the archive's state holds \(summary.counts.annotations)")
-            }
-            if let live {
-                let liveCounts = try live.annotationCounts()
-                let liveChanges = try live.changeCount()
-                guard liveCounts.live + liveCounts.deleted == summary.counts.annotations,
-                      liveChanges == summary.counts.changes else {
-                    throw mismatch(nil, "the archive holds \(summary.counts.changes) changes and "
-                        + "\(summary.counts.annotations) annotations, the live store \(liveChanges) and "
-                        + "\(liveCounts.live + liveCounts.deleted)")
-                }
+        if checkRecords { try checkRebuiltState(against: summary, comparingWith: live, file: path) }
+        var verification = ArchiveVerification(summary: summary)
+        verification.annotationsChecked = annotationsChecked
+        verification.positionsChecked = positionsChecked
+        return MergeResult(report: report, verification: verification, sawOwnDevice: sawOwnDevice)
+    }
+
+    /// Checks a reading position's state record against the position the changes rebuilt (and `live`'s).
+    private func checkPositionState(_ object: JSONObject, comparingWith live: StoreConnection?, file: String,
+                                    line: Int) throws {
+        guard case .string(let document)? = object["document"] else { return }
+        func mismatch(_ reason: String) -> ArchiveError {
+            ArchiveError(file: file, line: line, kind: .mismatch, reason: reason)
+        }
+        guard try position(document: document).map(ArchiveFormat.record) == .object(object) else {
+            throw mismatch("the reading position of \(document) differs from the replay of its changes")
+        }
+        if let live, try live.position(document: document).map(ArchiveFormat.record) != .object(object) {
+            throw mismatch("the reading position of \(document) differs from the live store")
+        }
+    }
+
+    /// Checks, once every record is in, that the state the changes rebuilt is the archive's whole state (and the
+    /// live store's), and that they rebuilt the writer's log: the same hash chain.
+    private func checkRebuiltState(against summary: ArchiveSummary, comparingWith live: StoreConnection?,
+                                   file path: String) throws {
+        func mismatch(_ line: Int?, _ reason: String) -> ArchiveError {
+            ArchiveError(file: path, line: line, kind: .mismatch, reason: reason)
+        }
+        let counts = try annotationCounts()
+        guard counts.live + counts.deleted == summary.counts.annotations,
+              try positions().count == summary.counts.positions else {
+            throw mismatch(nil, "the changes rebuild \(counts.live + counts.deleted) annotations, "
+                + "but the archive's state holds \(summary.counts.annotations)")
+        }
+        if let live {
+            let liveCounts = try live.annotationCounts()
+            let liveChanges = try live.changeCount()
+            guard liveCounts.live + liveCounts.deleted == summary.counts.annotations,
+                  liveChanges == summary.counts.changes else {
+                throw mismatch(nil, "the archive holds \(summary.counts.changes) changes and "
+                    + "\(summary.counts.annotations) annotations, the live store \(liveChanges) and "
+                    + "\(liveCounts.live + liveCounts.deleted)")
             }
         }
         // A full archive merged into an empty store rebuilds the writer's log in its order: the same hash chain.
-        if checkRecords, let head = summary.header.head {
+        if let head = summary.header.head {
             let rebuilt = try logHead()
             guard rebuilt == head else {
                 throw mismatch(nil, "its changes rebuild a log whose head is seq \(rebuilt.sequence), digest "
@@ -157,10 +210,6 @@ extension StoreConnection {
                     + "were left out, added, edited or reordered since it was written")
             }
         }
-        var verification = ArchiveVerification(summary: summary)
-        verification.annotationsChecked = annotationsChecked
-        verification.positionsChecked = positionsChecked
-        return MergeResult(report: report, verification: verification, sawOwnDevice: sawOwnDevice)
     }
 
     /// Checks a run of annotation state records against this store's rows (and `live`'s), one query for all.

@@ -55,10 +55,16 @@ extension StoreConnection {
                 let filled = try canFillLog(from: staged, latestAllowed: acceptFuture ? nil : latest)
                     ? try fillLog(from: staged, receipt: try receipt.open(in: self)) : nil
                 let known = filled == nil && !wasEmpty ? try markKnownChanges(staged) : 0
+                let plan: ArchiveMergePlan = if let filled {
+                    .bulkLoad(filled, rebuiltRecords: staged.rebuiltTable)
+                } else if try projectionIsEmpty() {
+                    .projectOnce(rebuiltRecords: staged.rebuiltTable)
+                } else {
+                    .incremental(known: known)
+                }
                 let result = try mergeRecords(file: path, receipt: receipt,
                                               checkState: wasEmpty && staged.forEmptyStore, comparingWith: nil,
-                                              future: future, filled: filled, known: known,
-                                              rebuiltRecords: staged.rebuiltTable) { handle in
+                                              future: future, plan: plan) { handle in
                     try replayStaged(staged, changes: filled == nil, handle)
                 }
                 try finishReceipt(receipt, result.report.merge, size: Int64(staged.summary.compressedBytes),

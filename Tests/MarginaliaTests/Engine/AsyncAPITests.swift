@@ -60,16 +60,20 @@ import Testing
         try store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.2"), note: "mine")
         let before = try canonicalDump(directory.path("phone.db"))
         let started = AsyncStream<Void>.makeStream()
+        let cancelled = DispatchSemaphore(value: 0)
         let task = Task {
-            try await store.importArchive(path: path) { _ in
-                started.continuation.yield()
-                // Slow enough that the cancellation arrives while the import runs.
-                usleep(20_000)
+            try await store.importArchive(path: path) { report in
+                // The first progress point waits until the task is cancelled: the import is then under way.
+                if report.done == 1000 && report.task == "reading archive" {
+                    started.continuation.yield()
+                    cancelled.wait()
+                }
                 return .proceed
             }
         }
         for await _ in started.stream { break }
         task.cancel()
+        cancelled.signal()
         await #expect(throws: MarginaliaError.cancelled) { try await task.value }
         #expect(try canonicalDump(directory.path("phone.db")) == before)
         #expect(try await store.importArchive(path: path).newChanges == 3000)
