@@ -44,61 +44,9 @@ extension StoreConnection {
             try db.execute(sql: "ATTACH DATABASE '' AS staging")
             schema = "staging"
         }
-        let (table, rebuilt) = StagedArchive.tables(in: schema)
-        // `clock` is the change's clock as the log stores it (`HLC.packed`); `digest` the one it takes as the
-        // next row of an empty log whose earlier rows are the changes staged before it. An annotation's state
-        // record keeps its id in `entity_id`.
-        try db.executeScript(sql: """
-            CREATE TABLE IF NOT EXISTS \(table) (
-                line INTEGER PRIMARY KEY, kind TEXT NOT NULL, change_id TEXT, hlc TEXT, device TEXT, entity TEXT,
-                entity_id TEXT, op TEXT, body TEXT NOT NULL, clock INTEGER, digest TEXT
-            );
-            DELETE FROM \(table);
-            CREATE TABLE IF NOT EXISTS \(rebuilt) (id TEXT PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;
-            DELETE FROM \(rebuilt);
-            """)
-        var staged = 0
-        var digest = ChangeDigest.genesis
-        // One transaction for all the inserts. It writes only this connection's private temporary database and,
-        // being deferred, takes no write lock on the store: other processes go on writing while the file is read
-        // (a test holds the lock from the progress handler to prove it).
-        // Only an empty store's import compares the state records with the state it rebuilds: its annotations' come
-        // as their lines' text, staged as they are. Any other import stages none, and checks half of them here as
-        // they come, while the reader's thread checks the other half: the state section then takes both threads.
-        var reader = ArchiveReader(path: path, limits: limits)
-        reader.annotationsAsText = true
-        reader.halfOfAnnotationsAsText = !forEmptyStore
-        let summary = try db.transaction(.deferred) {
-            try reader.readAhead { record, line in
-                let arguments: StatementArguments
-                switch record {
-                case .header, .annotation:
-                    return
-                case .annotationText(_, let text) where !forEmptyStore:
-                    _ = try ArchiveReader.checkedAnnotation(text, line: line, file: path)
-                    return
-                case .annotationText(let id, let text):
-                    arguments = [line, "annotation", nil as String?, nil as String?, nil as String?, nil as String?,
-                                 id, nil as String?, text, nil as Int64?, nil as String?]
-                case .change(let change):
-                    let fieldsText = try change.fields.jsonText()
-                    if forEmptyStore {
-                        digest = try ChangeDigest.next(after: digest, change: change, fieldsText: fieldsText)
-                    }
-                    arguments = [line, "change", change.changeID, change.hlc.description, change.device,
-                                 change.entity.rawValue, change.entityID, change.operation.rawValue, fieldsText,
-                                 change.hlc.packed, forEmptyStore ? digest : nil]
-                case .position(let object):
-                    guard forEmptyStore else { return }
-                    arguments = [line, "position", nil as String?, nil as String?, nil as String?, nil as String?,
-                                 nil as String?, nil as String?, try JSONWriter.encodeString(.object(object)),
-                                 nil as Int64?, nil as String?]
-                }
-                try db.execute(sql: "INSERT INTO \(table) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                               arguments: arguments)
-                staged += 1
-                try reportProgress("reading archive", done: staged)
-            }
+        let summary = try StagedArchive.stage(path, limits: limits, forEmptyStore: forEmptyStore, on: db,
+                                              schema: schema) { staged in
+            try reportProgress("reading archive", done: staged)
         }
         return StagedArchive(path: path, summary: summary, forEmptyStore: forEmptyStore, schema: schema)
     }
@@ -159,6 +107,74 @@ extension StoreConnection {
         } else {
             try db.execute(sql: "DELETE FROM \(staged.table)")
             try db.execute(sql: "DELETE FROM \(staged.rebuiltTable)")
+        }
+    }
+}
+
+extension StagedArchive {
+    /// Reads the whole archive at `path` (inflating, parsing and checking every record and the trailer) into the
+    /// staging tables of `schema` on `db`, in one deferred transaction of that connection, which writes only the
+    /// staging database; `progress` is told how many records are staged so far. An invalid file throws.
+    ///
+    /// - Parameter forEmptyStore: the store had no changes: the state records are staged too, and each change
+    ///   carries the digest it takes in an empty log.
+    static func stage(_ path: String, limits: ArchiveLimits, forEmptyStore: Bool, on db: any Database,
+                      schema: String, progress: (Int) throws -> Void) throws -> ArchiveSummary {
+        let (table, rebuilt) = StagedArchive.tables(in: schema)
+        // `clock` is the change's clock as the log stores it (`HLC.packed`); `digest` the one it takes as the
+        // next row of an empty log whose earlier rows are the changes staged before it. An annotation's state
+        // record keeps its id in `entity_id`.
+        try db.executeScript(sql: """
+            CREATE TABLE IF NOT EXISTS \(table) (
+                line INTEGER PRIMARY KEY, kind TEXT NOT NULL, change_id TEXT, hlc TEXT, device TEXT, entity TEXT,
+                entity_id TEXT, op TEXT, body TEXT NOT NULL, clock INTEGER, digest TEXT
+            );
+            DELETE FROM \(table);
+            CREATE TABLE IF NOT EXISTS \(rebuilt) (id TEXT PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;
+            DELETE FROM \(rebuilt);
+            """)
+        var staged = 0
+        var digest = ChangeDigest.genesis
+        // One transaction for all the inserts. It writes only this connection's private temporary database and,
+        // being deferred, takes no write lock on the store: other processes go on writing while the file is read
+        // (a test holds the lock from the progress handler to prove it).
+        // Only an empty store's import compares the state records with the state it rebuilds: its annotations' come
+        // as their lines' text, staged as they are. Any other import stages none, and checks half of them here as
+        // they come, while the reader's thread checks the other half: the state section then takes both threads.
+        var reader = ArchiveReader(path: path, limits: limits)
+        reader.annotationsAsText = true
+        reader.halfOfAnnotationsAsText = !forEmptyStore
+        return try db.transaction(.deferred) {
+            try reader.readAhead { record, line in
+                let arguments: StatementArguments
+                switch record {
+                case .header, .annotation:
+                    return
+                case .annotationText(_, let text) where !forEmptyStore:
+                    _ = try ArchiveReader.checkedAnnotation(text, line: line, file: path)
+                    return
+                case .annotationText(let id, let text):
+                    arguments = [line, "annotation", nil as String?, nil as String?, nil as String?, nil as String?,
+                                 id, nil as String?, text, nil as Int64?, nil as String?]
+                case .change(let change):
+                    let fieldsText = try change.fields.jsonText()
+                    if forEmptyStore {
+                        digest = try ChangeDigest.next(after: digest, change: change, fieldsText: fieldsText)
+                    }
+                    arguments = [line, "change", change.changeID, change.hlc.description, change.device,
+                                 change.entity.rawValue, change.entityID, change.operation.rawValue, fieldsText,
+                                 change.hlc.packed, forEmptyStore ? digest : nil]
+                case .position(let object):
+                    guard forEmptyStore else { return }
+                    arguments = [line, "position", nil as String?, nil as String?, nil as String?, nil as String?,
+                                 nil as String?, nil as String?, try JSONWriter.encodeString(.object(object)),
+                                 nil as Int64?, nil as String?]
+                }
+                try db.execute(sql: "INSERT INTO \(table) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                               arguments: arguments)
+                staged += 1
+                try progress(staged)
+            }
         }
     }
 }

@@ -40,6 +40,16 @@ extension StoreConnection {
     {
         let staged = try stageArchive(path: path, limits: limits)
         defer { try? dropStaged(staged) }
+        return try importStaged(staged, dryRun: dryRun, acceptFuture: acceptFuture, limits: limits)
+    }
+
+    /// Merges an archive staged already (in this connection's `staging` or `temp` tables) in one write
+    /// transaction: the second half of `importArchive`, which the store runs on its writer once a connection of
+    /// its own has staged the file (`StagingFile`).
+    func importStaged(_ staged: StagedArchive, dryRun: Bool, acceptFuture: Bool, limits: ArchiveLimits) throws
+        -> ImportReport
+    {
+        let path = staged.path
         var report = ImportReport()
         do {
             try batch {

@@ -43,9 +43,8 @@ extension AnnotationStore {
                               limits: ArchiveLimits = ArchiveLimits(),
                               progress: ProgressHandler? = nil) async throws -> ImportReport {
         try await Self.offActor(progress: progress) { handler in
-            try self.engine.write(progress: handler) {
-                try $0.importArchive(path: path, dryRun: dryRun, acceptFuture: acceptFuture, limits: limits)
-            }
+            try self.importArchive(path: path, dryRun: dryRun, acceptFuture: acceptFuture, limits: limits,
+                                   with: handler)
         }
     }
 

@@ -93,6 +93,10 @@ extension AnnotationStore {
     }
 
     /// Merges another machine's archive into this store, in one transaction, after validating the whole file.
+    ///
+    /// The file is read, inflated, checked and staged by a connection of its own, in a private file beside the
+    /// store, while other writes go on; only the merge that follows holds the store's writer (and it is one
+    /// transaction: all of the file or nothing).
     /// - Parameter dryRun: report what would happen, and write nothing.
     /// - Throws: `MarginaliaError` (`.invalidData` naming the file, line and reason).
     /// - Parameter acceptFuture: merge changes dated more than a day ahead of this machine's clock at once, instead
@@ -100,8 +104,35 @@ extension AnnotationStore {
     public func importArchive(path: String, dryRun: Bool = false, acceptFuture: Bool = false,
                               limits: ArchiveLimits = ArchiveLimits()) throws -> ImportReport
     {
-        try engine.write {
-            try $0.importArchive(path: path, dryRun: dryRun, acceptFuture: acceptFuture, limits: limits)
+        try importArchive(path: path, dryRun: dryRun, acceptFuture: acceptFuture, limits: limits, with: nil)
+    }
+
+    /// `importArchive`, with `progress` in place of the store-wide progress handler when given.
+    func importArchive(path: String, dryRun: Bool, acceptFuture: Bool, limits: ArchiveLimits,
+                       with progress: ProgressHandler?) throws -> ImportReport
+    {
+        // A store in memory has no file to stage beside; a thread inside a batch holds the writer already.
+        guard self.path != ":memory:", !engine.currentThreadWrites else {
+            return try engine.write(progress: progress) {
+                try $0.importArchive(path: path, dryRun: dryRun, acceptFuture: acceptFuture, limits: limits)
+            }
+        }
+        let staging: StagingFile
+        do {
+            let forEmptyStore = try engine.read { try $0.changeCount() == 0 }
+            let handler = progress ?? engine.progressHandler
+            staging = try StagingFile(archive: path, limits: limits, forEmptyStore: forEmptyStore,
+                                      beside: self.path) { staged in
+                try StoreConnection.reportProgress(to: handler, "reading archive", done: staged)
+            }
+        } catch {
+            throw MarginaliaError(error)
+        }
+        defer { staging.remove() }
+        return try engine.write(progress: progress) { writer in
+            try staging.attached(to: writer) {
+                try writer.importStaged(staging.staged, dryRun: dryRun, acceptFuture: acceptFuture, limits: limits)
+            }
         }
     }
 

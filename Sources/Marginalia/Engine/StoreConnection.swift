@@ -37,10 +37,16 @@ final class StoreConnection {
     /// or the handler asks it to.
     /// - Throws: `CancellationError`, which rolls back the write the work is part of.
     func reportProgress(_ task: String, done: Int, total: Int? = nil, every: Int = 1000) throws {
+        try Self.reportProgress(to: progressHandler, task, done: done, total: total, every: every)
+    }
+
+    /// Reports progress to `handler` every `every` items, as `reportProgress` does for a connection's handler.
+    static func reportProgress(to handler: ProgressHandler?, _ task: String, done: Int, total: Int? = nil,
+                               every: Int = 1000) throws {
         guard done > 0, done % every == 0 else { return }
         if Task.isCancelled { throw CancellationError() }
-        guard let progressHandler else { return }
-        if progressHandler(ProgressReport(task: task, done: done, total: total)) == .stop {
+        guard let handler else { return }
+        if handler(ProgressReport(task: task, done: done, total: total)) == .stop {
             throw CancellationError()
         }
     }

@@ -112,7 +112,8 @@ final class StoreEngine: @unchecked Sendable {
         }
     }
 
-    private var currentThreadWrites: Bool {
+    /// Whether this thread holds the writer (inside a `batch`, or a write's body).
+    var currentThreadWrites: Bool {
         state.withLock { writerOwner.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
     }
 

@@ -105,3 +105,54 @@ import Testing
         #expect(restored.verification.summary.counts.changes == 20)
     }
 }
+
+/// An import reads, checks and stages its file without the store's writer: a write made meanwhile does not wait
+/// for it (the app's timeline: the UI never waits for a background import).
+@Suite struct ImportBesideWritesTests {
+    let source = makeSource([("luceafarul", [("luceafarul.1", "A fost odată ca-n poveşti,")])])
+
+    @Test func aWriteMadeWhileAnImportStagesItsFileDoesNotWaitForIt() throws {
+        let directory = try TemporaryDirectory()
+        let laptop = try makeStore(directory, source: source, name: "laptop.db")
+        try laptop.batch {
+            for _ in 0..<3000 { try laptop.createAnnotation(.bookmark, at: AnchorRequest(passage: "luceafarul.1")) }
+        }
+        let archive = directory.path("laptop.jsonl.gz")
+        try laptop.exportArchive(toFile: archive)
+        let store = try makeStore(directory, source: source, name: "phone.db")
+        let done = DispatchSemaphore(value: 0)
+        let written = LockedIDs()
+        store.progressHandler = { report in
+            // While the file is being read: a write from another thread, as the UI's would be, must finish now.
+            guard report.task == "reading archive", report.done == 1000 else { return .proceed }
+            Thread {
+                if let made = try? store.createAnnotation(.bookmark, at: AnchorRequest(passage: "luceafarul.1")) {
+                    written.add(made.id)
+                }
+                done.signal()
+            }.start()
+            written.finishedInTime = done.wait(timeout: .now() + 10) == .success
+            return .proceed
+        }
+        let report = try store.importArchive(path: archive)
+        if !written.finishedInTime { done.wait() }
+        #expect(written.finishedInTime, "the write waited for the import")
+        #expect(report.newChanges == 3000)
+        #expect(written.ids.count == 1)
+        #expect(try store.annotations().count == 3001)
+        #expect(try store.verify().isHealthy)
+    }
+}
+
+/// Ids written from another thread, and whether that write finished in time.
+final class LockedIDs: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [String] = []
+    private var finished = false
+    func add(_ id: String) { lock.withLock { items.append(id) } }
+    var ids: [String] { lock.withLock { items } }
+    var finishedInTime: Bool {
+        get { lock.withLock { finished } }
+        set { lock.withLock { finished = newValue } }
+    }
+}
