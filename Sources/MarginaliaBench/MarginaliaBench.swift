@@ -73,6 +73,7 @@ enum MarginaliaBench {
         try archives.importAndReimport(archive: archive.path, uncompressedBytes: archive.uncompressedBytes,
                                        changes: changes)
         try archives.merge(built)
+        try TimelineBenchmarks(workspace: workspace, report: report).run(archive: archive.path, content: edition1)
 
         var syncRandom = SeededGenerator(seed: options.seed &+ 3)
         try SyncBenchmarks(workspace: workspace, options: options, report: report)
