@@ -1,5 +1,6 @@
 import Foundation
 import Marginalia
+import MarginaliaTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -15,34 +16,13 @@ import Darwin
 enum FaultRuns {
     /// The seed for one test: `MARGINALIA_FAULT_SEED` when set, else a fresh one; printed either way.
     static func seed(_ test: String) -> UInt64 {
-        let seed = ProcessInfo.processInfo.environment["MARGINALIA_FAULT_SEED"].flatMap { UInt64($0) }
-            ?? UInt64.random(in: 1...UInt64.max)
-        print("\(test): seed \(seed) (repeat with MARGINALIA_FAULT_SEED=\(seed))")
-        return seed
+        TestSeed.printed(for: test, variable: "MARGINALIA_FAULT_SEED")
     }
 
     /// `MARGINALIA_FAULT_RUNS` when set, else `fallback`.
     static func count(default fallback: Int) -> Int {
         ProcessInfo.processInfo.environment["MARGINALIA_FAULT_RUNS"].flatMap { Int($0) }.map { max(1, $0) }
             ?? fallback
-    }
-}
-
-/// Deterministic pseudo-random numbers (SplitMix64), so that a printed seed repeats a run (the fault and
-/// restore tests).
-struct FaultRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

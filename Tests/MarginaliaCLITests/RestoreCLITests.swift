@@ -1,4 +1,5 @@
 import Foundation
+import MarginaliaTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -44,9 +45,8 @@ import Glibc
 
     @Test(.enabled(if: hasSQLiteShell))
     func writesAcknowledgedWhileRestoresRunAreInTheStoreOrABak() throws {
-        let seed = UInt64.random(in: 1...UInt64.max)
-        print("writesAcknowledgedWhileRestoresRunAreInTheStoreOrABak seed: \(seed)")
-        var random = FaultRandom(seed: seed)
+        let seed = TestSeed.printed(for: "writesAcknowledgedWhileRestoresRunAreInTheStoreOrABak")
+        var random = SeededGenerator(seed: seed)
         let workspace = try CLIWorkspace()
         let (backup, late) = try Self.storeWithBackup(workspace)
         let acks = Acknowledgements()
@@ -127,7 +127,7 @@ import Glibc
         let workspace = try CLIWorkspace()
         // A source store of about 1.5 MB: notes of 100 kB edited over and over (the log keeps every version).
         let id = try workspace.ok(["note", "mai-am-un-singur-dor.1", "start", "--store", workspace.path("big.db")])
-        var random = FaultRandom(seed: 7)
+        var random = SeededGenerator(seed: 7)
         for _ in 0..<7 {
             let text = String((0..<100_000).map { _ in Character(Unicode.Scalar(UInt8(97 + random.next() % 26))) })
             try workspace.ok(["edit", id, "--note", text, "--store", workspace.path("big.db")])

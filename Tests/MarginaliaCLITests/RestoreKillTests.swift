@@ -1,5 +1,6 @@
 import Foundation
 import Marginalia
+import MarginaliaTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -54,7 +55,7 @@ import Darwin
 
     @Test func aKilledRestoreLeavesAVerifiedStoreUnderTheLiveNameAndTheOldOneInABak() throws {
         let seed = FaultRuns.seed("kill during restore")
-        var random = FaultRandom(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let workspace = try CLIWorkspace()
         // A larger old store than the archive restores: copying it to the `.bak` is a window worth hitting too.
         try KillTests.fill(workspace.store, content: workspace.content, count: 120, tag: "old")

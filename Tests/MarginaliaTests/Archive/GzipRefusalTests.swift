@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 @testable import Marginalia
+import MarginaliaTestSupport
 
 /// Everything the archive reader must refuse (reliability test plan, section B).
 @Suite struct GzipRefusalTests {
     /// A small valid archive and its plaintext.
     static func smallArchive() throws -> (plain: [UInt8], archive: [UInt8]) {
-        var generator = GzipFixtures.SeededGenerator(seed: 42)
+        var generator = SeededGenerator(seed: 42)
         let plain = GzipFixtures.jsonLines(3000, using: &generator)
         return (plain, try GzipFixtures.compress(plain))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Marginalia
+import MarginaliaTestSupport
 
 /// Round trips, interoperability with the system gzip, and writer and file errors.
 /// The refusals are in GzipRefusalTests.swift, the line reader in ArchiveLineReaderTests.swift.
@@ -120,7 +121,7 @@ import Testing
         // Every write to /dev/full fails with ENOSPC, like a full file system.
         let sink = try FileSink(path: "/dev/full")
         let writer = try GzipWriter(sink: sink, bufferSize: 4096)
-        var generator = GzipFixtures.SeededGenerator(seed: 1)
+        var generator = SeededGenerator(seed: 1)
         let expected = IOError(operation: "write", path: "/dev/full", code: ENOSPC,
                                     message: "No space left on device")
         #expect(throws: expected) {
