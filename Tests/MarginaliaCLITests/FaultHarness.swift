@@ -35,6 +35,14 @@ struct KilledRun {
     let completed: Bool
     /// How long the run lasted, in microseconds (to pick kill times; never asserted on).
     let microseconds: Int
+
+    init(_ result: ChildProcess.Result, microseconds: Int) {
+        status = result.status
+        stdout = result.stdout
+        stderr = result.stderr
+        completed = !(result.endedBySignal && result.status == SIGKILL)
+        self.microseconds = microseconds
+    }
 }
 
 extension CLIWorkspace {
@@ -44,34 +52,14 @@ extension CLIWorkspace {
     func runKilled(_ arguments: [String], killAfter: Int?, environment extra: [String: String] = [:],
                    program: URL = CLIWorkspace.binary, prefix: [String] = []) throws -> KilledRun
     {
-        let process = Process()
-        process.executableURL = program
-        process.arguments = prefix + arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["MARGINALIA_STORE"] = store
-        environment["MARGINALIA_CONTENT"] = content
-        environment["XDG_CACHE_HOME"] = path("cache")
-        environment["XDG_DATA_HOME"] = path("data")
-        for (key, value) in extra { environment[key] = value }
-        process.environment = environment
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
         let start = DispatchTime.now().uptimeNanoseconds
-        try process.run()
+        let running = try ChildProcess(program, prefix + arguments, environment: environment(extra)).start()
         if let killAfter {
             if killAfter > 0 { usleep(useconds_t(killAfter)) }
-            kill(process.processIdentifier, SIGKILL)
+            running.send(SIGKILL)
         }
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let elapsed = Int((DispatchTime.now().uptimeNanoseconds - start) / 1000)
-        let killed = process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
-        return KilledRun(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self), completed: !killed,
-                         microseconds: elapsed)
+        let result = running.wait()
+        return KilledRun(result, microseconds: Int((DispatchTime.now().uptimeNanoseconds - start) / 1000))
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MarginaliaTestSupport
 import Testing
 
 /// A full or closed stdout is an error exit, not a crash; read commands work where the store cannot be written.
@@ -6,29 +7,9 @@ import Testing
     /// Runs the binary with `stdout` as its standard output (stderr collected), as `user` when given.
     static func run(_ workspace: CLIWorkspace, _ arguments: [String], stdout: FileHandle,
                     prefix: [String] = [], environment extra: [String: String] = [:]) throws -> CLIResult {
-        let process = Process()
-        if prefix.isEmpty {
-            process.executableURL = CLIWorkspace.binary
-            process.arguments = arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: prefix[0])
-            process.arguments = Array(prefix.dropFirst()) + [CLIWorkspace.binary.path] + arguments
-        }
-        var environment = ProcessInfo.processInfo.environment
-        environment["MARGINALIA_STORE"] = workspace.store
-        environment["MARGINALIA_CONTENT"] = workspace.content
-        environment["XDG_CACHE_HOME"] = workspace.path("cache")
-        environment["XDG_DATA_HOME"] = workspace.path("data")
-        for (key, value) in extra { environment[key] = value }
-        process.environment = environment
-        let errors = Pipe()
-        process.standardOutput = stdout
-        process.standardError = errors
-        try process.run()
-        let errData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CLIResult(status: process.terminationStatus, stdout: "",
-                         stderr: String(decoding: errData, as: UTF8.self))
+        let command = prefix + [CLIWorkspace.binary.path] + arguments
+        return try ChildProcess(command[0], Array(command.dropFirst()), environment: workspace.environment(extra),
+                                standardOutput: stdout).run()
     }
 
     static let fullDiskMessage = "Error: cannot write to standard output: No space left on device; the output is "

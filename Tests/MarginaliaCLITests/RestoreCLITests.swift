@@ -138,13 +138,13 @@ import Glibc
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
         var outcomes: [String] = []
         for kilobytes in [768, 1024, 1280, 1536, 1792, 2048, 3072, 8192] {
-            let mount = try DiskFullTests.tool(
-                "/bin/mount", ["-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs", mountPoint])
+            let mount = try ChildProcess(
+                "/bin/mount", ["-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs", mountPoint]).run()
             guard mount.status == 0 else {
                 print("restoreOntoATinyDiskIsExactOrRefused skipped: cannot mount a tmpfs (\(mount.stderr))")
                 return
             }
-            defer { _ = try? DiskFullTests.tool("/bin/umount", [mountPoint]) }
+            defer { _ = try? ChildProcess("/bin/umount", [mountPoint]).run() }
             let store = mountPoint + "/user.db"
             let original = try workspace.ok(["bookmark", "mai-am-un-singur-dor.2", "--store", store])
             let listed = try workspace.ok(["list", "--json", "--store", store])

@@ -37,7 +37,7 @@ import MarginaliaTestSupport
         try GzipFixtures.withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("user.db").path
             let sql = "CREATE TABLE t(x); INSERT INTO t VALUES (1);"
-            let sqlite = try GzipFixtures.run("/usr/bin/sqlite3", [path, sql])
+            let sqlite = try ChildProcess("/usr/bin/sqlite3", [path, sql]).run()
             #expect(sqlite.status == 0)
             #expect(throws: GzipError.sqliteDatabase) { try GzipReader(source: try FileSource(path: path)).readAll() }
         }
@@ -54,7 +54,7 @@ import MarginaliaTestSupport
             let plain = directory.appendingPathComponent("export.jsonl").path
             try Data("{\"a\":1}\n".utf8).write(to: URL(fileURLWithPath: plain))
             let zipPath = directory.appendingPathComponent("export.zip").path
-            #expect(try GzipFixtures.run("/usr/bin/zip", ["-q", "-j", zipPath, plain]).status == 0)
+            #expect(try ChildProcess("/usr/bin/zip", ["-q", "-j", zipPath, plain]).run().status == 0)
             #expect(throws: GzipError.zipArchive) { try GzipReader(source: try FileSource(path: zipPath)).readAll() }
         }
     }

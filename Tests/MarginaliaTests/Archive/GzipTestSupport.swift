@@ -106,20 +106,6 @@ enum GzipFixtures {
         return nil
     }
 
-    /// Runs `executable` and returns its exit status and standard output.
-    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: [UInt8]) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, [UInt8](data))
-    }
-
     /// A fresh temporary directory, removed after `body` returns.
     static func withTemporaryDirectory(_ body: (URL) throws -> Void) throws {
         let directory = FileManager.default.temporaryDirectory
