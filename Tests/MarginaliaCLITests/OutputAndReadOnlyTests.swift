@@ -49,7 +49,7 @@ import Testing
     }
 
     /// How to run the binary without the privileges that bypass permission bits: through setpriv as `nobody`
-    /// when the tests run as root, directly otherwise; nil when neither is possible.
+    /// when the tests run as root, directly otherwise; nil when neither is possible (found once).
     static let unprivileged: [String]? = {
         guard geteuid() == 0 else { return [] }
         let setpriv = "/usr/bin/setpriv"
@@ -68,11 +68,13 @@ import Testing
         return (result, String(decoding: try Data(contentsOf: URL(fileURLWithPath: output)), as: UTF8.self))
     }
 
-    @Test func readCommandsWorkOnAStoreInAReadOnlyDirectoryAsAnUnprivilegedUser() throws {
-        guard let prefix = Self.unprivileged else {
-            print("skipped: running as root without setpriv or a 'nobody' user, so permissions cannot be tested")
-            return
-        }
+    /// Why the tests that drop privileges are skipped where they cannot.
+    static let cannotDropPrivileges: Comment =
+        "running as root without setpriv or a 'nobody' user, so permissions cannot be tested"
+
+    @Test(.enabled(if: OutputAndReadOnlyTests.unprivileged != nil, OutputAndReadOnlyTests.cannotDropPrivileges))
+    func readCommandsWorkOnAStoreInAReadOnlyDirectoryAsAnUnprivilegedUser() throws {
+        let prefix = try #require(Self.unprivileged)
         let workspace = try CLIWorkspace()
         let id = try workspace.ok(["note", "mai-am-un-singur-dor.2", "read from read-only media"])
         // The writer was the last connection: it removed the -wal and -shm on closing.
@@ -119,11 +121,8 @@ import Testing
         }
     }
 
-    @Test func aWalWithoutShmInAReadOnlyDirectorySaysSQLiteNeedsTheShm() throws {
-        guard Self.unprivileged != nil else {
-            print("skipped: running as root without setpriv or a 'nobody' user, so permissions cannot be tested")
-            return
-        }
+    @Test(.enabled(if: OutputAndReadOnlyTests.unprivileged != nil, OutputAndReadOnlyTests.cannotDropPrivileges))
+    func aWalWithoutShmInAReadOnlyDirectorySaysSQLiteNeedsTheShm() throws {
         let workspace = try CLIWorkspace()
         try workspace.ok(["note", "mai-am-un-singur-dor.2", "n"])
         FileManager.default.createFile(atPath: workspace.store + "-wal", contents: Data())
@@ -142,11 +141,8 @@ import Testing
             + "copy it with its -wal file to such a place\n")
     }
 
-    @Test func aStoreThatCannotBeReadIsAnIOErrorNotAForeignFile() throws {
-        guard Self.unprivileged != nil else {
-            print("skipped: running as root without setpriv or a 'nobody' user, so permissions cannot be tested")
-            return
-        }
+    @Test(.enabled(if: OutputAndReadOnlyTests.unprivileged != nil, OutputAndReadOnlyTests.cannotDropPrivileges))
+    func aStoreThatCannotBeReadIsAnIOErrorNotAForeignFile() throws {
         let workspace = try CLIWorkspace()
         try workspace.ok(["note", "mai-am-un-singur-dor.2", "n"])
         let output = workspace.path("out")
