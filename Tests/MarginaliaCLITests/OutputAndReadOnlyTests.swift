@@ -61,7 +61,7 @@ import Testing
     static func runUnprivileged(_ workspace: CLIWorkspace, _ arguments: [String], output: String) throws
         -> (CLIResult, String)
     {
-        FileManager.default.createFile(atPath: output, contents: nil, attributes: [.posixPermissions: 0o666])
+        _ = FileManager.default.createFile(atPath: output, contents: nil, attributes: [.posixPermissions: 0o666])
         let handle = try #require(FileHandle(forWritingAtPath: output))
         let result = try run(workspace, arguments, stdout: handle, prefix: unprivileged ?? [])
         try handle.close()
@@ -125,7 +125,7 @@ import Testing
     func aWalWithoutShmInAReadOnlyDirectorySaysSQLiteNeedsTheShm() throws {
         let workspace = try CLIWorkspace()
         try workspace.ok(["note", "mai-am-un-singur-dor.2", "n"])
-        FileManager.default.createFile(atPath: workspace.store + "-wal", contents: Data())
+        _ = FileManager.default.createFile(atPath: workspace.store + "-wal", contents: Data())
         let output = workspace.path("out")
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: false,
                                                 attributes: [.posixPermissions: 0o777])
