@@ -48,14 +48,19 @@ let package = Package(
             path: "Tests/CrashVFS",
             linkerSettings: [.linkedLibrary("sqlite3")]
         ),
+        // Test-only: what both test targets share (a seeded generator, a child-process runner); no product uses it.
+        .target(
+            name: "MarginaliaTestSupport",
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "MarginaliaTests",
-            dependencies: ["Marginalia", "CrashVFS"]
+            dependencies: ["Marginalia", "CrashVFS", "MarginaliaTestSupport"]
         ),
         .testTarget(
             name: "MarginaliaCLITests",
             // Depends on the executable so that `swift test` builds the binary these tests run.
-            dependencies: ["Marginalia", "MarginaliaCLI"]
+            dependencies: ["Marginalia", "MarginaliaCLI", "MarginaliaTestSupport"]
         ),
     ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import MarginaliaTestSupport
 import Testing
 
 @Suite struct ArchiveCLITests {
@@ -47,20 +48,13 @@ import Testing
     @Test func exportToStdoutIsAGzipArchive() throws {
         let workspace = try CLIWorkspace()
         try workspace.ok(["bookmark", "mai-am-un-singur-dor.4", "--title", "aici"])
-        let process = Process()
-        process.executableURL = CLIWorkspace.binary
-        process.arguments = ["export", "-"]
-        process.environment = ["MARGINALIA_STORE": workspace.store, "HOME": workspace.directory.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = Pipe()
-        try process.run()
-        let bytes = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        #expect(Array(bytes.prefix(2)) == [0x1F, 0x8B])
+        let exported = try ChildProcess(CLIWorkspace.binary, ["export", "-"],
+                                        environment: ["MARGINALIA_STORE": workspace.store,
+                                                      "HOME": workspace.directory.path]).run()
+        #expect(exported.status == 0)
+        #expect(Array(exported.output.prefix(2)) == [0x1F, 0x8B])
         let file = workspace.path("stdout.jsonl.gz")
-        try bytes.write(to: URL(fileURLWithPath: file))
+        try exported.output.write(to: URL(fileURLWithPath: file))
         #expect(try workspace.run(["verify", file]).status == 0)
     }
 }

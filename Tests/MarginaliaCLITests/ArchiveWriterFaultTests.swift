@@ -1,5 +1,6 @@
 import Foundation
 import Marginalia
+import MarginaliaTestSupport
 import Testing
 
 /// Failures of the archive writer's system calls (reliability plan A.5), injected with `strace -e inject`: the
@@ -39,7 +40,7 @@ import Testing
     static func sweep(_ test: String, _ workspace: CLIWorkspace, _ arguments: [String], target: String,
                       before: Data?, changes: Int, limit: Int) throws {
         let seed = FaultRuns.seed(test)
-        var random = FaultRandom(seed: seed)
+        var random = SeededGenerator(seed: seed)
         var failed = 0
         for injection in injections {
             if let before { try before.write(to: URL(fileURLWithPath: target)) }

@@ -1,4 +1,5 @@
 import Foundation
+import MarginaliaTestSupport
 import Testing
 
 /// `verify` against a rewritten log, `verify --json`'s head, `imports`, and where `log --json` says changes came from.
@@ -114,14 +115,6 @@ import Testing
     }
 
     static func sha256sum(_ path: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        process.arguments = [path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(String(decoding: data, as: UTF8.self).prefix(64))
+        String(try ChildProcess("/usr/bin/sha256sum", [path]).run().stdout.prefix(64))
     }
 }

@@ -1,12 +1,11 @@
 import Foundation
+import MarginaliaTestSupport
 import Testing
 
-/// What one run of the `marginalia` binary printed and returned.
-struct CLIResult {
-    let status: Int32
-    let stdout: String
-    let stderr: String
+/// What one run of the `marginalia` binary (or of another program) printed and returned.
+typealias CLIResult = ChildProcess.Result
 
+extension ChildProcess.Result {
     /// stdout parsed as JSON.
     func json() throws -> Any {
         try JSONSerialization.jsonObject(with: Data(stdout.utf8), options: [.fragmentsAllowed])
@@ -54,16 +53,25 @@ final class CLIWorkspace {
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
-    /// Runs `marginalia ARGS` with this workspace's store and content.
-    @discardableResult
-    func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> CLIResult {
+    /// The environment the binary runs in: this process's, with this workspace's store, content and XDG
+    /// directories and with `PATH` led by the binary's directory (so that a script can call `marginalia`), then
+    /// `extra`.
+    func environment(_ extra: [String: String] = [:]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["MARGINALIA_STORE"] = store
         environment["MARGINALIA_CONTENT"] = content
         environment["XDG_CACHE_HOME"] = path("cache")
         environment["XDG_DATA_HOME"] = path("data")
+        let path = environment["PATH"] ?? "/usr/bin:/bin"
+        environment["PATH"] = Self.binary.deletingLastPathComponent().path + ":" + path
         for (key, value) in extra { environment[key] = value }
-        return try Self.launch(Self.binary, arguments, environment: environment)
+        return environment
+    }
+
+    /// Runs `marginalia ARGS` with this workspace's store and content, and `/dev/null` on its standard input.
+    @discardableResult
+    func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> CLIResult {
+        try ChildProcess(Self.binary, arguments, environment: environment(extra)).run()
     }
 
     /// Runs a command that must succeed, and returns its stdout without the final line feed.
@@ -76,27 +84,7 @@ final class CLIWorkspace {
 
     /// Runs the stock `sqlite3` shell on `database`.
     func sqlite(_ database: String, _ sql: String) throws -> CLIResult {
-        try Self.launch(URL(fileURLWithPath: "/usr/bin/sqlite3"), [database, sql])
-    }
-
-    /// Runs a program to its end and collects its exit status and output.
-    private static func launch(_ executable: URL, _ arguments: [String],
-                               environment: [String: String]? = nil) throws -> CLIResult {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // Read both pipes fully before waiting, so a large output cannot block the child.
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CLIResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self))
+        try ChildProcess("/usr/bin/sqlite3", [database, sql]).run()
     }
 
     /// The bytes of a file.

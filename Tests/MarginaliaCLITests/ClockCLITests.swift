@@ -1,4 +1,5 @@
 import Foundation
+import MarginaliaTestSupport
 import Testing
 
 /// Clocks and locks through the binary: future-dated changes held and listed, far-off local clocks reported,
@@ -42,14 +43,14 @@ import Testing
         let archive = first.path("first.jsonl.gz")
         try first.ok(["export", archive])
         // The file's one change, dated three days from now (15 digits of milliseconds).
-        let lines = try #require(try first.runTool("/bin/gzip", ["-dc", archive]).stdout)
+        let lines = try ChildProcess("/bin/gzip", ["-dc", archive]).run().stdout
         let future = Int64(Date().timeIntervalSince1970 * 1000) + 3 * 86_400_000
         let shifted = lines.replacingOccurrences(
             of: #""hlc":"\d{15}"#, with: "\"hlc\":\"\(String(format: "%015lld", future))", options: .regularExpression)
         #expect(shifted != lines)
         let plain = first.path("future.jsonl")
         try shifted.write(toFile: plain, atomically: true, encoding: .utf8)
-        _ = try first.runTool("/bin/gzip", ["-f", plain])
+        _ = try ChildProcess("/bin/gzip", ["-f", plain]).run()
         let futureArchive = plain + ".gz"
 
         let second = try CLIWorkspace()
@@ -72,20 +73,5 @@ import Testing
         #expect(behind.stderr.contains("days behind the store's newest change"))
         let notes = try #require(try second.run(["--json", "quarantine"]).json() as? [String: Any])
         #expect((notes["clockNotes"] as? [[String: Any]])?.first?["direction"] as? String == "behind")
-    }
-}
-
-extension CLIWorkspace {
-    /// Runs another program to its end.
-    func runTool(_ program: String, _ arguments: [String]) throws -> CLIResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CLIResult(status: process.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: "")
     }
 }

@@ -8,23 +8,9 @@ import Glibc
 import Darwin
 #endif
 
-/// A full disk (reliability plan A.4), on a real tmpfs mounted for the test (it needs root; skipped with a
-/// message when the mount fails): the store and an export target on a small tmpfs, filled up by another file.
+/// A full disk (reliability plan A.4), on a real tmpfs mounted for the test (it needs root; skipped where a tmpfs
+/// cannot be mounted): the store and an export target on a small tmpfs, filled up by another file.
 @Suite struct DiskFullTests {
-    /// Runs a system tool to its end; its status and error output.
-    static func tool(_ path: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let data = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
     /// Writes to `path` until the file system refuses with ENOSPC.
     static func fill(_ path: String) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
@@ -46,16 +32,14 @@ import Darwin
             || lowered.contains("disk full")
     }
 
-    @Test func aFullDiskFailsExportAndWritesClearlyAndTheStoreRecoversWhenSpaceIsFreed() throws {
+    @Test(.enabled(if: Tmpfs.isMountable, "cannot mount a tmpfs (that needs root with CAP_SYS_ADMIN)"))
+    func aFullDiskFailsExportAndWritesClearlyAndTheStoreRecoversWhenSpaceIsFreed() throws {
         let workspace = try CLIWorkspace()
         let mountPoint = workspace.path("small")
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        let mount = try Self.tool("/bin/mount", ["-t", "tmpfs", "-o", "size=1024k", "tmpfs", mountPoint])
-        guard mount.status == 0 else {
-            print("aFullDiskFailsExport… skipped: cannot mount a tmpfs (\(mount.stderr))")
-            return
-        }
-        defer { _ = try? Self.tool("/bin/umount", [mountPoint]) }
+        let mount = try Tmpfs.mount(mountPoint, kilobytes: 1024)
+        try #require(mount.status == 0, "cannot mount a tmpfs: \(mount.stderr)")
+        defer { Tmpfs.unmount(mountPoint) }
         let store = mountPoint + "/user.db"
         var acknowledged: [String] = []
         for index in 0..<3 {

@@ -1,5 +1,6 @@
 import Foundation
 import Marginalia
+import MarginaliaTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -15,34 +16,13 @@ import Darwin
 enum FaultRuns {
     /// The seed for one test: `MARGINALIA_FAULT_SEED` when set, else a fresh one; printed either way.
     static func seed(_ test: String) -> UInt64 {
-        let seed = ProcessInfo.processInfo.environment["MARGINALIA_FAULT_SEED"].flatMap { UInt64($0) }
-            ?? UInt64.random(in: 1...UInt64.max)
-        print("\(test): seed \(seed) (repeat with MARGINALIA_FAULT_SEED=\(seed))")
-        return seed
+        TestSeed.printed(for: test, variable: "MARGINALIA_FAULT_SEED")
     }
 
     /// `MARGINALIA_FAULT_RUNS` when set, else `fallback`.
     static func count(default fallback: Int) -> Int {
         ProcessInfo.processInfo.environment["MARGINALIA_FAULT_RUNS"].flatMap { Int($0) }.map { max(1, $0) }
             ?? fallback
-    }
-}
-
-/// Deterministic pseudo-random numbers (SplitMix64), so that a printed seed repeats a run (the fault and
-/// restore tests).
-struct FaultRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
@@ -55,6 +35,14 @@ struct KilledRun {
     let completed: Bool
     /// How long the run lasted, in microseconds (to pick kill times; never asserted on).
     let microseconds: Int
+
+    init(_ result: ChildProcess.Result, microseconds: Int) {
+        status = result.status
+        stdout = result.stdout
+        stderr = result.stderr
+        completed = !(result.endedBySignal && result.status == SIGKILL)
+        self.microseconds = microseconds
+    }
 }
 
 extension CLIWorkspace {
@@ -64,34 +52,14 @@ extension CLIWorkspace {
     func runKilled(_ arguments: [String], killAfter: Int?, environment extra: [String: String] = [:],
                    program: URL = CLIWorkspace.binary, prefix: [String] = []) throws -> KilledRun
     {
-        let process = Process()
-        process.executableURL = program
-        process.arguments = prefix + arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["MARGINALIA_STORE"] = store
-        environment["MARGINALIA_CONTENT"] = content
-        environment["XDG_CACHE_HOME"] = path("cache")
-        environment["XDG_DATA_HOME"] = path("data")
-        for (key, value) in extra { environment[key] = value }
-        process.environment = environment
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
         let start = DispatchTime.now().uptimeNanoseconds
-        try process.run()
+        let running = try ChildProcess(program, prefix + arguments, environment: environment(extra)).start()
         if let killAfter {
             if killAfter > 0 { usleep(useconds_t(killAfter)) }
-            kill(process.processIdentifier, SIGKILL)
+            running.send(SIGKILL)
         }
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let elapsed = Int((DispatchTime.now().uptimeNanoseconds - start) / 1000)
-        let killed = process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
-        return KilledRun(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self), completed: !killed,
-                         microseconds: elapsed)
+        let result = running.wait()
+        return KilledRun(result, microseconds: Int((DispatchTime.now().uptimeNanoseconds - start) / 1000))
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Marginalia
+import MarginaliaTestSupport
 import Testing
 
 /// kill -9 at seeded random points during the commands that write (reliability plan A.1 and B.14): the built
@@ -22,13 +23,13 @@ import Testing
     }
 
     /// A kill time in 0…5/4 of a whole run, so that some runs end before the kill.
-    static func killTime(_ whole: Int, _ random: inout FaultRandom) -> Int {
+    static func killTime(_ whole: Int, _ random: inout SeededGenerator) -> Int {
         Int.random(in: 0...(whole + whole / 4), using: &random)
     }
 
     @Test func everyAcknowledgedSingleWriteSurvivesAKill() throws {
         let seed = FaultRuns.seed("kill during single writes")
-        var random = FaultRandom(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let workspace = try CLIWorkspace()
         let first = try workspace.ok(["note", "mai-am-un-singur-dor.2", "first"])
         var acknowledged = [first]
@@ -63,7 +64,7 @@ import Testing
 
     @Test func aKilledImportIsAllOrNothing() throws {
         let seed = FaultRuns.seed("kill during a large import")
-        var random = FaultRandom(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let workspace = try CLIWorkspace()
         try workspace.ok(["note", "mai-am-un-singur-dor.2", "already here"])
         let other = workspace.path("other.db")
@@ -99,7 +100,7 @@ import Testing
 
     @Test func aKilledBackupLeavesTheOldBackupOrAVerifiedNewOne() throws {
         let seed = FaultRuns.seed("kill during backup")
-        var random = FaultRandom(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let workspace = try CLIWorkspace()
         try Self.fill(workspace.store, content: workspace.content, count: 200, tag: "old")
         let old = workspace.path("old.jsonl.gz")
@@ -137,7 +138,7 @@ import Testing
 
     @Test func aKilledReanchorIsAllOrNothing() throws {
         let seed = FaultRuns.seed("kill during re-anchor")
-        var random = FaultRandom(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let workspace = try CLIWorkspace()
         try Self.fill(workspace.store, content: workspace.content, count: 300, tag: "moving")
         let edition2 = workspace.path("content-2.db")

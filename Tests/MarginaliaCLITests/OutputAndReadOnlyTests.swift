@@ -1,4 +1,5 @@
 import Foundation
+import MarginaliaTestSupport
 import Testing
 
 /// A full or closed stdout is an error exit, not a crash; read commands work where the store cannot be written.
@@ -6,29 +7,9 @@ import Testing
     /// Runs the binary with `stdout` as its standard output (stderr collected), as `user` when given.
     static func run(_ workspace: CLIWorkspace, _ arguments: [String], stdout: FileHandle,
                     prefix: [String] = [], environment extra: [String: String] = [:]) throws -> CLIResult {
-        let process = Process()
-        if prefix.isEmpty {
-            process.executableURL = CLIWorkspace.binary
-            process.arguments = arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: prefix[0])
-            process.arguments = Array(prefix.dropFirst()) + [CLIWorkspace.binary.path] + arguments
-        }
-        var environment = ProcessInfo.processInfo.environment
-        environment["MARGINALIA_STORE"] = workspace.store
-        environment["MARGINALIA_CONTENT"] = workspace.content
-        environment["XDG_CACHE_HOME"] = workspace.path("cache")
-        environment["XDG_DATA_HOME"] = workspace.path("data")
-        for (key, value) in extra { environment[key] = value }
-        process.environment = environment
-        let errors = Pipe()
-        process.standardOutput = stdout
-        process.standardError = errors
-        try process.run()
-        let errData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CLIResult(status: process.terminationStatus, stdout: "",
-                         stderr: String(decoding: errData, as: UTF8.self))
+        let command = prefix + [CLIWorkspace.binary.path] + arguments
+        return try ChildProcess(command[0], Array(command.dropFirst()), environment: workspace.environment(extra),
+                                standardOutput: stdout).run()
     }
 
     static let fullDiskMessage = "Error: cannot write to standard output: No space left on device; the output is "
@@ -68,7 +49,7 @@ import Testing
     }
 
     /// How to run the binary without the privileges that bypass permission bits: through setpriv as `nobody`
-    /// when the tests run as root, directly otherwise; nil when neither is possible.
+    /// when the tests run as root, directly otherwise; nil when neither is possible (found once).
     static let unprivileged: [String]? = {
         guard geteuid() == 0 else { return [] }
         let setpriv = "/usr/bin/setpriv"
@@ -80,18 +61,20 @@ import Testing
     static func runUnprivileged(_ workspace: CLIWorkspace, _ arguments: [String], output: String) throws
         -> (CLIResult, String)
     {
-        FileManager.default.createFile(atPath: output, contents: nil, attributes: [.posixPermissions: 0o666])
+        _ = FileManager.default.createFile(atPath: output, contents: nil, attributes: [.posixPermissions: 0o666])
         let handle = try #require(FileHandle(forWritingAtPath: output))
         let result = try run(workspace, arguments, stdout: handle, prefix: unprivileged ?? [])
         try handle.close()
         return (result, String(decoding: try Data(contentsOf: URL(fileURLWithPath: output)), as: UTF8.self))
     }
 
-    @Test func readCommandsWorkOnAStoreInAReadOnlyDirectoryAsAnUnprivilegedUser() throws {
-        guard let prefix = Self.unprivileged else {
-            print("skipped: running as root without setpriv or a 'nobody' user, so permissions cannot be tested")
-            return
-        }
+    /// Why the tests that drop privileges are skipped where they cannot.
+    static let cannotDropPrivileges: Comment =
+        "running as root without setpriv or a 'nobody' user, so permissions cannot be tested"
+
+    @Test(.enabled(if: OutputAndReadOnlyTests.unprivileged != nil, OutputAndReadOnlyTests.cannotDropPrivileges))
+    func readCommandsWorkOnAStoreInAReadOnlyDirectoryAsAnUnprivilegedUser() throws {
+        let prefix = try #require(Self.unprivileged)
         let workspace = try CLIWorkspace()
         let id = try workspace.ok(["note", "mai-am-un-singur-dor.2", "read from read-only media"])
         // The writer was the last connection: it removed the -wal and -shm on closing.
@@ -138,14 +121,11 @@ import Testing
         }
     }
 
-    @Test func aWalWithoutShmInAReadOnlyDirectorySaysSQLiteNeedsTheShm() throws {
-        guard Self.unprivileged != nil else {
-            print("skipped: running as root without setpriv or a 'nobody' user, so permissions cannot be tested")
-            return
-        }
+    @Test(.enabled(if: OutputAndReadOnlyTests.unprivileged != nil, OutputAndReadOnlyTests.cannotDropPrivileges))
+    func aWalWithoutShmInAReadOnlyDirectorySaysSQLiteNeedsTheShm() throws {
         let workspace = try CLIWorkspace()
         try workspace.ok(["note", "mai-am-un-singur-dor.2", "n"])
-        FileManager.default.createFile(atPath: workspace.store + "-wal", contents: Data())
+        _ = FileManager.default.createFile(atPath: workspace.store + "-wal", contents: Data())
         let output = workspace.path("out")
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: false,
                                                 attributes: [.posixPermissions: 0o777])
@@ -161,11 +141,8 @@ import Testing
             + "copy it with its -wal file to such a place\n")
     }
 
-    @Test func aStoreThatCannotBeReadIsAnIOErrorNotAForeignFile() throws {
-        guard Self.unprivileged != nil else {
-            print("skipped: running as root without setpriv or a 'nobody' user, so permissions cannot be tested")
-            return
-        }
+    @Test(.enabled(if: OutputAndReadOnlyTests.unprivileged != nil, OutputAndReadOnlyTests.cannotDropPrivileges))
+    func aStoreThatCannotBeReadIsAnIOErrorNotAForeignFile() throws {
         let workspace = try CLIWorkspace()
         try workspace.ok(["note", "mai-am-un-singur-dor.2", "n"])
         let output = workspace.path("out")

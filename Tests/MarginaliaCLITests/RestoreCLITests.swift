@@ -1,4 +1,5 @@
 import Foundation
+import MarginaliaTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -44,9 +45,8 @@ import Glibc
 
     @Test(.enabled(if: hasSQLiteShell))
     func writesAcknowledgedWhileRestoresRunAreInTheStoreOrABak() throws {
-        let seed = UInt64.random(in: 1...UInt64.max)
-        print("writesAcknowledgedWhileRestoresRunAreInTheStoreOrABak seed: \(seed)")
-        var random = FaultRandom(seed: seed)
+        let seed = TestSeed.printed(for: "writesAcknowledgedWhileRestoresRunAreInTheStoreOrABak")
+        var random = SeededGenerator(seed: seed)
         let workspace = try CLIWorkspace()
         let (backup, late) = try Self.storeWithBackup(workspace)
         let acks = Acknowledgements()
@@ -123,11 +123,12 @@ import Glibc
 
     /// On tmpfs file systems too small for the restored store (or for its copy into the live one), restore
     /// fails without saying "Restored" and the old store verifies under its name; where it fits, it succeeds.
-    @Test func restoreOntoATinyDiskIsExactOrRefused() throws {
+    @Test(.enabled(if: Tmpfs.isMountable, "cannot mount a tmpfs (that needs root with CAP_SYS_ADMIN)"))
+    func restoreOntoATinyDiskIsExactOrRefused() throws {
         let workspace = try CLIWorkspace()
         // A source store of about 1.5 MB: notes of 100 kB edited over and over (the log keeps every version).
         let id = try workspace.ok(["note", "mai-am-un-singur-dor.1", "start", "--store", workspace.path("big.db")])
-        var random = FaultRandom(seed: 7)
+        var random = SeededGenerator(seed: 7)
         for _ in 0..<7 {
             let text = String((0..<100_000).map { _ in Character(Unicode.Scalar(UInt8(97 + random.next() % 26))) })
             try workspace.ok(["edit", id, "--note", text, "--store", workspace.path("big.db")])
@@ -138,13 +139,9 @@ import Glibc
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
         var outcomes: [String] = []
         for kilobytes in [768, 1024, 1280, 1536, 1792, 2048, 3072, 8192] {
-            let mount = try DiskFullTests.tool(
-                "/bin/mount", ["-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs", mountPoint])
-            guard mount.status == 0 else {
-                print("restoreOntoATinyDiskIsExactOrRefused skipped: cannot mount a tmpfs (\(mount.stderr))")
-                return
-            }
-            defer { _ = try? DiskFullTests.tool("/bin/umount", [mountPoint]) }
+            let mount = try Tmpfs.mount(mountPoint, kilobytes: kilobytes)
+            try #require(mount.status == 0, "cannot mount a tmpfs of \(kilobytes) kB: \(mount.stderr)")
+            defer { Tmpfs.unmount(mountPoint) }
             let store = mountPoint + "/user.db"
             let original = try workspace.ok(["bookmark", "mai-am-un-singur-dor.2", "--store", store])
             let listed = try workspace.ok(["list", "--json", "--store", store])

@@ -1,5 +1,6 @@
 import Foundation
 import Marginalia
+import MarginaliaTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -54,7 +55,7 @@ import Darwin
 
     @Test func aKilledRestoreLeavesAVerifiedStoreUnderTheLiveNameAndTheOldOneInABak() throws {
         let seed = FaultRuns.seed("kill during restore")
-        var random = FaultRandom(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let workspace = try CLIWorkspace()
         // A larger old store than the archive restores: copying it to the `.bak` is a window worth hitting too.
         try KillTests.fill(workspace.store, content: workspace.content, count: 120, tag: "old")
@@ -136,24 +137,13 @@ extension CLIWorkspace {
         -> (run: KilledRun, bakAppearedAfter: Int?)
     {
         let directory = (store as NSString).deletingLastPathComponent
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["MARGINALIA_CONTENT"] = content
-        environment["XDG_CACHE_HOME"] = path("cache")
-        environment["XDG_DATA_HOME"] = path("data")
-        process.environment = environment
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
+        var environment = environment()
+        environment["MARGINALIA_STORE"] = nil  // `arguments` name the store
         let start = DispatchTime.now().uptimeNanoseconds
         func elapsed() -> Int { Int((DispatchTime.now().uptimeNanoseconds - start) / 1000) }
-        try process.run()
+        let running = try ChildProcess(Self.binary, arguments, environment: environment).start()
         var appeared: Int?
-        // The outputs are a few lines: the pipes cannot fill while this loop watches the directory.
-        while process.isRunning {
+        while running.isRunning {
             if try !RestoreKillTests.entries(directory, endingWith: ".bak").isEmpty {
                 appeared = elapsed()
                 break
@@ -162,15 +152,9 @@ extension CLIWorkspace {
         }
         if appeared != nil, let killAfter {
             if killAfter > 0 { usleep(useconds_t(killAfter)) }
-            kill(process.processIdentifier, SIGKILL)
+            running.send(SIGKILL)
         }
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let killed = process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
-        let run = KilledRun(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                            stderr: String(decoding: errData, as: UTF8.self), completed: !killed,
-                            microseconds: elapsed())
-        return (run, appeared)
+        let result = running.wait()
+        return (KilledRun(result, microseconds: elapsed()), appeared)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Marginalia
+import MarginaliaTestSupport
 
 /// Reconciliation against the real sample editions: edition 2 respells every cedilla letter, drops soft hyphens,
 /// rewords lines, deletes and inserts passages and removes a poem (see samples/CHANGES-2026.2.md).
@@ -34,7 +35,7 @@ import Testing
     }
 
     @Test func everyAnnotationIsAccountedForAndMovesPointAtMatchingText() throws {
-        let seed = ProcessInfo.processInfo.environment["MARGINALIA_TEST_SEED"].flatMap(UInt64.init) ?? 20_261_129
+        let seed = TestSeed.fromEnvironment() ?? 20_261_129
         let directory = try TemporaryDirectory()
         let (store, made) = try annotatedStore(directory, seed: seed)
         #expect(made.count > 500, "seed \(seed)")

@@ -1,5 +1,6 @@
 import Testing
 @testable import Marginalia
+import MarginaliaTestSupport
 
 @Suite struct ArchiveLineReaderTests {
     /// All lines of `bytes` read with small, odd-sized reads and a tiny starting buffer.
@@ -113,7 +114,7 @@ import Testing
     }
 
     @Test func gzipRefusalsPassThrough() throws {
-        var generator = GzipFixtures.SeededGenerator(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         let archive = try GzipFixtures.compress(GzipFixtures.jsonLines(500_000, using: &generator))
         let truncated = Array(archive.dropLast(4))
         let reader = ArchiveLineReader(source: try GzipReader(source: ByteArraySource(truncated)))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Marginalia
+import MarginaliaTestSupport
 
 /// A populated store that a refused file must leave exactly as it was: same canonical dump, same device id.
 final class RefusalTarget {
@@ -109,7 +110,7 @@ final class RefusalTarget {
     }
 
     @Test func sampledPrefixesOfALargerArchiveAreRefused() throws {
-        let seed = Fixtures.seeds(count: 1)[0]
+        let seed = TestSeed.seed()
         var generator = SeededGenerator(seed: seed)
         let target = try RefusalTarget()
         // Notes of random letters compress poorly: the archive spans several deflate blocks.

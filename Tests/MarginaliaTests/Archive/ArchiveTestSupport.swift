@@ -195,16 +195,6 @@ enum ArchiveFixtures {
         }
         return dump
     }
-
-    // MARK: - Seeds
-
-    /// `MARGINALIA_TEST_SEED` when set (to replay one failure), else `count` fresh random seeds.
-    static func seeds(count: Int) -> [UInt64] {
-        if let text = ProcessInfo.processInfo.environment["MARGINALIA_TEST_SEED"], let seed = UInt64(text) {
-            return [seed]
-        }
-        return (0..<count).map { _ in UInt64.random(in: 0...UInt64.max) }
-    }
 }
 
 /// One machine in a merge test: a store with the fixture content attached, on its own wall clock, that can be

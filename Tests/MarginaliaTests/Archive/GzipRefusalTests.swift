@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 @testable import Marginalia
+import MarginaliaTestSupport
 
 /// Everything the archive reader must refuse (reliability test plan, section B).
 @Suite struct GzipRefusalTests {
     /// A small valid archive and its plaintext.
     static func smallArchive() throws -> (plain: [UInt8], archive: [UInt8]) {
-        var generator = GzipFixtures.SeededGenerator(seed: 42)
+        var generator = SeededGenerator(seed: 42)
         let plain = GzipFixtures.jsonLines(3000, using: &generator)
         return (plain, try GzipFixtures.compress(plain))
     }
@@ -36,7 +37,7 @@ import Testing
         try GzipFixtures.withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("user.db").path
             let sql = "CREATE TABLE t(x); INSERT INTO t VALUES (1);"
-            let sqlite = try GzipFixtures.run("/usr/bin/sqlite3", [path, sql])
+            let sqlite = try ChildProcess("/usr/bin/sqlite3", [path, sql]).run()
             #expect(sqlite.status == 0)
             #expect(throws: GzipError.sqliteDatabase) { try GzipReader(source: try FileSource(path: path)).readAll() }
         }
@@ -53,7 +54,7 @@ import Testing
             let plain = directory.appendingPathComponent("export.jsonl").path
             try Data("{\"a\":1}\n".utf8).write(to: URL(fileURLWithPath: plain))
             let zipPath = directory.appendingPathComponent("export.zip").path
-            #expect(try GzipFixtures.run("/usr/bin/zip", ["-q", "-j", zipPath, plain]).status == 0)
+            #expect(try ChildProcess("/usr/bin/zip", ["-q", "-j", zipPath, plain]).run().status == 0)
             #expect(throws: GzipError.zipArchive) { try GzipReader(source: try FileSource(path: zipPath)).readAll() }
         }
     }

@@ -1,37 +1,14 @@
 import Foundation
 import Testing
 @testable import Marginalia
+import MarginaliaTestSupport
 
-/// Shared fixtures for the archive tests: a seeded generator, sample data, and gzip helpers.
+/// Shared fixtures for the archive tests: seeded runs, sample data, and gzip helpers.
 enum GzipFixtures {
-    /// SplitMix64: small, fast, and reproducible from a single 64-bit seed.
-    struct SeededGenerator: RandomNumberGenerator {
-        private var state: UInt64
-
-        init(seed: UInt64) {
-            state = seed
-        }
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9e37_79b9_7f4a_7c15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-            return z ^ (z >> 31)
-        }
-    }
-
-    /// A seed from `MARGINALIA_TEST_SEED` when set (to replay a failure), otherwise a fresh random one.
-    static func seed() -> UInt64 {
-        if let text = ProcessInfo.processInfo.environment["MARGINALIA_TEST_SEED"], let seed = UInt64(text) {
-            return seed
-        }
-        return UInt64.random(in: 0...UInt64.max)
-    }
-
-    /// Runs `body` with a seeded generator, attaching the seed to any error it throws.
+    /// Runs `body` with a generator seeded from `MARGINALIA_TEST_SEED` when set (to replay a failure), else
+    /// freshly, attaching the seed to any error it throws.
     static func withSeed(_ body: (inout SeededGenerator, UInt64) throws -> Void) {
-        let seed = seed()
+        let seed = TestSeed.seed()
         var generator = SeededGenerator(seed: seed)
         do {
             try body(&generator, seed)
@@ -127,20 +104,6 @@ enum GzipFixtures {
             return error
         }
         return nil
-    }
-
-    /// Runs `executable` and returns its exit status and standard output.
-    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: [UInt8]) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, [UInt8](data))
     }
 
     /// A fresh temporary directory, removed after `body` returns.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Marginalia
+import MarginaliaTestSupport
 
 /// Round trips, interoperability with the system gzip, and writer and file errors.
 /// The refusals are in GzipRefusalTests.swift, the line reader in ArchiveLineReaderTests.swift.
@@ -83,9 +84,9 @@ import Testing
                     try sink.sync()
                     try sink.close()
 
-                    let gunzip = try GzipFixtures.run("/bin/gzip", ["-dc", path])
+                    let gunzip = try ChildProcess("/bin/gzip", ["-dc", path]).run()
                     #expect(gunzip.status == 0, "size \(size), seed \(seed)")
-                    let identical = gunzip.output == original
+                    let identical = [UInt8](gunzip.output) == original
                     #expect(identical, "size \(size), seed \(seed)")
                 }
             }
@@ -100,11 +101,11 @@ import Testing
                     let path = directory.appendingPathComponent("plain-\(size).jsonl").path
                     try Data(original).write(to: URL(fileURLWithPath: path))
                     // Without -n, gzip stores the file name (FNAME), so the reader's header parsing is exercised.
-                    let gzip = try GzipFixtures.run("/bin/gzip", ["-6", "-c", path])
+                    let gzip = try ChildProcess("/bin/gzip", ["-6", "-c", path]).run()
                     #expect(gzip.status == 0)
                     #expect(gzip.output.count > 3 && gzip.output[3] & 0x08 != 0, "FNAME flag set")
                     let archivePath = path + ".gz"
-                    try Data(gzip.output).write(to: URL(fileURLWithPath: archivePath))
+                    try gzip.output.write(to: URL(fileURLWithPath: archivePath))
 
                     let reader = try GzipReader(source: try FileSource(path: archivePath))
                     let identical = try reader.readAll() == original
@@ -120,7 +121,7 @@ import Testing
         // Every write to /dev/full fails with ENOSPC, like a full file system.
         let sink = try FileSink(path: "/dev/full")
         let writer = try GzipWriter(sink: sink, bufferSize: 4096)
-        var generator = GzipFixtures.SeededGenerator(seed: 1)
+        var generator = SeededGenerator(seed: 1)
         let expected = IOError(operation: "write", path: "/dev/full", code: ENOSPC,
                                     message: "No space left on device")
         #expect(throws: expected) {

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 @testable import Marginalia
+import MarginaliaTestSupport
 
 /// The export's second thread: the same bytes as a plain `GzipWriter`, and a failing sink is reported, not
 /// hung on.
 @Suite struct PipelinedGzipWriterTests {
     @Test func writesTheSameBytesAsAPlainGzipWriter() throws {
-        var generator = GzipFixtures.SeededGenerator(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         let blocks = (0..<40).map { index in
             GzipFixtures.jsonLines(1 + index * 997 % 9000, using: &generator)
         }
@@ -27,7 +28,7 @@ import Testing
     @Test func aFullDiskStopsTheWritesWithItsError() throws {
         let sink = GzipFixtures.FullDiskSink(capacity: 1000)
         let writer = PipelinedGzipWriter(gzip: try GzipWriter(sink: sink, bufferSize: 512))
-        var generator = GzipFixtures.SeededGenerator(seed: 8)
+        var generator = SeededGenerator(seed: 8)
         let expected = IOError.posix("write", path: "full-disk-sink", code: ENOSPC)
         // Incompressible blocks fill the sink at once; the error reaches a later write or the finish.
         #expect(throws: expected) {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Marginalia
+import MarginaliaTestSupport
 
 /// Seeded randomized convergence (reliability test plan, D.23): 3 to 5 replicas make random changes on drifting
 /// clocks that sometimes step back, and exchange full and partial archives at random, duplicated, out of order and
@@ -17,7 +18,7 @@ import Testing
     static let steps = 160
 
     @Test func replicasConvergeAfterAnAllToAllExchange() throws {
-        for seed in Fixtures.seeds(count: 3) {
+        for seed in TestSeed.seeds(count: 3) {
             do {
                 var simulation = try ConvergenceSimulation(seed: seed)
                 try simulation.run(steps: Self.steps)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Marginalia
+import MarginaliaTestSupport
 
 /// The digest of a change about to be appended is computed straight into one buffer, and SHA-256's hex written
 /// straight into its string: both give exactly the bytes of the plain definitions (`ChangeDigest` over the seven
@@ -31,8 +32,7 @@ import Testing
     }
 
     @Test func theDigestOfAChangeToAppendIsThePlainDefinition() throws {
-        let seed = UInt64(Date().timeIntervalSince1970 * 1000)
-        print("DigestPathTests seed: \(seed)")
+        let seed = TestSeed.printed(for: "DigestPathTests")
         var generator = SeededGenerator(seed: seed)
         var previous = ChangeDigest.genesis
         for round in 0..<500 {
@@ -54,8 +54,7 @@ import Testing
     }
 
     @Test func hexIsTwoLowercaseDigitsAByte() throws {
-        let seed = UInt64(Date().timeIntervalSince1970 * 1000) ^ 0x5A5A
-        print("DigestPathTests hex seed: \(seed)")
+        let seed = TestSeed.printed(for: "DigestPathTests hex")
         var generator = SeededGenerator(seed: seed)
         for length in [0, 1, 31, 32, 33, 64] {
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Marginalia
+import MarginaliaTestSupport
 
 /// The log's hash chain catches every rewrite of a past change made behind the store's back: through raw SQL on
 /// the file, with the append-only triggers dropped and put back exactly as they were.
@@ -194,7 +195,7 @@ import Testing
     /// Seeded: a random row of the log is edited in one random column (or deleted); verify names exactly the row
     /// where the chain first breaks.
     @Test func randomRewritesAreEachCaughtAtTheirRow() throws {
-        for seed in ArchiveFixtures.seeds(count: 3) {
+        for seed in TestSeed.seeds(count: 3) {
             var random = SeededGenerator(seed: seed)
             let fixture = try Tampered()
             let original = try Data(contentsOf: URL(fileURLWithPath: fixture.path))

@@ -2,6 +2,7 @@ import CrashVFS
 import Foundation
 import Testing
 @testable import Marginalia
+import MarginaliaTestSupport
 
 /// The simulated disk of the fault-injection tests: stores opened through the test-only `marginalia-crash`
 /// SQLite VFS (Tests/CrashVFS), which can lose or tear unsynced writes and fail chosen writes, syncs and
@@ -48,10 +49,7 @@ enum CrashDisk {
 
     /// The seed of a randomized test: `MARGINALIA_FAULT_SEED` when set, else a fresh one; printed either way.
     static func seed(_ test: String) -> UInt64 {
-        let seed = ProcessInfo.processInfo.environment["MARGINALIA_FAULT_SEED"].flatMap { UInt64($0) }
-            ?? UInt64.random(in: 1...UInt64.max)
-        print("\(test): seed \(seed) (repeat with MARGINALIA_FAULT_SEED=\(seed))")
-        return seed
+        TestSeed.printed(for: test, variable: "MARGINALIA_FAULT_SEED")
     }
 
     /// Opens the store as the next run would (normal VFS), checks it completely and returns it.

@@ -1,23 +1,11 @@
 import Foundation
 import Testing
 @testable import Marginalia
+import MarginaliaTestSupport
 
-/// Runs a Python script (scripts/) on a file; nil when python3 or jsonschema is not there.
-func runPython(_ arguments: [String], stdin: Data? = nil) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3"] + arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    let input = Pipe()
-    process.standardInput = input
-    try process.run()
-    if let stdin { input.fileHandleForWriting.write(stdin) }
-    try input.fileHandleForWriting.close()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+/// Runs python3 (a script in scripts/ on a file, or `-c` code) to its end.
+func runPython(_ arguments: [String]) throws -> ChildProcess.Result {
+    try ChildProcess("/usr/bin/env", ["python3"] + arguments).run()
 }
 
 let hasJSONSchema = (try? runPython(["-c", "import jsonschema, rfc3339_validator, rfc3987"]).status) == 0
@@ -102,15 +90,15 @@ let hasJSONSchema = (try? runPython(["-c", "import jsonschema, rfc3339_validator
         try store.exportInterop(.w3c, toFile: path)
         let script = Self.scripts.appendingPathComponent("check_w3c_musts.py").path
         let result = try runPython([script, path])
-        #expect(result.status == 0, "\(result.output)")
-        #expect(result.output.hasSuffix("11 annotations, 54 must-assertions each: all pass\n"))
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.hasSuffix("11 annotations, 54 must-assertions each: all pass\n"))
         // The check can fail: a color without its stylesheet breaks assertion 4.4.
         var broken = try String(contentsOfFile: path, encoding: .utf8)
         broken = broken.replacingOccurrences(of: "\"stylesheet\":", with: "\"x-stylesheet\":")
         try broken.write(toFile: path, atomically: true, encoding: .utf8)
         let failing = try runPython([script, path])
         #expect(failing.status == 1)
-        #expect(failing.output.contains("4.4-styleClassValidIfPresent.json expected valid, got invalid"))
+        #expect(failing.stdout.contains("4.4-styleClassValidIfPresent.json expected valid, got invalid"))
     }
 
     @Test func markdownNamesTheDocumentsAndHoldsEveryLiveQuoteAndNote() throws {
@@ -148,8 +136,8 @@ let hasJSONSchema = (try? runPython(["-c", "import jsonschema, rfc3339_validator
             with open(sys.argv[1], newline="", encoding="utf-8") as f:
                 print(json.dumps(list(csv.reader(f))))
             """, path])
-        #expect(read.status == 0, "\(read.output)")
-        let rows = try #require(try JSONSerialization.jsonObject(with: Data(read.output.utf8)) as? [[String]])
+        #expect(read.status == 0, "\(read.stdout)\(read.stderr)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: read.output) as? [[String]])
         #expect(rows.first == ["Highlight", "Title", "Author", "URL", "Note", "Location", "Date"])
         #expect(rows.count == annotations.count + 1)
         let highlights = Set(rows.dropFirst().map { $0[0] })

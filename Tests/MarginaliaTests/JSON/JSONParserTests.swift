@@ -1,5 +1,6 @@
 import Testing
 @testable import Marginalia
+import MarginaliaTestSupport
 
 @Suite struct JSONParserTests {
     @Test func readsScalars() throws {
@@ -52,8 +53,8 @@ import Testing
 
     @Test func readsNumbersExactlyLikeTheStandardLibrary() throws {
         // Random decimal texts, short and long, near and far from the exact-double fast path.
-        let seed = UInt64.random(in: 0 ... .max)
-        var random = JSONSplitMix(seed: seed)
+        let seed = TestSeed.seed()
+        var random = SeededGenerator(seed: seed)
         for _ in 0..<20_000 {
             var text = random.next() % 2 == 0 ? "-" : ""
             let integerDigits = Int(random.next() % 22) + 1

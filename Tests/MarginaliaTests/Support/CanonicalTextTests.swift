@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Marginalia
+import MarginaliaTestSupport
 
 /// `canonicallyComposed` is `precomposedStringWithCanonicalMapping`, with ASCII text passed through.
 @Suite struct CanonicalTextTests {
@@ -20,8 +21,7 @@ import Testing
     }
 
     @Test func otherTextIsComposedAsFoundationComposesIt() {
-        let seed = UInt64(Date().timeIntervalSince1970 * 1000)
-        print("CanonicalTextTests seed: \(seed)")
+        let seed = TestSeed.printed(for: "CanonicalTextTests")
         var generator = SeededGenerator(seed: seed)
         let pieces: [String] = [
             "a", "s", "t", "\u{0306}", "\u{0302}", "\u{0327}", "\u{0326}", "ă", "ş", "ţ", "ș", "é", "e\u{0301}",

@@ -107,23 +107,6 @@ final class ManualClock: @unchecked Sendable {
     }
 }
 
-/// Deterministic pseudo-random numbers (SplitMix64) for seeded randomized tests.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The library error `body` threw, unwrapped from the `MarginaliaError` the store's API throws; nil when it threw
 /// nothing or another type.
 func thrownError<E: Error>(_ type: E.Type, _ body: () throws -> Void) -> E? {

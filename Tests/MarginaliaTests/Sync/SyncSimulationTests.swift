@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Marginalia
+import MarginaliaTestSupport
 
 /// Seeded: three or more stores, each syncing its own copy of a folder that a simulated sync tool keeps in step
 /// at its worst, make random creates, edits, deletes, undeletes and positions. Once everything has arrived every
@@ -10,7 +11,7 @@ import Testing
     static let steps = 220
 
     @Test func storesSyncingThroughAnUnreliableToolEndIdentical() throws {
-        for seed in ArchiveFixtures.seeds(count: 2) {
+        for seed in TestSeed.seeds(count: 2) {
             print("SyncSimulationTests seed \(seed) (replay with MARGINALIA_TEST_SEED=\(seed))")
             do {
                 try run(seed: seed)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Marginalia
+import MarginaliaTestSupport
 
 /// A file-sync tool between several copies of a sync folder, as Syncthing or Dropbox behaves at its worst: it
 /// delivers files late and out of order, half-written under their final name, first under temporary names or as
