@@ -116,7 +116,8 @@ import Darwin
             #expect(running.process.terminationStatus == status, "\(command)")
             #expect(running.stderr == "Error: interrupted by \(name); nothing was changed\n", "\(command)")
             #expect(Self.temporaries(in: out) == [], "\(command)")
-            #expect(((try? FileManager.default.contentsOfDirectory(atPath: restored)) ?? []) == [], "\(command)")
+            let leftInRestored = (try? FileManager.default.contentsOfDirectory(atPath: restored)) ?? []
+            #expect(leftInRestored == [], "\(command) left \(leftInRestored)")
             #expect(Self.temporaries(in: workspace.directory.path).filter { $0.contains(".tmp") } == [])
             #expect(try workspace.bytes(target) == before, "\(command)")
         }

@@ -103,6 +103,17 @@ final class ScratchDirectory: Cleanable {
         CleanupRegistry.shared.remove(self)
     }
 
+    var removalByName: @Sendable () -> Void {
+        { [path] in Self.removeTree(path) }
+    }
+
+    /// Removes the directory and everything in it, again while a file made meanwhile keeps it from going.
+    private static func removeTree(_ path: String) {
+        for _ in 0..<100 where FileManager.default.fileExists(atPath: path) {
+            try? FileManager.default.removeItem(atPath: path)
+        }
+    }
+
     func removeFilesNow() {
         state.lock()
         defer { state.unlock() }
@@ -110,8 +121,6 @@ final class ScratchDirectory: Cleanable {
         // The interrupted work may still be making the store's files in it (its -wal, its -shm) while the tree is
         // removed: a file made after the listing keeps the directory from going ("rmdir() … ENOTEMPTY", rmdir(2)).
         // Once the directory is gone, nothing more can be made in it.
-        for _ in 0..<100 where FileManager.default.fileExists(atPath: path) {
-            try? FileManager.default.removeItem(atPath: path)
-        }
+        Self.removeTree(path)
     }
 }

@@ -43,7 +43,10 @@ enum UserDatabase {
         switch access {
         case .readOnly: mode = .readOnly
         case .readWrite: mode = .readWrite
-        case .create: mode = .readWriteCreate
+        case .create:
+            // `checkFile` made the file (0600) when it was missing: SQLite opens it as it is, and never makes it
+            // again, so a file removed meanwhile (an interrupted process's temporary store) stays removed.
+            mode = inMemory || alreadyOpen ? .readWriteCreate : .readWrite
         }
         // A store's name is a file name, never a URI: encode it as one.
         var location = inMemory

@@ -29,6 +29,9 @@ package enum PrivateFiles {
             return
         }
         try createDirectories(FileSync.parentDirectory(of: path))
+        // An interrupted process makes nothing new: the clean-up may just have removed this very directory (a
+        // scratch directory the interrupted work was about to fill), and the process exits in a moment.
+        guard !CleanupRegistry.shared.isInterrupting else { throw CleanupRegistry.Interrupted() }
         if mkdir(path, directoryMode) != 0 {
             // Another process may have made it meanwhile.
             guard errno == EEXIST else { throw IOError.posix("mkdir", path: path) }
@@ -44,6 +47,8 @@ package enum PrivateFiles {
     /// itself" and "umask is deliberately ignored for -wal, -journal, and -shm files"
     /// (SQLite's test/journal3.test, https://www.sqlite.org/src/file/test/journal3.test)
     package static func createEmptyFile(_ path: String) throws {
+        // As for directories: an interrupted process makes nothing new, lest it make again what was just removed.
+        guard !CleanupRegistry.shared.isInterrupting else { throw CleanupRegistry.Interrupted() }
         let descriptor: Int32
         do {
             descriptor = try SystemIO.open(path, flags: O_WRONLY | O_CREAT | O_EXCL, permissions: Int(fileMode))

@@ -156,9 +156,19 @@ package final class TemporaryFile: @unchecked Sendable {
 /// Something to remove when the process is interrupted.
 protocol Cleanable: AnyObject {
     func removeFilesNow()
+    /// What removes the files by name alone, for an item whose release has begun (its `deinit` runs) when the
+    /// process is interrupted: the registry no longer reaches it, and the process may exit before it is done.
+    var removalByName: @Sendable () -> Void { get }
 }
 
-extension TemporaryFile: Cleanable {}
+extension TemporaryFile: Cleanable {
+    var removalByName: @Sendable () -> Void {
+        { [path] in
+            unlink(path)
+            for suffix in Self.sideSuffixes { unlink(path + suffix) }
+        }
+    }
+}
 
 /// The process-wide list of live temporary files and scratch directories (held weakly: releasing one removes
 /// it from the list).
@@ -167,6 +177,9 @@ final class CleanupRegistry: @unchecked Sendable {
 
     private struct Entry {
         weak var value: (any Cleanable)?
+        /// Removes the item's files by name, when `value` is already gone but the item has not left the list:
+        /// its release is under way on another thread.
+        let byName: @Sendable () -> Void
     }
 
     private let lock = NSLock()
@@ -184,7 +197,7 @@ final class CleanupRegistry: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard !interrupted else { throw Interrupted() }
-        entries[ObjectIdentifier(item)] = Entry(value: item)
+        entries[ObjectIdentifier(item)] = Entry(value: item, byName: item.removalByName)
     }
 
     func remove(_ item: any Cleanable) {
@@ -203,8 +216,12 @@ final class CleanupRegistry: @unchecked Sendable {
     func cleanUpAll() {
         lock.lock()
         interrupted = true
-        let items = entries.values.compactMap(\.value)
+        let items = entries.values.map { ($0.value, $0.byName) }
         lock.unlock()
-        for item in items { item.removeFilesNow() }
+        // An item being released right now (its `deinit` removing its files) is no longer reachable, but its
+        // removal may not finish before the process exits: its files are removed here by name.
+        for (item, byName) in items {
+            if let item { item.removeFilesNow() } else { byName() }
+        }
     }
 }
