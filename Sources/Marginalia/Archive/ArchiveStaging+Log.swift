@@ -54,32 +54,12 @@ extension StoreConnection {
     /// Their devices are numbered as merging the changes a batch (`mergeBatchSize`) at a time numbers them: each
     /// batch's new devices in the order of their ids. The log is not projected: `projectWholeLog` does that.
     func fillLog(from staged: StagedArchive, receipt: Int64) throws -> FilledLog {
-        let devices = try db.fetchAll(
-            sql: """
-                SELECT device FROM (
-                    SELECT device, (row_number() OVER (ORDER BY line) - 1) / ? AS batch FROM \(staged.table)
-                    WHERE kind = 'change'
-                )
-                GROUP BY device ORDER BY min(batch), device
-                """,
-            arguments: [Self.mergeBatchSize]) { try $0.string(0) }
-        for device in devices {
-            try db.execute(sql: "INSERT INTO devices (id) VALUES (?) ON CONFLICT (id) DO NOTHING", arguments: [device])
-        }
-        batchState?.devices = nil
         let expected = staged.summary.counts.changes
         // The entity and clock indexes take annotation ids and clocks in no particular order: they are built after.
-        let filled = try buildingIndexesAfter(on: "changes") { () throws -> Int in
-            try db.execute(
-                sql: """
-                    INSERT INTO main.changes (change_id, hlc, device, entity, entity_id, op, fields, digest, receipt)
-                    SELECT s.change_id, s.clock, d.number, s.entity, s.entity_id, s.op, s.body, s.digest, ?
-                    FROM \(staged.table) AS s JOIN main.devices AS d ON d.id = s.device
-                    WHERE s.kind = 'change' ORDER BY s.line
-                    """,
-                arguments: [receipt])
-            return db.changedRowCount
+        let filled = try buildingIndexesAfter(on: "changes") {
+            try log.appendStaged(from: staged.table, receipt: receipt, batchSize: Self.mergeBatchSize)
         }
+        batchState?.devices = nil
         guard filled == expected else {
             throw StoreError.corruptRow(reason: "\(filled) of the \(expected) staged changes went into the log")
         }

@@ -203,7 +203,7 @@ extension StoreConnection {
         }
         // A full archive merged into an empty store rebuilds the writer's log in its order: the same hash chain.
         if let head = summary.header.head {
-            let rebuilt = try logHead()
+            let rebuilt = try log.head()
             guard rebuilt == head else {
                 throw mismatch(nil, "its changes rebuild a log whose head is seq \(rebuilt.sequence), digest "
                     + "\(rebuilt.digest), but its header names seq \(head.sequence), digest \(head.digest): changes "

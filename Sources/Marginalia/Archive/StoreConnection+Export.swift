@@ -96,10 +96,10 @@ extension StoreConnection {
         // The chain as recomputed over the rows written, not as stored: a full archive's changes then rebuild it
         // exactly, even from a store whose stored digests were tampered with (which `verify` reports). A full
         // archive reads every change, so the stored head is checked against the chain recomputed as they are written.
-        let stored = head == .storedChecked && filter.isEmpty ? try logHead() : nil
+        let stored = head == .storedChecked && filter.isEmpty ? try log.head() : nil
         let header = ArchiveHeader(
             device: deviceID, createdAt: createdAt, schemaVersion: Int64(UserSchema.currentVersion), editions: editions,
-            partial: !filter.isEmpty, filter: filterText, head: try stored ?? recomputeChain().head)
+            partial: !filter.isEmpty, filter: filterText, head: try stored ?? log.recomputeChain().head)
         try lines.write(header.json)
         var chain = LogHead(sequence: 0, digest: ChangeDigest.genesis)
         var chainHolds = true

@@ -105,34 +105,3 @@ public struct ChainBreak: Equatable, Sendable {
     /// The change id it holds.
     public let changeID: String
 }
-
-extension StoreConnection {
-    /// The log's head: its newest row by `seq`, with its stored digest (zeros and 0 for an empty log).
-    func logHead() throws -> LogHead {
-        try db.fetchOne(sql: "SELECT seq, coalesce(digest, '') FROM changes ORDER BY seq DESC LIMIT 1") { row in
-            LogHead(sequence: try row.int64(0), digest: try row.string(1))
-        } ?? LogHead(sequence: 0, digest: ChangeDigest.genesis)
-    }
-
-    /// Recomputes the chain from the first row, in `seq` order, up to `sequence` (the whole log when nil).
-    ///
-    /// Returns the recomputed head (the last row reached) and the first row whose stored digest differs from the
-    /// recomputed one (nil when none does). Streams: memory does not grow with the log.
-    func recomputeChain(through sequence: Int64? = nil) throws -> (head: LogHead, firstBreak: ChainBreak?) {
-        var digest = ChangeDigest.genesis
-        var last: Int64 = 0
-        var firstBreak: ChainBreak?
-        try db.forEachRow(
-            sql: "SELECT \(Change.columns), seq, digest FROM changes WHERE seq <= ? ORDER BY seq",
-            arguments: [sequence ?? Int64.max]
-        ) { row in
-            digest = try ChangeDigest.next(after: digest, row: row)
-            last = try row.int64(Change.columnCount)
-            // Byte for byte, not Swift's canonical equivalence.
-            if firstBreak == nil, !(row.optionalString(Change.columnCount + 1) ?? "").utf8.elementsEqual(digest.utf8) {
-                firstBreak = ChainBreak(sequence: last, changeID: try Change.storedID(in: row))
-            }
-        }
-        return (LogHead(sequence: last, digest: digest), firstBreak)
-    }
-}

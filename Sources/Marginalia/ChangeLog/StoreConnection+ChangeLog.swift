@@ -72,56 +72,11 @@ extension StoreConnection {
         try insert([(change, try change.fields.jsonText())], receipt: nil)
     }
 
-    /// Appends changes to the log, in order, each with its canonical fields JSON, its digest (which chains it to
-    /// the row before, see `ChangeDigest`) and the receipt it arrived by (nil: made on this device). Every row the
-    /// log gains goes through here; call it inside a write transaction.
-    ///
-    /// A device seen for the first time gets its number in `devices` here, in the same transaction. Many rows are
-    /// first put in a temporary staging table, one bound insert each, then copied in one statement.
+    /// Appends changes to the log (`ChangeLog.append`), each with the receipt it arrived by (nil: made on this
+    /// device), and moves the clock past them. Every row the log gains goes through the `ChangeLog`; call it
+    /// inside a write transaction.
     func insert(_ changes: [(change: Change, fieldsText: String)], receipt: Int64?) throws {
-        guard !changes.isEmpty else { return }
-        var digest = try logHead().digest
-        var rows: [[DatabaseValue]] = []
-        rows.reserveCapacity(changes.count)
-        var devices: Set<String> = []
-        for (change, fields) in changes {
-            digest = try ChangeDigest.next(after: digest, change: change, fieldsText: fields)
-            rows.append(change.logValues(fieldsText: fields)
-                + [.text(digest), receipt.map(DatabaseValue.integer) ?? .null])
-            devices.insert(change.device)
-        }
-        let known = batchState?.devices
-        for device in devices.sorted() where !(known?.contains(device) ?? false) {
-            try db.execute(sql: "INSERT INTO devices (id) VALUES (?) ON CONFLICT (id) DO NOTHING", arguments: [device])
-            batchState?.devices = nil
-        }
-        let columns = "change_id, hlc, device, entity, entity_id, op, fields, digest, receipt"
-        if rows.count == 1 {
-            try db.execute(
-                sql: """
-                    INSERT INTO changes (\(columns))
-                    VALUES (?, ?, (SELECT number FROM devices WHERE id = ?), ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: StatementArguments(rows[0]))
-        } else {
-            try db.executeScript(sql: """
-                CREATE TEMP TABLE IF NOT EXISTS change_rows (
-                    change_id TEXT, hlc INTEGER, device TEXT, entity TEXT, entity_id TEXT, op TEXT, fields TEXT,
-                    digest TEXT, receipt INTEGER
-                );
-                DELETE FROM temp.change_rows;
-                """)
-            for row in rows {
-                try db.execute(
-                    sql: "INSERT INTO temp.change_rows (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    arguments: StatementArguments(row))
-            }
-            try db.execute(sql: """
-                INSERT INTO main.changes (\(columns))
-                SELECT r.change_id, r.hlc, d.number, r.entity, r.entity_id, r.op, r.fields, r.digest, r.receipt
-                FROM temp.change_rows AS r JOIN main.devices AS d ON d.id = r.device ORDER BY r.rowid
-                """)
-        }
+        if try log.append(changes, receipt: receipt, knownDevices: batchState?.devices) { batchState?.devices = nil }
         for (change, _) in changes { clock.observe(change.hlc) }
     }
 
@@ -157,15 +112,5 @@ extension StoreConnection {
         }
         effect.updated = true
         return effect
-    }
-
-    /// Every change the log holds for one entity, oldest first by clock.
-    func changes(of entity: EntityKind, id: String) throws -> [Change] {
-        try db.fetchAll(
-            sql: """
-                SELECT \(Change.columns) FROM changes
-                WHERE entity = ? AND entity_id = ? ORDER BY \(Change.clockOrder)
-                """,
-            arguments: [entity.rawValue, id], Change.init(row:))
     }
 }

@@ -9,7 +9,7 @@ extension StoreConnection {
     /// recomputed, since the archive was written. Changes made after it are not covered.
     func checkHistory(against head: LogHead, file: String) throws -> [String] {
         guard head.sequence > 0 else { return [] }
-        let chain = try recomputeChain(through: head.sequence)
+        let chain = try log.recomputeChain(through: head.sequence)
         guard chain.head.sequence == head.sequence else {
             return ["changes: \(file) holds the history up to seq \(head.sequence), but the log ends at seq "
                 + "\(chain.head.sequence): changes were removed since it was written"]

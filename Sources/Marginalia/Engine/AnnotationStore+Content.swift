@@ -61,19 +61,19 @@ extension AnnotationStore {
 extension AnnotationStore {
     /// The cursor after the newest change the store holds.
     public func cursor() throws -> ChangeCursor {
-        try engine.read { try $0.cursor() }
+        try engine.read { try $0.log.cursor() }
     }
 
     /// Every change the store holds after `cursor`, in the store's own order; `nil` means from the start.
     ///
     ///     let report = try phone.merge(try laptop.changes(after: nil))
     public func changes(after cursor: ChangeCursor?) throws -> [Change] {
-        try engine.read { try $0.changes(after: cursor) }
+        try engine.read { try $0.log.changes(after: cursor) }
     }
 
     /// At most `limit` changes after `cursor`, and the cursor after them: for reading a large log in pages.
     public func changePage(after cursor: ChangeCursor?, limit: Int) throws -> ChangePage {
-        try engine.read { try $0.changePage(after: cursor, limit: limit) }
+        try engine.read { try $0.log.changePage(after: cursor, limit: limit) }
     }
 
     /// Streams every change after `cursor` to `body`, each with the cursor just after it, from one snapshot of
@@ -82,7 +82,7 @@ extension AnnotationStore {
     public func forEachChange(after cursor: ChangeCursor?, _ body: (Change, ChangeCursor) throws -> Void) throws
         -> ChangeCursor
     {
-        try engine.read { try $0.forEachChange(after: cursor, body) }
+        try engine.read { try $0.log.forEachChange(after: cursor, body) }
     }
 
     /// Merges changes from another store, by any transport, in one transaction: all of them or none. Changes

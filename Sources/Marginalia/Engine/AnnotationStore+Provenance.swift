@@ -15,6 +15,6 @@ extension AnnotationStore {
 
     /// The head of the log's hash chain as stored: its newest row and that row's digest.
     public func logHead() throws -> LogHead {
-        try engine.read { try $0.logHead() }
+        try engine.read { try $0.log.head() }
     }
 }

@@ -20,7 +20,7 @@ extension StoreConnection {
     func revertAnnotation(id: String, to change: String) throws -> RevertResult {
         try db.transaction(.immediate) {
             let current = try annotation(id: id)
-            let changes = try changes(of: .annotation, id: current.id)
+            let changes = try log.changes(of: .annotation, id: current.id)
             let target = try Self.change(named: change, among: changes, of: current.id, in: self)
             let state = AnnotationRegisters.fold(id: current.id, changes.filter { $0.stamp <= target.stamp })
             guard state.annotation != nil, let anchor = state.anchor else {

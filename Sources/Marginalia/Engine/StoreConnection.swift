@@ -16,6 +16,8 @@ final class StoreConnection {
 
     /// Every statement of the store runs through it: it writes the rows a batch held back first.
     let db: WriteBehindDatabase
+    /// The change log on this connection.
+    var log: ChangeLog { ChangeLog(db: db) }
     /// The path the store was opened at (`:memory:` for a private in-memory store).
     let path: String
     /// This store's device id: the `device` of every change it makes.

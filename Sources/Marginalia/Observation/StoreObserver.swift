@@ -125,7 +125,7 @@ final class StoreObserver: @unchecked Sendable {
 
     /// The event for the changes after `cursor`, or nil when there are none.
     private static func event(after cursor: ChangeCursor, in connection: StoreConnection) throws -> StoreEvent? {
-        let current = try connection.cursor()
+        let current = try connection.log.cursor()
         guard current.log == cursor.log else {
             return StoreEvent(cursor: current, annotationIDs: [], positionDocuments: [], logReplaced: true)
         }
@@ -185,7 +185,7 @@ extension AnnotationStore {
     public func events() -> AsyncStream<StoreEvent> {
         let cursor: ChangeCursor
         do {
-            cursor = try engine.read { try $0.cursor() }
+            cursor = try engine.read { try $0.log.cursor() }
         } catch {
             // A closed store has no events to come.
             let (stream, continuation) = AsyncStream<StoreEvent>.makeStream()

@@ -77,7 +77,7 @@ extension StoreConnection {
                 """,
             arguments: [start.packed, end?.packed]) { try $0.string(0) }
         return try ids.compactMap { id in
-            let changes = try changes(of: .annotation, id: id)
+            let changes = try log.changes(of: .annotation, id: id)
             let before = AnnotationRegisters.fold(id: id, changes.filter { $0.hlc < start }).annotation
             let after = AnnotationRegisters.fold(id: id, changes.filter { change in end.map { change.hlc < $0 } ?? true })
                 .annotation

@@ -61,7 +61,7 @@ struct ProjectionCache {
             // their create; otherwise the create alone is the whole history.
             guard pending.contains(id) else { return [change] }
             let excluded = later()
-            return try store.changes(of: .annotation, id: id).filter { !excluded.contains($0.changeID) }
+            return try store.log.changes(of: .annotation, id: id).filter { !excluded.contains($0.changeID) }
         }
         if step.effect.pending { pending.insert(id) }
         if step.effect.created { pending.remove(id) }

@@ -145,7 +145,7 @@ extension StoreConnection {
         } catch StoreError.annotationNotFound {
             fullID = id
         }
-        let changes = try changes(of: .annotation, id: fullID)
+        let changes = try log.changes(of: .annotation, id: fullID)
         guard !changes.isEmpty else { throw StoreError.annotationNotFound(id: id) }
         return changes
     }

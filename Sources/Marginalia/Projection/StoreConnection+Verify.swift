@@ -65,7 +65,7 @@ extension StoreConnection {
 
     /// Recomputes the hash chain over the whole log and names its first broken row.
     private func checkChain(into report: inout VerificationReport) throws {
-        let chain = try recomputeChain()
+        let chain = try log.recomputeChain()
         report.head = chain.head
         if let broken = chain.firstBreak {
             report.chainBreak = broken

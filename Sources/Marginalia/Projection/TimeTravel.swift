@@ -89,7 +89,7 @@ extension StoreConnection {
         let fullID = try resolveAnnotationID(id)
         let bound = Self.bound(asOf: milliseconds)
         return AnnotationRegisters.fold(
-            id: fullID, try changes(of: .annotation, id: fullID).filter { $0.hlc < bound }).annotation
+            id: fullID, try log.changes(of: .annotation, id: fullID).filter { $0.hlc < bound }).annotation
     }
 
     /// Sorts annotations as `annotations(matching:)` does: in reading order when content is attached (document,

@@ -24,69 +24,6 @@ public struct ChangePage: Sendable {
 }
 
 extension StoreConnection {
-    /// The cursor after the newest change the store holds.
-    func cursor() throws -> ChangeCursor {
-        ChangeCursor(sequence: try db.int(sql: "SELECT coalesce(max(seq), 0) FROM changes") ?? 0, log: try logName())
-    }
-
-    /// Every change the store holds after `cursor`, in the store's own order; `nil` means from the start.
-    ///
-    ///     let incoming = try laptop.changes(after: nil)
-    ///     let report = try phone.merge(incoming)
-    func changes(after cursor: ChangeCursor?) throws -> [Change] {
-        var all: [Change] = []
-        _ = try forEachChange(after: cursor) { change, _ in all.append(change) }
-        return all
-    }
-
-    /// At most `limit` changes after `cursor`, and the cursor after them: for reading a large log in pages.
-    func changePage(after cursor: ChangeCursor?, limit: Int) throws -> ChangePage {
-        let log = try logName()
-        let start = try startSequence(of: cursor, log: log)
-        let changes = try db.fetchAll(
-            sql: """
-                SELECT \(Change.columns), seq FROM changes
-                WHERE seq > ? ORDER BY seq LIMIT ?
-                """,
-            arguments: [start, Int64(max(0, limit))]
-        ) { row in (try Change(row: row), try row.int64(Change.columnCount)) }
-        let last = changes.last?.1 ?? start
-        return ChangePage(changes: changes.map(\.0), cursor: ChangeCursor(sequence: last, log: log))
-    }
-
-    /// Streams every change after `cursor` to `body`, each with the cursor just after it, without holding them in
-    /// memory; one snapshot of the log. Returns the cursor after the last one.
-    @discardableResult
-    func forEachChange(after cursor: ChangeCursor?, _ body: (Change, ChangeCursor) throws -> Void) throws
-        -> ChangeCursor
-    {
-        try db.transaction(.deferred) {
-            let log = try logName()
-            var last = try startSequence(of: cursor, log: log)
-            try db.forEachRow(
-                sql: "SELECT \(Change.columns), seq FROM changes WHERE seq > ? ORDER BY seq",
-                arguments: [last]
-            ) { row in
-                last = try row.int64(Change.columnCount)
-                try body(try Change(row: row), ChangeCursor(sequence: last, log: log))
-            }
-            return ChangeCursor(sequence: last, log: log)
-        }
-    }
-
-    /// Where reading after `cursor` starts: its sequence when it belongs to this log, else the start.
-    private func startSequence(of cursor: ChangeCursor?, log: String) throws -> Int64 {
-        guard let cursor, cursor.log == log else { return 0 }
-        return cursor.sequence
-    }
-
-    /// The name of this store's log (its creation time: a restore makes a new log).
-    private func logName() throws -> String {
-        try db.text(sql: "SELECT value FROM meta WHERE key = 'created_at'") ?? ""
-    }
-}
-
-extension StoreConnection {
     /// Merges changes from another store, by any transport, in one transaction: all of them or none.
     ///
     /// Each change is checked as a change (`Change.check()`: ids, clock, fields for its operation). Changes

@@ -36,9 +36,9 @@ import Testing
         #expect(try store.changeCount() == 40)
         for annotation in created { #expect(try store.annotation(id: annotation.id) == annotation) }
         let connection = try StoreConnection.open(path: directory.path("user.db"), access: .readOnly)
-        let (head, firstBreak) = try connection.recomputeChain()
+        let (head, firstBreak) = try connection.log.recomputeChain()
         #expect(firstBreak == nil)
-        #expect(head == (try connection.logHead()))
+        #expect(head == (try connection.log.head()))
         #expect(head.sequence == 40)
     }
 
