@@ -39,6 +39,7 @@ extension AnnotationStore {
 
     /// Merges another machine's archive, as `importArchive(path:dryRun:acceptFuture:limits:)` does, off the
     /// caller's actor, with this call's progress.
+    @discardableResult
     public func importArchive(path: String, dryRun: Bool = false, acceptFuture: Bool = false,
                               limits: ArchiveLimits = ArchiveLimits(),
                               progress: ProgressHandler? = nil) async throws -> ImportReport {
@@ -78,6 +79,7 @@ extension AnnotationStore {
 
     /// Replaces the store at `storePath` with an archive's, as `restore(archive:to:dryRun:limits:)` does, off the
     /// caller's actor.
+    @discardableResult
     public static func restore(archive: String, to storePath: String, dryRun: Bool = false,
                                limits: ArchiveLimits = ArchiveLimits()) async throws -> RestoreReport {
         try await offActor(progress: nil) { _ in

@@ -101,6 +101,7 @@ extension AnnotationStore {
     /// - Throws: `MarginaliaError` (`.invalidData` naming the file, line and reason).
     /// - Parameter acceptFuture: merge changes dated more than a day ahead of this machine's clock at once, instead
     ///   of holding them in quarantine until they are plausible.
+    @discardableResult
     public func importArchive(path: String, dryRun: Bool = false, acceptFuture: Bool = false,
                               limits: ArchiveLimits = ArchiveLimits()) throws -> ImportReport
     {
@@ -166,12 +167,14 @@ extension AnnotationStore {
 
     /// Writes a verified backup of the store to `path`: written beside it, flushed, read back and checked
     /// completely, then renamed over `path`.
+    @discardableResult
     public func backup(to path: String, limits: ArchiveLimits = ArchiveLimits()) throws -> BackupReport {
         try engine.read { try $0.backup(to: path, limits: limits) }
     }
 
     /// Replaces the store at `storePath` with the one an archive holds, verified completely first; the previous
     /// store is kept beside it. A partial archive cannot be restored (import it instead).
+    @discardableResult
     public static func restore(archive: String, to storePath: String, dryRun: Bool = false,
                                limits: ArchiveLimits = ArchiveLimits()) throws -> RestoreReport {
         do {

@@ -99,6 +99,7 @@ public final class AnnotationStore: Sendable {
     ///     try store.batch {
     ///         for request in requests { try store.createAnnotation(.highlight, at: request) }
     ///     }
+    @discardableResult
     public func batch<T>(_ body: () throws -> T) throws -> T {
         try engine.write { connection in try connection.batch(body) }
     }
