@@ -121,7 +121,16 @@ public struct ArchiveCounts: Equatable, Sendable {
 extension ArchiveFormat {
     /// The state record of an annotation: its `type`, then its JSON form.
     static func record(_ annotation: Annotation) -> JSONValue {
-        .object(JSONObject([("type", .string(RecordType.annotation.rawValue))] + annotation.jsonMembers))
+        .object(JSONObject([("type", .string(RecordType.annotation.rawValue))]
+            + annotation.jsonMembers.map { ($0.key, $0.value.json) }))
+    }
+
+    /// The members an annotation's state record leads with, before the annotation's own: its `type`.
+    static let annotationRecordLeading: [(key: String, value: String)] = [("type", RecordType.annotation.rawValue)]
+
+    /// Writes an annotation's state record, the text `record(_:)` gives, with `writer`, without building it.
+    static func writeRecord(_ annotation: Annotation, to writer: inout JSONWriter) throws {
+        try writer.annotation(annotation, leading: annotationRecordLeading)
     }
 
     /// The change record of a change, as an archive line holds it.
@@ -137,33 +146,6 @@ extension ArchiveFormat {
     /// The state record of a reading position: its `type`, then its JSON form.
     static func record(_ position: ReadingPosition) -> JSONValue {
         .object(JSONObject([("type", .string(RecordType.position.rawValue))] + position.jsonMembers))
-    }
-}
-
-extension Annotation {
-    /// The annotation as JSON: what `marginalia list --json` prints, and what an archive's state record holds
-    /// after its `type`.
-    package var json: JSONValue { .object(JSONObject(jsonMembers)) }
-
-    var jsonMembers: [(String, JSONValue)] {
-        [
-            ("id", .string(id)),
-            ("kind", .string(kind.rawValue)),
-            ("document", .string(anchor.document)),
-            ("start", anchor.start.json),
-            ("end", anchor.end.json),
-            ("quote", .string(anchor.quote)),
-            ("prefix", .string(anchor.prefix)),
-            ("suffix", .string(anchor.suffix)),
-            ("note", note.map(JSONValue.string) ?? .null),
-            ("color", color.map(JSONValue.string) ?? .null),
-            ("tags", .array(tags.map(JSONValue.string))),
-            ("createdAt", .string(createdAt.iso8601)),
-            ("updatedAt", .string(updatedAt.iso8601)),
-            ("deleted", .bool(deleted)),
-            ("edition", .string(createdEdition)),
-            ("anchorEdition", .string(anchor.edition)),
-        ]
     }
 }
 

@@ -105,7 +105,8 @@ extension StoreConnection {
                 let kept = checkRecords && live == nil ? plan.rebuiltRecords : nil
                 // Every annotation row is new: the document and passage indexes are built once they are all in.
                 try buildingIndexesAfter(on: "annotations") {
-                    try projectWholeLog(into: &report.merge, keepingRecordsIn: kept)
+                    try projectWholeLog(into: &report.merge,
+                                        keepingRecordsIn: kept.map { ($0, ArchiveFormat.annotationRecordLeading) })
                 }
                 projectAtEnd = false
             }
@@ -243,7 +244,7 @@ extension StoreConnection {
                 // order, once it passes the checks reading the file makes.
                 if live == nil, let annotation = rebuilt[id] {
                     text.reset()
-                    try text.annotationRecord(annotation)
+                    try ArchiveFormat.writeRecord(annotation, to: &text)
                     if JSONObject.sameBytes(text.bytes, staged) { continue }
                 }
                 expected = .object(try ArchiveReader.checkedAnnotation(staged, line: line, file: file))

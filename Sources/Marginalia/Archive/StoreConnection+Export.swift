@@ -195,7 +195,7 @@ struct ArchiveLineWriter {
     /// Writes an annotation's state record, the text `ArchiveFormat.record(_:)` gives, straight to the line
     /// (without the JSON tree, whose object is a dictionary built for each of them).
     mutating func writeAnnotation(_ annotation: Annotation) throws {
-        try writer.annotationRecord(annotation)
+        try ArchiveFormat.writeRecord(annotation, to: &writer)
         try endLine()
     }
 
@@ -209,50 +209,5 @@ struct ArchiveLineWriter {
         guard !writer.bytes.isEmpty else { return }
         try gzip.write(writer.bytes)
         writer.reset()
-    }
-}
-
-extension JSONWriter {
-    /// Writes an annotation's state record, exactly the text `ArchiveFormat.record(_:)` gives (a test holds them
-    /// equal), without building its JSON tree: the export writes it to the line, an import compares it with a
-    /// staged record's text.
-    mutating func annotationRecord(_ annotation: Annotation) throws {
-        let anchor = annotation.anchor
-        func position(_ name: String, _ position: TextPosition) throws {
-            try key(name)
-            try beginObject()
-            try key("passage")
-            try string(position.passage)
-            try key("offset")
-            try int(position.offset)
-            try endObject()
-        }
-        func field(_ name: String, _ value: String?) throws {
-            try key(name)
-            if let value { try string(value) } else { try null() }
-        }
-        try beginObject()
-        try field("type", ArchiveFormat.RecordType.annotation.rawValue)
-        try field("id", annotation.id)
-        try field("kind", annotation.kind.rawValue)
-        try field("document", anchor.document)
-        try position("start", anchor.start)
-        try position("end", anchor.end)
-        try field("quote", anchor.quote)
-        try field("prefix", anchor.prefix)
-        try field("suffix", anchor.suffix)
-        try field("note", annotation.note)
-        try field("color", annotation.color)
-        try key("tags")
-        try beginArray()
-        for tag in annotation.tags { try string(tag) }
-        try endArray()
-        try field("createdAt", annotation.createdAt.iso8601)
-        try field("updatedAt", annotation.updatedAt.iso8601)
-        try key("deleted")
-        try bool(annotation.deleted)
-        try field("edition", annotation.createdEdition)
-        try field("anchorEdition", anchor.edition)
-        try endObject()
     }
 }

@@ -21,10 +21,14 @@ extension StoreConnection {
     /// index grows at its right edge, and the notes index sees each text once. Reading and writing SQLite stay on
     /// this thread; a second one parses each page's changes and replays them (`ProjectedPage`), a page ahead.
     ///
-    /// With `records`, a table of (`id`, `text`), each annotation's state record as an export writes it
-    /// (`JSONWriter.annotationRecord`) goes there too, written on the second thread, for an import to compare
+    /// With `records`, a table of (`id`, `text`) and the members to lead with, each annotation's JSON text
+    /// (`JSONWriter.annotation(_:leading:)`: an archive's state record when it leads with the record's type) goes
+    /// there too, written on the second thread, for an import to compare
     /// with the file's.
-    func projectWholeLog(into report: inout MergeReport, keepingRecordsIn records: String? = nil) throws {
+    func projectWholeLog(into report: inout MergeReport,
+                         keepingRecordsIn records: (table: String, leading: [(key: String, value: String)])? = nil)
+        throws
+    {
         // Every device of the log is numbered: the rows' clocks are encoded against this table, on the other thread.
         let devices = try DeviceTable(db)
         let pages = BoundedQueue<[(columns: [String], seq: Int64)]>(capacity: 2)
@@ -33,7 +37,7 @@ extension StoreConnection {
             defer { projected.close() }
             do {
                 while let page = pages.take() {
-                    try projected.put(try ProjectedPage(page, devices: devices, records: records != nil))
+                    try projected.put(try ProjectedPage(page, devices: devices, leading: records?.leading))
                 }
             } catch {
                 pages.cancel()
@@ -57,7 +61,7 @@ extension StoreConnection {
             try save(page.rows)
             if let records {
                 for (id, text) in page.records {
-                    try db.execute(sql: "INSERT INTO \(records) (id, text) VALUES (?, ?)", arguments: [id, text])
+                    try db.execute(sql: "INSERT INTO \(records.table) (id, text) VALUES (?, ?)", arguments: [id, text])
                 }
             }
             report.add(page.report)
@@ -130,9 +134,10 @@ private struct ProjectedPage {
     let changes: Int
 
     /// Replays `page` (changes as stored, with their seq, in entity id then seq order), annotation by annotation.
-    init(_ page: [(columns: [String], seq: Int64)], devices: DeviceTable, records wanted: Bool) throws {
+    init(_ page: [(columns: [String], seq: Int64)], devices: DeviceTable,
+         leading: [(key: String, value: String)]?) throws {
         changes = page.count
-        var writer = JSONWriter(capacity: wanted ? 4096 : 0)
+        var writer = JSONWriter(capacity: leading != nil ? 4096 : 0)
         var start = 0
         while start < page.count {
             var end = start
@@ -154,9 +159,9 @@ private struct ProjectedPage {
             }
             if let registers, let row = try RegisterRow(registers, previous: nil, devices: devices) {
                 rows.append(row)
-                if wanted, let annotation = registers.annotation {
+                if let leading, let annotation = registers.annotation {
                     writer.reset()
-                    try writer.annotationRecord(annotation)
+                    try writer.annotation(annotation, leading: leading)
                     records.append((annotation.id, String(decoding: writer.bytes, as: UTF8.self)))
                 }
             }
