@@ -10,7 +10,7 @@ extension AnnotationStore {
     /// - Throws: `MarginaliaError` (`.contentUnavailable` for foreign items without content).
     public func importItems(_ items: [ImportItem], format: InteropFormat,
                             options: InteropImportOptions = InteropImportOptions()) throws -> InteropImportReport {
-        try engine.write { try $0.importItems(items, format: format, options: options) }
+        try importPlanned(items, format: format, options: options, source: ReceiptSource(kind: .import))
     }
 
     /// Reads a file of another tool (its format told from its content when `format` is nil) and imports its items;
@@ -33,7 +33,15 @@ extension AnnotationStore {
         }
         // The receipt of the new changes names the file, its size and its SHA-256, as an archive import's does.
         let source = ReceiptSource(kind: .import, file: name, size: Int64(bytes.count), sha256: digest)
-        return try engine.write { try $0.importItems(items, format: format, options: options, source: source) }
+        return try importPlanned(items, format: format, options: options, source: source)
+    }
+
+    /// Plans the import on a reader (anchoring every item by its text, the long part), then merges the plan on
+    /// the writer: a write made meanwhile waits only for the merge.
+    private func importPlanned(_ items: [ImportItem], format: InteropFormat, options: InteropImportOptions,
+                               source: ReceiptSource) throws -> InteropImportReport {
+        let plan = try engine.read { try $0.planImport(items, format: format, options: options) }
+        return try engine.write { try $0.mergePlanned(plan, options: options, source: source) }
     }
 }
 

@@ -1,3 +1,9 @@
+/// An import of another tool's items, planned: the changes each annotation makes, and what the planning counted.
+struct InteropImportPlan {
+    var annotations: [PlannedAnnotation]
+    var report: InteropImportReport
+}
+
 /// The changes one annotation of an import makes, and what became of its text.
 struct PlannedAnnotation {
     var id: String
@@ -19,6 +25,15 @@ extension StoreConnection {
     /// - Parameter source: what the receipt of the new changes names (the file, its size and SHA-256 when known).
     func importItems(_ items: [ImportItem], format: InteropFormat, options: InteropImportOptions,
                      source: ReceiptSource = ReceiptSource(kind: .import)) throws -> InteropImportReport
+    {
+        try mergePlanned(try planImport(items, format: format, options: options), options: options, source: source)
+    }
+
+    /// Anchors the items to the attached content and turns them into the changes they make, without writing
+    /// anything: the planning half of `importItems`, which a reader connection can do while writes go on (the
+    /// changes and their ids are derived from the items alone, so planning twice gives the same changes).
+    func planImport(_ items: [ImportItem], format: InteropFormat, options: InteropImportOptions) throws
+        -> InteropImportPlan
     {
         var report = InteropImportReport(format: format)
         report.itemsRead = items.count
@@ -62,6 +77,16 @@ extension StoreConnection {
             report.notesOnHighlights += grouping.notesOnHighlights
             for group in groups { planned.append(try plan(group, scope: scope, placements: placements)) }
         }
+        return InteropImportPlan(annotations: planned, report: report)
+    }
+
+    /// Merges a planned import in one transaction (the writing half of `importItems`): the changes the log holds
+    /// already are counted as duplicates, the others merged.
+    func mergePlanned(_ plan: InteropImportPlan, options: InteropImportOptions, source: ReceiptSource) throws
+        -> InteropImportReport
+    {
+        var report = plan.report
+        let planned = plan.annotations
         do {
             try batch {
                 let known = try knownChangeIDs(planned.flatMap { $0.changes.map(\.changeID) })
@@ -301,40 +326,3 @@ struct ImportClock {
 
 /// Thrown to roll back a dry run once it has been counted.
 private struct InteropDryRun: Error {}
-
-// MARK: - Items that carry their own anchor
-
-extension StoreConnection {
-    /// The changes that make a W3C annotation written by Marginalia exactly what it says: a create when the store
-    /// does not hold it, else an edit of what differs (note, color, tags) and a reattach when its anchor differs,
-    /// dated when it was last modified. Nothing when the store holds it as it is.
-    func plan(native: NativeAnnotation, item: ImportItem) throws -> PlannedAnnotation {
-        let device = DerivedIdentifiers.device(of: item.format)
-        let id = native.id
-        var tags: [String: Bool] = [:]
-        for tag in item.tags { tags[tag] = true }
-        var changes: [Change] = []
-        func add(_ operation: ChangeOperation, _ fields: ChangeFields, at milliseconds: Int64) throws {
-            let text = try fields.jsonText()
-            changes.append(Change(
-                changeID: try DerivedIdentifiers.uuid([id, item.format.rawValue, operation.rawValue, text]),
-                hlc: HLC(milliseconds: max(0, milliseconds), counter: 0), device: device, entity: .annotation,
-                entityID: id, operation: operation, fields: fields))
-        }
-        guard let existing = try loadRegisters(id: id)?.annotation else {
-            try add(.create, ChangeFields(kind: item.kind, anchor: native.anchor, note: item.note, color: item.color,
-                                          tags: tags), at: native.created)
-            return PlannedAnnotation(id: id, changes: changes, orphaned: false)
-        }
-        var edit = ChangeFields()
-        if existing.note != item.note { edit.note = item.note ?? "" }
-        if existing.color != item.color { edit.color = item.color ?? "" }
-        for tag in existing.tags where tags[tag] == nil { edit.tags[tag] = false }
-        for tag in item.tags where !existing.tags.contains(tag) { edit.tags[tag] = true }
-        if edit != ChangeFields() { try add(.edit, edit, at: native.modified) }
-        if existing.anchor != native.anchor {
-            try add(.reattach, ChangeFields(anchor: native.anchor), at: native.modified)
-        }
-        return PlannedAnnotation(id: id, changes: changes, orphaned: false)
-    }
-}

@@ -175,4 +175,29 @@ import Testing
         let error = try #require(thrownError(StoreError.self) { _ = try store.importItems(items, format: .kindle) })
         #expect(error == .contentUnavailable(reason: "no content is attached"))
     }
+
+    @Test func anImportIsPlannedWithoutTheWriterAndPlanningTwiceGivesTheSameChanges() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(edition: 2, in: directory)
+        let items = try KindleClippings.read(try InteropFixtures.romanianClippings, file: "My Clippings.txt")
+        // Another thread holds the writer (a batch, as a long import's merge would) while this one plans.
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        Thread {
+            _ = try? store.batch {
+                holding.signal()
+                release.wait()
+            }
+        }.start()
+        holding.wait()
+        let plan = try store.engine.read { try $0.planImport(items, format: .kindle, options: InteropImportOptions()) }
+        let again = try store.engine.read { try $0.planImport(items, format: .kindle, options: InteropImportOptions()) }
+        release.signal()
+        #expect(plan.annotations.count == 7)
+        #expect(plan.annotations.map(\.changes) == again.annotations.map(\.changes))
+        // Merged, the plan is what importing the items makes.
+        let report = try store.importItems(items, format: .kindle)
+        #expect(report.created == 7)
+        #expect(Set(try store.annotations().map(\.id)) == Set(plan.annotations.map(\.id)))
+    }
 }
