@@ -1,5 +1,14 @@
 // MARK: - Checking anchors
 
+/// What re-anchoring would write, planned on one read snapshot: the checks, the changes, the log's newest clock
+/// then, and the edition checked against.
+struct ReanchoringPlan {
+    var report: ReconciliationReport
+    var writes: [(String, ChangeOperation, Anchor)]
+    var seen: Int64?
+    var edition: String
+}
+
 extension StoreConnection {
     /// Checks every annotation (deleted ones too) against the attached edition; with `reanchor`, records each
     /// move as a `reanchor` change and each intact annotation not yet anchored on this edition as a `confirm`
@@ -22,23 +31,42 @@ extension StoreConnection {
         -> ReconciliationReport
     {
         guard reanchor else { return try planReconciliation(reanchor: false).report }
+        let planned = try db.transaction(.deferred) { try planReanchoring(allowOlder: allowOlder) }
+        return try applyReanchoring(planned, allowOlder: allowOlder, recordingPath: recordingPath)
+    }
+
+    /// The checks and the changes re-anchoring would make, from one read snapshot (this connection's, or a
+    /// reader's: the store runs it on a reader, so that writes go on meanwhile), and the log's newest clock then.
+    func planReanchoring(allowOlder: Bool) throws -> ReanchoringPlan {
         let content = try requireContent()
-        let latest = { try self.db.int(sql: "SELECT max(hlc) FROM changes") }
-        func plan() throws -> (report: ReconciliationReport, writes: [(String, ChangeOperation, Anchor)]) {
-            if !allowOlder { try checkReanchorTarget(content) }
-            return try planReconciliation(reanchor: true)
-        }
-        let seen: Int64?
-        var planned: (report: ReconciliationReport, writes: [(String, ChangeOperation, Anchor)])
-        (planned, seen) = try db.transaction(.deferred) { (try plan(), try latest()) }
+        if !allowOlder { try checkReanchorTarget(content) }
+        let (report, writes) = try planReconciliation(reanchor: true)
+        return ReanchoringPlan(report: report, writes: writes, seen: try newestClock(), edition: content.edition)
+    }
+
+    /// Records a re-anchoring `plan` in one write transaction on this connection (the writer). Should anything
+    /// have been written since the plan's snapshot, or other content be attached now, the checks are run again
+    /// under the lock, so no change is based on a stale annotation.
+    func applyReanchoring(_ plan: ReanchoringPlan, allowOlder: Bool, recordingPath: Bool) throws
+        -> ReconciliationReport
+    {
+        let content = try requireContent()
         return try batch {
-            if try latest() != seen { planned = try plan() }
+            var planned = plan
+            if try newestClock() != plan.seen || content.edition != plan.edition {
+                planned = try planReanchoring(allowOlder: allowOlder)
+            }
             for (id, operation, anchor) in planned.writes {
                 _ = try record(.annotation, id, operation, ChangeFields(anchor: anchor))
             }
             try recordReconciled(content, recordingPath: recordingPath)
             return planned.report
         }
+    }
+
+    /// The log's newest clock, packed (nil for an empty log): what a plan's snapshot saw.
+    private func newestClock() throws -> Int64? {
+        try db.int(sql: "SELECT max(hlc) FROM changes")
     }
 
     /// The checks of every annotation, and (with `reanchor`) the changes recording them would make.

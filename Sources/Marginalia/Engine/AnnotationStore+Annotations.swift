@@ -65,11 +65,24 @@ extension AnnotationStore {
     public func reconcileAnchors(reanchor: Bool = false, allowOlder: Bool = false, recordingPath: Bool = true) throws
         -> ReconciliationReport
     {
-        reanchor
-            ? try engine.write {
-                try $0.reconcileAnchors(reanchor: true, allowOlder: allowOlder, recordingPath: recordingPath)
+        try reconcileAnchors(reanchor: reanchor, allowOlder: allowOlder, recordingPath: recordingPath, with: nil)
+    }
+
+    /// `reconcileAnchors`, with `progress` in place of the store-wide handler when given. The checks (reading
+    /// the content, matching quotes) run on a reader, so that writes go on meanwhile; the writer only records the
+    /// changes, checking again under its lock if anything was written in between.
+    func reconcileAnchors(reanchor: Bool, allowOlder: Bool, recordingPath: Bool, with progress: ProgressHandler?)
+        throws -> ReconciliationReport
+    {
+        guard reanchor else {
+            return try engine.read(progress: progress) {
+                try $0.reconcileAnchors(reanchor: false, allowOlder: allowOlder)
             }
-            : try engine.read { try $0.reconcileAnchors(reanchor: false, allowOlder: allowOlder) }
+        }
+        let plan = try engine.read(progress: progress) { try $0.planReanchoring(allowOlder: allowOlder) }
+        return try engine.write(progress: progress) {
+            try $0.applyReanchoring(plan, allowOlder: allowOlder, recordingPath: recordingPath)
+        }
     }
 }
 

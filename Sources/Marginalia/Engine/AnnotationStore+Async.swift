@@ -100,13 +100,8 @@ extension AnnotationStore {
     public func reconcileAnchors(reanchor: Bool = false, allowOlder: Bool = false, recordingPath: Bool = true,
                                  progress: ProgressHandler?) async throws -> ReconciliationReport {
         try await Self.offActor(progress: progress) { handler in
-            reanchor
-                ? try self.engine.write(progress: handler) {
-                    try $0.reconcileAnchors(reanchor: true, allowOlder: allowOlder, recordingPath: recordingPath)
-                }
-                : try self.engine.read(progress: handler) {
-                    try $0.reconcileAnchors(reanchor: false, allowOlder: allowOlder)
-                }
+            try self.reconcileAnchors(reanchor: reanchor, allowOlder: allowOlder, recordingPath: recordingPath,
+                                      with: handler)
         }
     }
 
