@@ -87,22 +87,13 @@ import MarginaliaTestSupport
         let directory = try TemporaryDirectory()
         let (store, made) = try annotatedStore(directory, seed: 7)
         try store.attachContent(path: try Samples.buildContent("eminescu-2026.2.json", in: directory))
-        let done = DispatchSemaphore(value: 0)
-        let written = LockedIDs()
-        store.progressHandler = { report in
-            // While the anchors are being checked: a write from another thread, as the UI's, finishes now.
-            guard report.task == "checking anchors", report.done == 500, written.ids.isEmpty else { return .proceed }
-            Thread {
-                if let made = try? store.createAnnotation(.bookmark, at: AnchorRequest(passage: "luceafarul.1")) {
-                    written.add(made.id)
-                }
-                done.signal()
-            }.start()
-            written.finishedInTime = done.wait(timeout: .now() + 10) == .success
-            return .proceed
+        let written = WriteDuringWork()
+        // While the anchors are being checked: a write from another thread, as the UI's, finishes now.
+        store.progressHandler = written.handler(at: "checking anchors", done: 500) {
+            try store.createAnnotation(.bookmark, at: AnchorRequest(passage: "luceafarul.1")).id
         }
         let report = try store.reconcileAnchors(reanchor: true)
-        if !written.finishedInTime { done.wait() }
+        written.settle()
         store.progressHandler = nil
         #expect(written.finishedInTime, "the write waited for the re-anchoring")
         // Checked again under the lock: the new bookmark (made on edition 2) is counted too, and every annotation

@@ -120,39 +120,56 @@ import Testing
         let archive = directory.path("laptop.jsonl.gz")
         try laptop.exportArchive(toFile: archive)
         let store = try makeStore(directory, source: source, name: "phone.db")
-        let done = DispatchSemaphore(value: 0)
-        let written = LockedIDs()
-        store.progressHandler = { report in
-            // While the file is being read: a write from another thread, as the UI's would be, must finish now.
-            guard report.task == "reading archive", report.done == 1000 else { return .proceed }
-            Thread {
-                if let made = try? store.createAnnotation(.bookmark, at: AnchorRequest(passage: "luceafarul.1")) {
-                    written.add(made.id)
-                }
-                done.signal()
-            }.start()
-            written.finishedInTime = done.wait(timeout: .now() + 10) == .success
-            return .proceed
+        let written = WriteDuringWork()
+        // While the file is being read: a write from another thread, as the UI's would be, must finish now.
+        store.progressHandler = written.handler(at: "reading archive", done: 1000) {
+            try store.createAnnotation(.bookmark, at: AnchorRequest(passage: "luceafarul.1")).id
         }
         let report = try store.importArchive(path: archive)
-        if !written.finishedInTime { done.wait() }
+        written.settle()
         #expect(written.finishedInTime, "the write waited for the import")
         #expect(report.newChanges == 3000)
-        #expect(written.ids.count == 1)
+        #expect(written.madeID != nil)
         #expect(try store.annotations().count == 3001)
         #expect(try store.verify().isHealthy)
     }
 }
 
-/// Ids written from another thread, and whether that write finished in time.
-final class LockedIDs: @unchecked Sendable {
+/// A write made from another thread, as the UI's would be, at one progress point of long work on the same store:
+/// whether it finished within 10 s (while the work still runs) and the id it made.
+final class WriteDuringWork: @unchecked Sendable {
     private let lock = NSLock()
-    private var items: [String] = []
+    private var id: String?
     private var finished = false
-    func add(_ id: String) { lock.withLock { items.append(id) } }
-    var ids: [String] { lock.withLock { items } }
-    var finishedInTime: Bool {
-        get { lock.withLock { finished } }
-        set { lock.withLock { finished = newValue } }
+    private var started = false
+    private let done = DispatchSemaphore(value: 0)
+
+    /// The id the write made, once it finished.
+    var madeID: String? { lock.withLock { id } }
+    /// Whether the write finished while the work waited for it at its progress point.
+    var finishedInTime: Bool { lock.withLock { finished } }
+
+    /// A progress handler that, at the first report of `task` with `done`, runs `write` on another thread and
+    /// waits (10 s at most) for it to finish before the work goes on.
+    func handler(at task: String, done count: Int, _ write: @escaping @Sendable () throws -> String)
+        -> ProgressHandler
+    {
+        { [self] report in
+            guard report.task == task, report.done == count, lock.withLock({ !started }) else { return .proceed }
+            lock.withLock { started = true }
+            Thread { [self] in
+                let made = try? write()
+                lock.withLock { id = made }
+                done.signal()
+            }.start()
+            let inTime = done.wait(timeout: .now() + 10) == .success
+            lock.withLock { finished = inTime }
+            return .proceed
+        }
+    }
+
+    /// Waits for the write when it did not finish in time (it finishes once the work lets it).
+    func settle() {
+        if !finishedInTime { done.wait() }
     }
 }
