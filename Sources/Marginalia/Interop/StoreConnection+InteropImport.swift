@@ -175,95 +175,6 @@ extension StoreConnection {
         return PlannedAnnotation(id: id, changes: changes, orphaned: orphaned)
     }
 
-    /// Places the text of every highlight of a book (and of its resized clippings) in the book's part of the
-    /// content. A text found at several places is placed when exactly one of them lies, in reading order, between
-    /// the places of the book's highlights just before and just after it by the source's locations.
-    private func placeHighlights(of groups: [ImportGroup], in scope: BookScope?, cache: inout PassageCache) throws
-        -> [PlacementKey: TextPlacement]
-    {
-        guard let scope else { return [:] }
-        let items = groups.flatMap { [$0.first] + $0.revisions }.filter { $0.kind == .highlight }
-        var placements: [PlacementKey: TextPlacement] = [:]
-        for (index, item) in items.enumerated() where placements[PlacementKey(item)] == nil {
-            try reportProgress("anchoring highlights", done: index, total: items.count, every: 50)
-            placements[PlacementKey(item)] = try place(item.text, in: scope, cache: &cache)
-        }
-        var known: [(location: Int, order: [Int])] = []
-        for item in items {
-            guard let start = item.location.start, case .anchored(let anchor)? = placements[PlacementKey(item)] else {
-                continue
-            }
-            known.append((start, try cache.readingOrder(of: anchor.start, in: anchor.document, store: self)))
-        }
-        for item in items {
-            guard let start = item.location.start, case .ambiguous(let anchors)? = placements[PlacementKey(item)] else {
-                continue
-            }
-            let before = known.filter { $0.location < start }.max { $0.location < $1.location }?.order
-            let after = known.filter { $0.location > start }.min { $0.location < $1.location }?.order
-            guard before != nil || after != nil else { continue }
-            var fitting: [Anchor] = []
-            for anchor in anchors {
-                let order = try cache.readingOrder(of: anchor.start, in: anchor.document, store: self)
-                if before.map({ !order.lexicographicallyPrecedes($0) }) ?? true,
-                   after.map({ !$0.lexicographicallyPrecedes(order) }) ?? true {
-                    fitting.append(anchor)
-                }
-            }
-            if fitting.count == 1 { placements[PlacementKey(item)] = .anchored(fitting[0]) }
-        }
-        for item in items where item.prefix != nil || item.suffix != nil {
-            guard case .ambiguous(let anchors)? = placements[PlacementKey(item)] else { continue }
-            if let anchor = try byContext(anchors, prefix: item.prefix, suffix: item.suffix, cache: &cache) {
-                placements[PlacementKey(item)] = .anchored(anchor)
-            }
-        }
-        return placements
-    }
-
-    /// The one place of `anchors` whose text before and after, across passages, is the source's `prefix` and
-    /// `suffix` (folded: case, diacritics, punctuation and spacing do not count); nil when not exactly one fits best.
-    private func byContext(_ anchors: [Anchor], prefix: String?, suffix: String?, cache: inout PassageCache) throws
-        -> Anchor?
-    {
-        func folded(_ text: String) -> String { FoldedText(text, level: .words).string }
-        let before = prefix.map(folded)
-        let after = suffix.map(folded)
-        var scored: [(anchor: Anchor, score: Int)] = []
-        for anchor in anchors {
-            let passages = try cache.passages(of: anchor.document, in: self)
-            guard let first = passages.firstIndex(where: { $0.id == anchor.start.passage }),
-                  let last = passages.firstIndex(where: { $0.id == anchor.end.passage }) else { continue }
-            var score = 0
-            if let before, !before.isEmpty {
-                let wanted = before.unicodeScalars.count + 1
-                let head = passages[first].text.unicodeScalars.prefix(anchor.start.offset)
-                var text = String(String.UnicodeScalarView(head))
-                var index = first
-                while text.unicodeScalars.count < wanted, index > 0 {
-                    index -= 1
-                    text = passages[index].text + "\n" + text
-                }
-                if folded(text).hasSuffix(before) { score += 1 }
-            }
-            if let after, !after.isEmpty {
-                let wanted = after.unicodeScalars.count + 1
-                let tail = passages[last].text.unicodeScalars.dropFirst(anchor.end.offset)
-                var text = String(String.UnicodeScalarView(tail))
-                var index = last
-                while text.unicodeScalars.count < wanted, index < passages.count - 1 {
-                    index += 1
-                    text += "\n" + passages[index].text
-                }
-                if folded(text).hasPrefix(after) { score += 1 }
-            }
-            scored.append((anchor, score))
-        }
-        guard let best = scored.map(\.score).max(), best > 0 else { return nil }
-        let fitting = scored.filter { $0.score == best }
-        return fitting.count == 1 ? fitting[0].anchor : nil
-    }
-
     /// The anchor of an item whose text is not placed: it keeps the text as its quote, and names the book and the
     /// source's location in its document and passage ids, which no content holds (so it is listed as orphaned
     /// until re-attached). In a book that is one document of the content, it is filed under that document.
@@ -278,29 +189,6 @@ extension StoreConnection {
             document: scope?.document ?? DerivedIdentifiers.identifier("\(format):\(book)"),
             start: TextPosition(passage: passage, offset: 0), end: TextPosition(passage: passage, offset: 0),
             quote: quote, prefix: "", suffix: "", edition: content.edition)
-    }
-}
-
-/// A highlight's text at its place in the source: the same text highlighted at two places is two highlights.
-struct PlacementKey: Hashable {
-    let text: String
-    let location: ItemLocation
-    let prefix: String?
-    let suffix: String?
-
-    init(_ item: ImportItem) {
-        text = item.text
-        location = item.location
-        prefix = item.prefix
-        suffix = item.suffix
-    }
-}
-
-extension TextPlacement {
-    /// Whether the text is in the content, at one place or at several.
-    var isFound: Bool {
-        if case .unplaced = self { return false }
-        return true
     }
 }
 

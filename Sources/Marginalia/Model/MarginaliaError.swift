@@ -97,7 +97,8 @@ public struct MarginaliaError: Error, Equatable, Sendable, CustomStringConvertib
     /// The error in words (`description`), for `LocalizedError`.
     public var errorDescription: String? { description }
 
-    /// The failure as the part of the library that raised it named it: a `StoreError`, an `ArchiveError`, ….
+    /// The failure as the part of the library that raised it named it: a `StoreError`, a `ContentError`, a file
+    /// format's own error, ….
     public var underlyingError: any Error {
         switch reason {
         case .store(let error): return error
@@ -185,6 +186,7 @@ extension MarginaliaError {
 }
 
 extension MarginaliaError.Reason {
+    /// Whether two reasons are the same case with equal errors (a format's error compared by `isSame(as:)`).
     public static func == (lhs: Self, rhs: Self) -> Bool {
         switch (lhs, rhs) {
         case let (.store(a), .store(b)): return a == b
@@ -215,9 +217,11 @@ public protocol CategorizedError: Error, Sendable, CustomStringConvertible {
 }
 
 extension CategorizedError {
+    /// No `errno`: the failure was not a system call's.
     public var errno: Int32? { nil }
 }
 
 extension CategorizedError where Self: Equatable {
+    /// Whether `other` is of this type and equal to this error.
     public func isSame(as other: any CategorizedError) -> Bool { (other as? Self) == self }
 }

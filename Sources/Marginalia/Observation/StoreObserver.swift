@@ -68,24 +68,27 @@ final class StoreObserver: @unchecked Sendable {
     /// Tells each stream of the changes committed after its cursor, read through `connection`.
     func refresh(using connection: StoreConnection) {
         lock.withLock {
-            var events: [ChangeCursor: StoreEvent?] = [:]
-            for (id, subscriber) in subscribers {
-                let event: StoreEvent?
-                if let known = events[subscriber.cursor] {
-                    event = known
-                } else {
-                    do {
-                        event = try Self.event(after: subscriber.cursor, in: connection)
-                    } catch {
-                        // Nothing was announced and the cursor stays: the next refresh reads these changes again.
-                        refreshWanted = true
-                        continue
+            guard !subscribers.isEmpty else { return }
+            do {
+                // The log's cursor once; each stream's event from its own cursor up to it (one query for streams
+                // that stand at the same cursor).
+                let current = try connection.log.cursor()
+                var events: [ChangeCursor: StoreEvent?] = [:]
+                for (id, subscriber) in subscribers {
+                    let event: StoreEvent?
+                    if let known = events[subscriber.cursor] {
+                        event = known
+                    } else {
+                        event = try Self.event(from: subscriber.cursor, to: current, in: connection)
+                        events[subscriber.cursor] = event
                     }
-                    events[subscriber.cursor] = event
+                    guard let event else { continue }
+                    subscribers[id]?.cursor = event.cursor
+                    subscriber.continuation.yield(event)
                 }
-                guard let event else { continue }
-                subscribers[id]?.cursor = event.cursor
-                subscriber.continuation.yield(event)
+            } catch {
+                // What was not announced keeps its cursor: the next refresh reads these changes again.
+                refreshWanted = true
             }
         }
     }
@@ -123,9 +126,9 @@ final class StoreObserver: @unchecked Sendable {
         }
     }
 
-    /// The event for the changes after `cursor`, or nil when there are none.
-    private static func event(after cursor: ChangeCursor, in connection: StoreConnection) throws -> StoreEvent? {
-        let current = try connection.log.cursor()
+    /// The event for the changes after `cursor` up to `current`, or nil when there are none.
+    private static func event(from cursor: ChangeCursor, to current: ChangeCursor,
+                              in connection: StoreConnection) throws -> StoreEvent? {
         guard current.log == cursor.log else {
             return StoreEvent(cursor: current, annotationIDs: [], positionDocuments: [], logReplaced: true)
         }

@@ -22,6 +22,7 @@ public struct SyncFolderError: CategorizedError, Equatable {
         self.reason = reason
     }
 
+    /// What kind of failure this is for the store's error: a newer folder, or one that is not a sync folder.
     public var category: MarginaliaError.Category { kind == .newerVersion ? .newerVersion : .invalidData }
 
     /// The refusal in words: the file and the reason.

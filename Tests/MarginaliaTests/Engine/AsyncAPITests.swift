@@ -10,6 +10,13 @@ import Testing
 
     /// An archive of `count` bookmarks made on a store of its own.
     func archive(_ directory: TemporaryDirectory, count: Int) throws -> String {
+        try Self.bookmarkArchive(directory, count: count, source: source)
+    }
+
+    /// An archive of `count` bookmarks on passage `luceafarul.1` of `source`, made on a store of its own.
+    static func bookmarkArchive(_ directory: TemporaryDirectory, count: Int, source: ContentSource) throws
+        -> String
+    {
         let laptop = try makeStore(directory, source: source, name: "laptop.db")
         try laptop.batch {
             for _ in 0..<count { try laptop.createAnnotation(.bookmark, at: AnchorRequest(passage: "luceafarul.1")) }
@@ -113,12 +120,7 @@ import Testing
 
     @Test func aWriteMadeWhileAnImportStagesItsFileDoesNotWaitForIt() throws {
         let directory = try TemporaryDirectory()
-        let laptop = try makeStore(directory, source: source, name: "laptop.db")
-        try laptop.batch {
-            for _ in 0..<3000 { try laptop.createAnnotation(.bookmark, at: AnchorRequest(passage: "luceafarul.1")) }
-        }
-        let archive = directory.path("laptop.jsonl.gz")
-        try laptop.exportArchive(toFile: archive)
+        let archive = try AsyncAPITests.bookmarkArchive(directory, count: 3000, source: source)
         let store = try makeStore(directory, source: source, name: "phone.db")
         let written = WriteDuringWork()
         // While the file is being read: a write from another thread, as the UI's would be, must finish now.
