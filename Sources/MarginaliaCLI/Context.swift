@@ -92,8 +92,12 @@ final class Context {
         return store
     }
 
-    /// Says on stderr, once, how a read made an older store readable: the one write a read may make.
+    /// Says on stderr, once, how opening the store changed it: an interrupted import finished, an older store made
+    /// readable (the writes a read may make).
     private func reportUpgrade(of store: AnnotationStore) {
+        for archive in store.finishedImports {
+            console.err("Finished the import of \(archive) that was stopped midway")
+        }
         guard let upgrade = store.schemaUpgrade else { return }
         switch upgrade.kind {
         case .inPlace:

@@ -10,6 +10,8 @@ struct StagedArchive {
     /// once, or `temp` when the connection was in a transaction already (ATTACH and DETACH cannot run in one),
     /// emptied row by row.
     let schema: String
+    /// How many of the staged changes were marked `known` when staged: the store's log held them already.
+    var known = 0
     /// The staged records.
     var table: String { Self.tables(in: schema).staged }
     /// The text of each annotation's state record as the changes rebuild it (`id`, `text`), which the projection

@@ -64,7 +64,7 @@ extension StoreConnection {
                 // Into a store that has them, the changes it holds already are counted, not merged again.
                 let filled = try canFillLog(from: staged, latestAllowed: acceptFuture ? nil : latest)
                     ? try fillLog(from: staged, receipt: try receipt.open(in: self)) : nil
-                let known = filled == nil && !wasEmpty ? try markKnownChanges(staged) : 0
+                let known = filled == nil && !wasEmpty ? try markKnownChanges(staged) + staged.known : 0
                 let plan: ArchiveMergePlan = if let filled {
                     .bulkLoad(filled, rebuiltRecords: staged.rebuiltTable)
                 } else if try projectionIsEmpty() {

@@ -92,11 +92,16 @@ extension AnnotationStore {
         try engine.write { try $0.merge(changes) }
     }
 
-    /// Merges another machine's archive into this store, in one transaction, after validating the whole file.
+    /// Merges another machine's archive into this store, after validating the whole file.
     ///
-    /// The file is read, inflated, checked and staged by a connection of its own, in a private file beside the
-    /// store, while other writes go on; only the merge that follows holds the store's writer (and it is one
-    /// transaction: all of the file or nothing).
+    /// The file is read, inflated, checked (against the store's log too) and staged by a connection of its own, in
+    /// a private file beside the store, while other writes go on; a file invalid anywhere changes nothing. The
+    /// merge that follows holds the store's writer in short steps (each a transaction of its own, about 20 ms),
+    /// so that the app's writes go on between them; it keeps the staged file beside the store until the last
+    /// step, and if it is stopped midway (a crash, a kill, a full disk, `close()`), the next open of the store
+    /// finishes it first: once the store is open again, the import is there whole or not at all. Once the merge
+    /// has begun, a progress handler can no longer stop it. Into an empty store, and as a dry run, the merge is
+    /// one transaction.
     /// - Parameter dryRun: report what would happen, and write nothing.
     /// - Throws: `MarginaliaError` (`.invalidData` naming the file, line and reason).
     /// - Parameter acceptFuture: merge changes dated more than a day ahead of this machine's clock at once, instead
@@ -130,12 +135,17 @@ extension AnnotationStore {
             throw MarginaliaError(error)
         }
         defer { staging.remove() }
+        if !dryRun && !staging.staged.forEmptyStore {
+            return try importInSteps(staging, acceptFuture: acceptFuture, limits: limits,
+                                     progress: progress ?? progressHandler)
+        }
         return try engine.write(progress: progress) { writer in
             try staging.attached(to: writer) {
                 try writer.importStaged(staging.staged, dryRun: dryRun, acceptFuture: acceptFuture, limits: limits)
             }
         }
     }
+
 
     /// The changes held in quarantine (dated ahead of this machine's clock when they arrived), oldest first.
     public func quarantinedChanges() throws -> [QuarantinedChange] {

@@ -69,6 +69,10 @@ public final class AnnotationStore: Sendable {
     /// upgrades it as a matter of course).
     public var schemaUpgrade: SchemaUpgrade? { engine.schemaUpgrade }
 
+    /// The archives whose imports had been stopped midway (a crash, a kill, the store closed) and that opening the
+    /// store finished, before anything else could read it; usually none.
+    public var finishedImports: [String] { engine.finishedImports }
+
     /// This store's device id: the `device` of every change it makes.
     public var deviceID: String { engine.deviceID }
 

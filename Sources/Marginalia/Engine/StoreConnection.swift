@@ -32,6 +32,8 @@ final class StoreConnection {
     var content: ContentInfo?
     /// How the store, of an older schema, was made readable when this connection opened it to read.
     var schemaUpgrade: SchemaUpgrade?
+    /// The archives whose interrupted imports were finished when the store was opened (`PendingImport`).
+    var finishedImports: [String] = []
     /// Called every so many items by long operations (export, import, anchor checks), to show progress.
     var progressHandler: ProgressHandler?
 
@@ -86,7 +88,17 @@ final class StoreConnection {
                                        configuration: configuration, upgraded: { upgrade = $0 })
         let store = try StoreConnection(database: db, path: path, wallClock: wallClock)
         store.schemaUpgrade = upgrade
-        if access != .readOnly { try store.releaseDueQuarantine() }
+        if access != .readOnly {
+            try store.releaseDueQuarantine()
+            store.finishedImports = store.finishInterruptedImportsIfAble()
+        } else if !alreadyOpen, path != ":memory:", try store.hasInterruptedImports(),
+                  PendingImport.mayFinish(store: path) {
+            // Like a migration, finishing an interrupted import is the one write a read may make: the store is then
+            // read whole, as it will be from now on.
+            let writer = try open(path: path, access: .readWrite, wallClock: wallClock, vfs: vfs,
+                                  configuration: configuration)
+            store.finishedImports = writer.finishedImports
+        }
         return store
     }
 

@@ -21,6 +21,8 @@ final class StoreEngine: @unchecked Sendable {
     /// Guards everything below it.
     private let state = NSLock()
     private var writerOwner: pthread_t?
+    /// Threads waiting for the writer now.
+    private var waitingWriters = 0
     private var closed = false
     private var idle: [StoreConnection] = []
     /// The content every connection should have attached, and a count of how often it changed.
@@ -48,6 +50,7 @@ final class StoreEngine: @unchecked Sendable {
         self.vfs = vfs
         self.configuration = configuration
         schemaUpgrade = writer.schemaUpgrade
+        finishedImports = writer.finishedImports
         sharedPath = writer.path == ":memory:" ? nil : writer.path
         cachedDeviceID = writer.deviceID
         observer = StoreObserver(pollMicroseconds: configuration.eventPollMicroseconds)
@@ -65,7 +68,9 @@ final class StoreEngine: @unchecked Sendable {
     /// Runs `body` with the writer, after any other write has ended; errors become `MarginaliaError`s.
     /// - Parameter progress: this call's own progress handler, in place of the store-wide one.
     func write<T>(progress: ProgressHandler? = nil, _ body: (StoreConnection) throws -> T) throws -> T {
+        state.withLock { waitingWriters += 1 }
         writerLock.lock()
+        state.withLock { waitingWriters -= 1 }
         writerDepth += 1
         if writerDepth == 1 { state.withLock { writerOwner = pthread_self() } }
         defer {
@@ -91,6 +96,17 @@ final class StoreEngine: @unchecked Sendable {
             return result
         } catch {
             throw MarginaliaError(error)
+        }
+    }
+
+    /// Lets the threads waiting for the writer now have it first: what a long write made of steps calls between
+    /// two of them. A lock lets the thread that released it take it again at once, ahead of the threads it woke,
+    /// so without this the steps would follow each other and the app's writes would wait for them all.
+    /// Waits `limit` at most.
+    func yieldToWaitingWriters(limit: Duration = .seconds(1)) {
+        let deadline = ContinuousClock.now + limit
+        while state.withLock({ waitingWriters > 0 }) && ContinuousClock.now < deadline {
+            usleep(100)
         }
     }
 
@@ -175,6 +191,8 @@ final class StoreEngine: @unchecked Sendable {
     var deviceID: String { state.withLock { cachedDeviceID } }
     /// How the store, of an older schema, was made readable when it was opened to read.
     let schemaUpgrade: SchemaUpgrade?
+    /// The interrupted imports that opening the store finished.
+    let finishedImports: [String]
     var content: ContentInfo? { state.withLock { cachedContent } }
     var clockWarnings: [ClockWarning] { state.withLock { cachedClockWarnings } }
 

@@ -109,6 +109,28 @@ package final class TemporaryFile: @unchecked Sendable {
         try FileSync.syncDirectory(containing: destination)
     }
 
+    /// Flushes the file, renames it to `destination` and flushes the directory, like `moveIntoPlace`, but keeps it
+    /// locked: the descriptor holding the `flock` is handed to the caller, who closes it when done. The file leaves
+    /// the registry (an interruption no longer removes it) and, under a name not of a temporary file's pattern,
+    /// `removeStale` leaves it alone: what outlives this process is the caller's to find.
+    package func keepLocked(as destination: String) throws -> Int32 {
+        try sync()
+        state.lock()
+        defer { state.unlock() }
+        guard descriptor >= 0 else { throw IOError.closed(path) }
+        guard rename(path, destination) == 0 else { throw IOError.posix("rename", path: destination) }
+        let kept = descriptor
+        descriptor = -1
+        CleanupRegistry.shared.remove(self)
+        do {
+            try FileSync.syncDirectory(containing: destination)
+        } catch {
+            try? SystemIO.close(kept, path: destination)
+            throw error
+        }
+        return kept
+    }
+
     /// Removes the file and its SQLite side files, if they are still there; removing twice does nothing.
     package func remove() {
         state.lock()

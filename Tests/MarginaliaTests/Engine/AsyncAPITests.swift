@@ -135,6 +135,25 @@ import Testing
         #expect(try store.annotations().count == 3001)
         #expect(try store.verify().isHealthy)
     }
+
+    /// The merge runs in short steps: a write made between two of them goes in at once, and the import goes on.
+    @Test func aWriteMadeWhileAnImportMergesDoesNotWaitForTheWholeMerge() throws {
+        let directory = try TemporaryDirectory()
+        let archive = try AsyncAPITests.bookmarkArchive(directory, count: 6000, source: source)
+        let store = try makeStore(directory, source: source, name: "phone.db")
+        try store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.1"), note: "mine")
+        let written = WriteDuringWork()
+        store.progressHandler = written.handler(at: "importing changes", done: nil) {
+            try store.createAnnotation(.bookmark, at: AnchorRequest(passage: "luceafarul.1")).id
+        }
+        let report = try store.importArchive(path: archive)
+        written.settle()
+        #expect(written.finishedInTime, "the write waited for the whole merge")
+        #expect(report.newChanges == 6000 && report.changesRead == 6000)
+        #expect(try store.annotations().count == 6002)
+        #expect(try store.verify().isHealthy)
+        #expect(try store.receipts().last?.newChanges == 6000)
+    }
 }
 
 /// A write made from another thread, as the UI's would be, at one progress point of long work on the same store:
@@ -151,13 +170,15 @@ final class WriteDuringWork: @unchecked Sendable {
     /// Whether the write finished while the work waited for it at its progress point.
     var finishedInTime: Bool { lock.withLock { finished } }
 
-    /// A progress handler that, at the first report of `task` with `done`, runs `write` on another thread and
-    /// waits (10 s at most) for it to finish before the work goes on.
-    func handler(at task: String, done count: Int, _ write: @escaping @Sendable () throws -> String)
+    /// A progress handler that, at the first report of `task` with `done` (any, when nil), runs `write` on another
+    /// thread and waits (10 s at most) for it to finish before the work goes on.
+    func handler(at task: String, done count: Int?, _ write: @escaping @Sendable () throws -> String)
         -> ProgressHandler
     {
         { [self] report in
-            guard report.task == task, report.done == count, lock.withLock({ !started }) else { return .proceed }
+            guard report.task == task, count == nil || report.done == count, lock.withLock({ !started }) else {
+                return .proceed
+            }
             lock.withLock { started = true }
             Thread { [self] in
                 let made = try? write()
