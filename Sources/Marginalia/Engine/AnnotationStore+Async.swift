@@ -91,7 +91,7 @@ extension AnnotationStore {
     public func sync(folder: String, compact: Bool = false,
                      progress: ProgressHandler? = nil) async throws -> SyncReport {
         try await Self.offActor(progress: progress) { handler in
-            try self.engine.write(progress: handler) { try $0.sync(folder: folder, compact: compact) }
+            try self.sync(folder: folder, compact: compact, progress: handler)
         }
     }
 

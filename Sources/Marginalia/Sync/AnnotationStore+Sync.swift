@@ -8,13 +8,41 @@ extension AnnotationStore {
     /// writes nothing. The folder's manifest is created by the first round; a folder of a newer format is
     /// refused untouched.
     ///
+    /// The folder is read and every file checked on a reader, without the writer; the writer is then taken for
+    /// each file's merge on its own, and once more to write this store's segment (and compact), so that the app's
+    /// writes go on between them. Progress is told after each file ("applying sync files"); a stop then ends the
+    /// round before it writes anything of its own, and the next round goes on from there.
+    ///
     ///     let report = try store.sync(folder: "/home/ana/Sync/marginalia")
     ///     for file in report.pending { print("waiting for \(file)") }
     /// - Parameter compact: fold this store's own segments into one (done anyway beyond 64 of them).
     /// - Throws: `MarginaliaError`: `.invalidArgument` for a store inside the folder, `.newerVersion` for a folder
     ///   of a newer format, `.notFound` for a missing folder, `.io` when a file cannot be written.
     public func sync(folder: String, compact: Bool = false) throws -> SyncReport {
-        try engine.write { try $0.sync(folder: folder, compact: compact) }
+        try sync(folder: folder, compact: compact, progress: nil)
+    }
+
+    /// `sync(folder:compact:)` with `progress` in place of the store-wide progress handler when given.
+    func sync(folder: String, compact: Bool, progress: ProgressHandler?) throws -> SyncReport {
+        // A store in memory has no readers beside its writer; a thread inside a batch holds the writer already.
+        guard path != ":memory:", !engine.currentThreadWrites else {
+            return try engine.write(progress: progress) { try $0.sync(folder: folder, compact: compact) }
+        }
+        var round = try engine.read(progress: progress) { try $0.readFolder(folder) }
+        guard round.report.manifestPending == nil else { return round.report }
+        let handler = progress ?? progressHandler
+        for (index, segment) in round.segments.enumerated() {
+            engine.yieldToWaitingWriters()
+            try engine.write(progress: progress) { try $0.applySegment(segment, in: &round) }
+            do {
+                try StoreConnection.reportProgress(to: handler, "applying sync files", done: index + 1,
+                                                   total: round.segments.count, every: 1)
+            } catch {
+                throw MarginaliaError(error)
+            }
+        }
+        engine.yieldToWaitingWriters()
+        return try engine.write(progress: progress) { try $0.publish(&round, compact: compact) }
     }
 
     /// Refuses a store path inside `folder` before the store is opened or created there: a sync tool that copies

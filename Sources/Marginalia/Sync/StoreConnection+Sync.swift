@@ -4,6 +4,31 @@ import Glibc
 import Darwin
 #endif
 
+/// A sync round under way: what reading the folder found, and what applying it has reported so far.
+struct SyncRound {
+    /// A whole file `readFolder` read, to apply.
+    struct Segment {
+        /// Its device's place in `report.devices`.
+        var deviceIndex: Int
+        var device: String
+        var name: String
+        /// Its path inside the folder.
+        var relative: String
+        var contents: SegmentContents
+    }
+
+    let folder: SyncFolder
+    var report: SyncReport
+    /// The store's log, as its segments name it (its creation time).
+    let log: String
+    var segments: [Segment] = []
+    /// Why this store takes its own directory to be written by a copy of it too, when it does.
+    var cloneEvidence: String?
+}
+
+@available(*, unavailable)
+extension SyncRound: Sendable {}
+
 /// One sync round through a shared folder (see `SyncFormat` for the layout).
 extension StoreConnection {
     /// A file this store wrote or applied, as `sync_files` records it.
@@ -16,26 +41,38 @@ extension StoreConnection {
 
     /// Reads what is new in the folder, merges it, then writes one segment of what the folder does not hold of
     /// this store's log yet (none when nothing is new), and compacts its own segments when asked or when more
-    /// than `SyncFormat.compactionThreshold` of them are there.
+    /// than `SyncFormat.compactionThreshold` of them are there: `readFolder`, `applySegment` for each file it
+    /// found, and `publish`, on this one connection. `AnnotationStore.sync` runs the same three steps, the first
+    /// on a reader and each of the others under the writer on its own.
     func sync(folder path: String, compact: Bool) throws -> SyncReport {
+        var round = try readFolder(path)
+        guard round.report.manifestPending == nil else { return round.report }
+        for segment in round.segments { try applySegment(segment, in: &round) }
+        return try publish(&round, compact: compact)
+    }
+
+    /// The first step of a round: checks the folder and its manifest, then reads and checks every file of the
+    /// other devices' directories (and of this store's own) that this store has not applied or written yet, in
+    /// full. It reads the store and writes nothing to it; the manifest is created when the folder has none.
+    func readFolder(_ path: String) throws -> SyncRound {
         let folder = try SyncFolder(path: path)
         try folder.refuseStore(at: self.path)
         // The manifest first: a folder of a newer format is left untouched.
-        var report = SyncReport(folder: folder.root, deviceID: deviceID)
+        // Read from the store, not from this connection: a reader's copy may be older than a renewal.
+        let deviceID = try db.text(sql: "SELECT value FROM meta WHERE key = 'device_id'") ?? deviceID
+        var round = SyncRound(folder: folder, report: SyncReport(folder: folder.root, deviceID: deviceID),
+                              log: try db.text(sql: "SELECT value FROM meta WHERE key = 'created_at'") ?? "")
         do {
-            report.createdManifest = try folder.checkManifest()
+            round.report.createdManifest = try folder.checkManifest()
         } catch is SyncFolder.ManifestPending {
-            report.manifestPending = SyncFileIssue(
+            round.report.manifestPending = SyncFileIssue(
                 path: SyncFormat.manifestName,
                 reason: "does not read whole (a sync tool may still be copying it): nothing was read or written")
-            return report
+            return round
         }
-        let log = try db.text(sql: "SELECT value FROM meta WHERE key = 'created_at'") ?? ""
-        var known = try knownFiles()
-        var cloneEvidence: String?
+        let known = try knownFiles()
         // Temporary files this store's own interrupted rounds left (their lock is free); never anyone else's.
         TemporaryFile.removeStale(inDirectory: folder.directory(of: deviceID))
-
         for device in try folder.deviceDirectories() {
             var deviceReport = SyncDeviceReport(device: device)
             let directory = folder.directory(of: device)
@@ -57,23 +94,45 @@ extension StoreConnection {
                 case .pending(let reason):
                     deviceReport.pending.append(SyncFileIssue(path: relative, reason: reason))
                 case .whole(let contents):
-                    if device == deviceID, try isOwnInterruptedWrite(contents, log: log) {
-                        // Written by this store in a round that stopped before recording it.
-                        try record(device: device, name: name, contents: contents, written: true)
-                        known["\(device)/\(name)"] = KnownFile(size: contents.size, written: true, log: log,
-                                                              lastSequence: contents.header?.lastSequence ?? 0)
-                        continue
-                    }
-                    if device == deviceID && cloneEvidence == nil {
-                        cloneEvidence = "\(relative) is in this store's own directory but was not written by it"
-                    }
-                    try apply(contents, device: device, name: name, relative: relative, into: &deviceReport,
-                              syncReport: &report)
+                    round.segments.append(SyncRound.Segment(deviceIndex: round.report.devices.count, device: device,
+                                                            name: name, relative: relative, contents: contents))
                 }
             }
-            report.devices.append(deviceReport)
+            round.report.devices.append(deviceReport)
         }
+        return round
+    }
 
+    /// Applies one file `readFolder` found, in one transaction: another device's changes are merged, and a file
+    /// in this store's own directory is recorded when it wrote it itself in a round that stopped before recording
+    /// it, or else taken for evidence that a copy of this store writes under its id. A file that another round
+    /// applied meanwhile is left.
+    func applySegment(_ segment: SyncRound.Segment, in round: inout SyncRound) throws {
+        let recorded = try db.int(sql: "SELECT size FROM sync_files WHERE device = ? AND name = ?",
+                                  arguments: [segment.device, segment.name])
+        if recorded == segment.contents.size { return }
+        if segment.device == deviceID, try isOwnInterruptedWrite(segment.contents, log: round.log) {
+            try record(device: segment.device, name: segment.name, contents: segment.contents, written: true)
+            return
+        }
+        if segment.device == deviceID && round.cloneEvidence == nil {
+            round.cloneEvidence = "\(segment.relative) is in this store's own directory but was not written by it"
+        }
+        var deviceReport = round.report.devices[segment.deviceIndex]
+        try apply(segment.contents, device: segment.device, name: segment.name, relative: segment.relative,
+                  into: &deviceReport, syncReport: &round.report)
+        round.report.devices[segment.deviceIndex] = deviceReport
+    }
+
+    /// The last step of a round: takes a new device id if a copy of this store writes under its own, writes one
+    /// segment of what the folder does not hold of this store's log yet, and compacts its own segments when
+    /// asked or when there are more than `SyncFormat.compactionThreshold` of them.
+    func publish(_ round: inout SyncRound, compact: Bool) throws -> SyncReport {
+        let folder = round.folder
+        let log = round.log
+        var report = round.report
+        var cloneEvidence = round.cloneEvidence
+        var known = try knownFiles()
         // A copy of this store (same device id) writes into the same directory: take a new id before writing.
         if report.renewedFromDeviceID == nil {
             let newest = try db.int(sql: "SELECT coalesce(max(seq), 0) FROM changes") ?? 0

@@ -56,6 +56,30 @@ import Testing
         #expect(written.bytes < 8 * 1024)
     }
 
+    /// The folder is read without the writer and each file merged in a transaction of its own: a write made
+    /// between two files goes in at once, and the round goes on.
+    @Test func aWriteMadeDuringARoundDoesNotWaitForTheWholeRound() throws {
+        let setup = try Setup()
+        let phone = try setup.store("phone")
+        for name in ["laptop", "tablet", "desktop"] {
+            let other = try setup.store(name)
+            _ = try setup.note(other, "din \(name)")
+            _ = try SyncChecks.round(other, folder: setup.folder)
+        }
+        let written = WriteDuringWork()
+        phone.progressHandler = written.handler(at: "applying sync files", done: 1) {
+            try phone.createAnnotation(.bookmark, at: AnchorRequest(passage: "luceafarul.1")).id
+        }
+        let report = try phone.sync(folder: setup.folder)
+        written.settle()
+        #expect(written.finishedInTime, "the write waited for the whole round")
+        #expect(report.changesApplied == 3)
+        // The segment the round wrote holds the log after the round's merges: the three changes merged, and the
+        // write made during the round.
+        #expect(report.written?.changes == 4)
+        #expect(try phone.annotations().count == 4)
+    }
+
     @Test func twoStoresMeetAndReadOnlyWhatIsNew() throws {
         let setup = try Setup()
         let laptop = try setup.store("laptop")
