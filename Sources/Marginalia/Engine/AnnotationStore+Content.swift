@@ -100,8 +100,8 @@ extension AnnotationStore {
     /// so that the app's writes go on between them; it keeps the staged file beside the store until the last
     /// step, and if it is stopped midway (a crash, a kill, a full disk, `close()`), the next open of the store
     /// finishes it first: once the store is open again, the import is there whole or not at all. Once the merge
-    /// has begun, a progress handler can no longer stop it. Into an empty store, and as a dry run, the merge is
-    /// one transaction.
+    /// has begun, a progress handler can no longer stop it. Into an empty store, the merge is one transaction. A
+    /// dry run never takes the writer: it imports into a private copy of the store, beside it, and rolls back.
     /// - Parameter dryRun: report what would happen, and write nothing.
     /// - Throws: `MarginaliaError` (`.invalidData` naming the file, line and reason).
     /// - Parameter acceptFuture: merge changes dated more than a day ahead of this machine's clock at once, instead
@@ -123,6 +123,9 @@ extension AnnotationStore {
                 try $0.importArchive(path: path, dryRun: dryRun, acceptFuture: acceptFuture, limits: limits)
             }
         }
+        if dryRun {
+            return try dryRunImport(path: path, acceptFuture: acceptFuture, limits: limits, progress: progress)
+        }
         let staging: StagingFile
         do {
             let forEmptyStore = try engine.read { try $0.changeCount() == 0 }
@@ -135,13 +138,13 @@ extension AnnotationStore {
             throw MarginaliaError(error)
         }
         defer { staging.remove() }
-        if !dryRun && !staging.staged.forEmptyStore {
+        if !staging.staged.forEmptyStore {
             return try importInSteps(staging, acceptFuture: acceptFuture, limits: limits,
                                      progress: progress ?? progressHandler)
         }
         return try engine.write(progress: progress) { writer in
             try staging.attached(to: writer) {
-                try writer.importStaged(staging.staged, dryRun: dryRun, acceptFuture: acceptFuture, limits: limits)
+                try writer.importStaged(staging.staged, dryRun: false, acceptFuture: acceptFuture, limits: limits)
             }
         }
     }

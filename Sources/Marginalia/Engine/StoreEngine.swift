@@ -37,6 +37,8 @@ final class StoreEngine: @unchecked Sendable {
     /// The store's file, or nil for one that readers cannot share (in memory).
     private let sharedPath: String?
     private let wallClock: @Sendable () -> Int64
+    /// The wall clock the store's connections stamp changes with.
+    var wallClockSource: @Sendable () -> Int64 { wallClock }
     /// The SQLite VFS every connection opens through (nil: the default one).
     private let vfs: String?
     let observer: StoreObserver

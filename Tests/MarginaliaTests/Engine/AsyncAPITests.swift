@@ -136,6 +136,29 @@ import Testing
         #expect(try store.verify().isHealthy)
     }
 
+    /// A dry run imports into a private copy of the store: the store's writer is never taken, and what it reports
+    /// is what the import then does.
+    @Test func aDryRunNeverTakesTheWriter() throws {
+        let directory = try TemporaryDirectory()
+        let archive = try AsyncAPITests.bookmarkArchive(directory, count: 3000, source: source)
+        let store = try makeStore(directory, source: source, name: "phone.db")
+        try store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.1"), note: "mine")
+        let written = WriteDuringWork()
+        store.progressHandler = written.handler(at: "importing changes", done: nil) {
+            try store.createAnnotation(.bookmark, at: AnchorRequest(passage: "luceafarul.1")).id
+        }
+        let preview = try store.importArchive(path: archive, dryRun: true)
+        written.settle()
+        store.progressHandler = nil
+        #expect(written.finishedInTime, "the write waited for the dry run")
+        #expect(try store.annotations().count == 2)
+        let report = try store.importArchive(path: archive)
+        #expect(preview.merge == report.merge && preview.newChanges == 3000)
+        let name = store.path.split(separator: "/").last.map(String.init) ?? ""
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path("."))
+            .filter { $0.contains(name) && $0.contains("dryrun") } == [])
+    }
+
     /// The merge runs in short steps: a write made between two of them goes in at once, and the import goes on.
     @Test func aWriteMadeWhileAnImportMergesDoesNotWaitForTheWholeMerge() throws {
         let directory = try TemporaryDirectory()
