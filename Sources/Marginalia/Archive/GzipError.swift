@@ -2,7 +2,7 @@
 ///
 /// Reading refuses anything that is not exactly one complete, intact gzip member: each case names what the user
 /// handed over, so the message can tell them what went wrong.
-public enum GzipError: CategorizedError, Equatable {
+package enum GzipError: CategorizedError, Equatable {
     /// The file holds no bytes at all.
     case emptyFile
     /// The file starts with the SQLite header: the user picked a database instead of an archive.
@@ -35,7 +35,7 @@ public enum GzipError: CategorizedError, Equatable {
     case alreadyFinished
 
     /// The problem in words.
-    public var description: String {
+    package var description: String {
         switch self {
         case .emptyFile:
             return "empty file"
@@ -71,7 +71,7 @@ public enum GzipError: CategorizedError, Equatable {
     }
 
     /// What kind of failure this is for the store's error: the input's fault, but for a misused stream.
-    public var category: MarginaliaError.Category {
+    package var category: MarginaliaError.Category {
         switch self {
         case .alreadyFinished: return .io
         default: return .invalidData

@@ -1,21 +1,3 @@
-/// What one change did to the current tables.
-public struct ProjectionEffect: Equatable, Sendable {
-    /// The change made a new annotation appear.
-    public var created = false
-    /// The change altered an existing annotation or position.
-    public var updated = false
-    /// The change turned an annotation into a tombstone.
-    public var deleted = false
-    /// Fields that kept a newer value instead of the change's (conflicts resolved by last writer wins).
-    public var conflicts: [MergeConflict] = []
-    /// The change refers to an annotation whose create change this store has not seen yet; it waits in the
-    /// log and is applied when the create arrives.
-    public var pending = false
-
-    /// An effect of nothing: no row created, altered or deleted.
-    package init() {}
-}
-
 extension StoreConnection {
     /// Gives the store a new device id for its future changes, and returns it: changes made under its old id
     /// were found elsewhere (the store was copied to another machine). Call it inside the write transaction; the

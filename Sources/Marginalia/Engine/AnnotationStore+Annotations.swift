@@ -188,7 +188,7 @@ extension AnnotationStore {
     public func searchNotes(_ text: String, limit: Int = 20, matchingInflections: Bool = false) throws
         -> [Annotation]
     {
-        try engine.read { try $0.searchNotes(text, limit: limit, matchingInflections: matchingInflections) }
+        try engine.read { try $0.search.notes(text, limit: limit, matchingInflections: matchingInflections) }
     }
 
     /// Checks the store: SQLite's integrity check, that the log is intact and append-only, and that replaying the

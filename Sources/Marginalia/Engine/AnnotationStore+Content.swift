@@ -51,7 +51,9 @@ extension AnnotationStore {
                               matchingInflections: Bool = false) throws -> [SearchHit]
     {
         try engine.read {
-            try $0.searchContent(text, limit: limit, markers: markers, matchingInflections: matchingInflections)
+            _ = try $0.requireContent()
+            return try $0.search.content(text, limit: limit, markers: markers,
+                                         matchingInflections: matchingInflections)
         }
     }
 }
@@ -200,5 +202,5 @@ extension AnnotationStore {
 
 extension AnnotationStore {
     /// The statement content search runs, for the benchmark that runs it through the C API.
-    package static var contentSearchSQL: String { StoreConnection.contentSearchSQL }
+    package static var contentSearchSQL: String { Search.contentSQL }
 }

@@ -174,7 +174,7 @@ extension StoreConnection {
                     """,
                 arguments: [Int64(index + 1), annotation.anchor.quote, annotation.note])
         }
-        let rows = try runSearch(query: text) {
+        let rows = try Search.run(query: text) {
             try db.fetchAll(
                 sql: "SELECT rowid FROM temp.notes_as_of WHERE notes_as_of MATCH ? ORDER BY rank",
                 arguments: [query.expression]) { try $0.int(0) }
