@@ -76,96 +76,14 @@ extension StoreConnection {
                       future: FutureChanges, plan: ArchiveMergePlan,
                       records: ((ArchiveRecord, Int) throws -> Void) throws -> ArchiveSummary) throws -> MergeResult
     {
-        var report = ImportReport()
-        (report.changesRead, report.newChanges) = plan.alreadyMerged
-        report.duplicates = report.changesRead - report.newChanges
-        var sawOwnDevice = false
-        if case .bulkLoad(let filled, _) = plan { sawOwnDevice = filled.sawOwnDevice }
-        var checkRecords = checkState
-        var annotationsChecked = 0
-        var positionsChecked = 0
-        var projectAtEnd = plan.projectsOnce
-        var batch: [(change: Change, line: Int)] = []
-        func mergeBatch() throws {
-            if !batch.isEmpty {
-                do {
-                    try merge(batch, receipt: receipt, into: &report.merge, future: future,
-                              sawOwnDevice: &sawOwnDevice, project: !projectAtEnd)
-                } catch let conflict as ChangeConflict {
-                    throw ArchiveError(file: path, line: conflict.position, kind: .conflict, reason: conflict.reason)
-                }
-                batch.removeAll(keepingCapacity: true)
-                try reportProgress("importing changes", done: report.changesRead, every: 1)
-            }
-        }
-        /// Ends the changes: the whole log is projected now, if it was put off.
-        func endChanges() throws {
-            try mergeBatch()
-            if projectAtEnd {
-                let kept = checkRecords && live == nil ? plan.rebuiltRecords : nil
-                // Every annotation row is new: the document and passage indexes are built once they are all in.
-                try buildingIndexesAfter(on: "annotations") {
-                    try projectWholeLog(into: &report.merge,
-                                        keepingRecordsIn: kept.map { ($0, ArchiveFormat.annotationRecordLeading) })
-                }
-                projectAtEnd = false
-            }
-        }
-        var states: [(id: String, record: StateRecord, line: Int)] = []
-        func checkStates() throws {
-            guard !states.isEmpty else { return }
-            try checkAnnotationStates(states, comparingWith: live, file: path)
-            annotationsChecked += states.count
-            states.removeAll(keepingCapacity: true)
-        }
-        let summary = try records { record, line in
-            if case .change(let change) = record {
-                batch.append((change, line))
-                if batch.count >= Self.mergeBatchSize { try mergeBatch() }
-                return
-            }
-            // The state records follow every change: the state they describe is complete once these are in.
-            if case .header = record { try mergeBatch() } else { try endChanges() }
-            if report.quarantined > 0 { checkRecords = false }
-            if let state = StateRecord(record) {
-                if checkRecords, let id = state.id {
-                    states.append((id, state, line))
-                    if states.count >= Self.mergeBatchSize { try checkStates() }
-                } else if case .staged(_, let text) = state {
-                    // Not compared with a rebuilt record, it is checked as reading the file would have.
-                    _ = try ArchiveReader.checkedAnnotation(text, line: line, file: path)
-                }
-                return
-            }
-            try checkStates()
-            switch record {
-            case .header(let header):
-                // A partial archive's state cannot be rebuilt from its changes alone.
-                checkRecords = checkRecords && !header.partial
-                if case .bulkLoad = plan { try endChanges() }
-            case .change:
-                break
-            case .annotation, .annotationText:
-                break
-            case .position(let object):
-                guard checkRecords else { return }
-                try checkPositionState(object, comparingWith: live, file: path, line: line)
-                positionsChecked += 1
-            }
-        }
-        try endChanges()
-        if report.quarantined > 0 { checkRecords = false }
-        try checkStates()
-        report.header = summary.header
-        if checkRecords { try checkRebuiltState(against: summary, comparingWith: live, file: path) }
-        var verification = ArchiveVerification(summary: summary)
-        verification.annotationsChecked = annotationsChecked
-        verification.positionsChecked = positionsChecked
-        return MergeResult(report: report, verification: verification, sawOwnDevice: sawOwnDevice)
+        let merge = RecordMerge(store: self, file: path, receipt: receipt, checkState: checkState, live: live,
+                                future: future, plan: plan)
+        let summary = try records { record, line in try merge.take(record, line: line) }
+        return try merge.finish(summary)
     }
 
     /// Checks a reading position's state record against the position the changes rebuilt (and `live`'s).
-    private func checkPositionState(_ object: JSONObject, comparingWith live: StoreConnection?, file: String,
+    func checkPositionState(_ object: JSONObject, comparingWith live: StoreConnection?, file: String,
                                     line: Int) throws {
         guard case .string(let document)? = object["document"] else { return }
         func mismatch(_ reason: String) -> ArchiveError {
@@ -181,7 +99,7 @@ extension StoreConnection {
 
     /// Checks, once every record is in, that the state the changes rebuilt is the archive's whole state (and the
     /// live store's), and that they rebuilt the writer's log: the same hash chain.
-    private func checkRebuiltState(against summary: ArchiveSummary, comparingWith live: StoreConnection?,
+    func checkRebuiltState(against summary: ArchiveSummary, comparingWith live: StoreConnection?,
                                    file path: String) throws {
         func mismatch(_ line: Int?, _ reason: String) -> ArchiveError {
             ArchiveError(file: path, line: line, kind: .mismatch, reason: reason)
@@ -214,7 +132,7 @@ extension StoreConnection {
     }
 
     /// Checks a run of annotation state records against this store's rows (and `live`'s), one query for all.
-    private func checkAnnotationStates(_ states: [(id: String, record: StateRecord, line: Int)],
+    func checkAnnotationStates(_ states: [(id: String, record: StateRecord, line: Int)],
                                        comparingWith live: StoreConnection?, file: String) throws {
         let ids = try ProjectionCache.jsonList(states.map(\.id))
         func rows(of store: StoreConnection) throws -> [String: Annotation] {
@@ -263,7 +181,7 @@ extension StoreConnection {
 }
 
 /// An annotation's state record waiting to be checked: parsed, or as the text it was staged as.
-private enum StateRecord {
+enum StateRecord {
     case parsed(JSONObject)
     case staged(id: String, text: String)
 

@@ -29,65 +29,16 @@ extension StoreConnection {
     func merge(_ batch: [(change: Change, line: Int)], receipt: ReceiptSlot,
                into report: inout MergeReport,
                future: FutureChanges, sawOwnDevice: inout Bool, project: Bool = true) throws {
-        let ids = try ProjectionCache.jsonList(batch.map(\.change.changeID))
-        /// The stored text of each change of the batch a statement finds, by change id.
-        func storedByID(sql: String) throws -> [String: [String]] {
-            var found: [String: [String]] = [:]
-            try db.forEachRow(sql: sql, arguments: [ids]) { row in
-                found[try Change.storedID(in: row)] = try Change.storedText(in: row)
-            }
-            return found
-        }
-        var known = try storedByID(
-            sql: "SELECT \(Change.columns) FROM changes WHERE change_id IN (SELECT value FROM json_each(?))")
-        var held = try storedByID(
-            sql: "SELECT \(Change.quarantineColumns) FROM quarantine WHERE change_id IN (SELECT value FROM json_each(?))")
+        var stored = try StoredChanges(of: batch.map(\.change.changeID), in: self)
         var cache = ProjectionCache()
         if project {
             try cache.prepare(batch.compactMap { item in
-                item.change.entity == .annotation && known[item.change.changeID] == nil ? item.change.entityID : nil
+                item.change.entity == .annotation && stored.known[item.change.changeID] == nil
+                    ? item.change.entityID : nil
             }, in: self)
         }
         // First every change is checked, and the new ones go into the log in one statement; then they are applied.
-        var fresh: [(change: Change, fieldsText: String)] = []
-        for (change, line) in batch {
-            report.changesRead += 1
-            let fieldsText = try change.fields.jsonText()
-            let incoming = change.storedText(fieldsText: fieldsText)
-            // Byte for byte: Swift's == on strings is canonical equivalence, which would let an NFD note pass for
-            // the NFC one already stored under the same change id.
-            func same(_ existing: [String]) -> Bool { zip(existing, incoming).allSatisfy { $0.utf8.elementsEqual($1.utf8) } }
-            if let existing = held[change.changeID] {
-                guard same(existing) else {
-                    throw ChangeConflict(
-                        changeID: change.changeID, position: line,
-                        reason: "change \(change.changeID) differs from the change with the same id held in "
-                            + "quarantine")
-                }
-            }
-            if let existing = known[change.changeID] {
-                guard same(existing) else {
-                    throw ChangeConflict(
-                        changeID: change.changeID, position: line,
-                        reason: "change \(change.changeID) differs from the change with the same id already "
-                            + "in the store")
-                }
-                if held.removeValue(forKey: change.changeID) != nil { try unquarantine(change.changeID) }
-                report.duplicates += 1
-                continue
-            }
-            if case .quarantine(let latestAllowed, let source) = future, change.hlc.milliseconds > latestAllowed {
-                if held[change.changeID] == nil {
-                    try quarantine(change, fieldsText: fieldsText, source: source, receipt: try receipt.open(in: self))
-                    held[change.changeID] = incoming
-                }
-                report.quarantined += 1
-                continue
-            }
-            if held.removeValue(forKey: change.changeID) != nil { try unquarantine(change.changeID) }
-            known[change.changeID] = incoming
-            fresh.append((change, incoming[5]))
-        }
+        let fresh = try admit(batch, stored: &stored, receipt: receipt, future: future, into: &report)
         if !fresh.isEmpty { try insert(fresh, receipt: try receipt.open(in: self)) }
         guard project else {
             report.newChanges += fresh.count
@@ -107,5 +58,78 @@ extension StoreConnection {
             if change.device == deviceID { sawOwnDevice = true }
         }
         try cache.flush(to: self)
+    }
+
+    /// Checks each change of `batch` against what the log and the quarantine hold under its id (`stored`), in
+    /// order: counts a duplicate, holds one `future` quarantines, takes out of quarantine one the log holds or
+    /// this merge takes, and returns the new ones, each with its canonical fields JSON.
+    /// - Throws: `ChangeConflict` for a change that differs from the one held under its id.
+    private func admit(_ batch: [(change: Change, line: Int)], stored: inout StoredChanges, receipt: ReceiptSlot,
+                       future: FutureChanges, into report: inout MergeReport) throws
+        -> [(change: Change, fieldsText: String)]
+    {
+        var fresh: [(change: Change, fieldsText: String)] = []
+        for (change, line) in batch {
+            report.changesRead += 1
+            let fieldsText = try change.fields.jsonText()
+            let incoming = change.storedText(fieldsText: fieldsText)
+            try stored.check(change, incoming, line: line)
+            let id = change.changeID
+            if stored.known[id] != nil {
+                if stored.held.removeValue(forKey: id) != nil { try unquarantine(id) }
+                report.duplicates += 1
+                continue
+            }
+            if case .quarantine(let latestAllowed, let source) = future, change.hlc.milliseconds > latestAllowed {
+                if stored.held[id] == nil {
+                    try quarantine(change, fieldsText: fieldsText, source: source, receipt: try receipt.open(in: self))
+                    stored.held[id] = incoming
+                }
+                report.quarantined += 1
+                continue
+            }
+            if stored.held.removeValue(forKey: id) != nil { try unquarantine(id) }
+            stored.known[id] = incoming
+            fresh.append((change, incoming[5]))
+        }
+        return fresh
+    }
+}
+
+/// What the log (`known`) and the quarantine (`held`) hold under the ids of a batch of changes: the stored text of
+/// each, by change id. The merge adds to both as it takes changes in.
+private struct StoredChanges {
+    var known: [String: [String]]
+    var held: [String: [String]]
+
+    init(of ids: [String], in store: StoreConnection) throws {
+        let list = try ProjectionCache.jsonList(ids)
+        func storedByID(sql: String) throws -> [String: [String]] {
+            var found: [String: [String]] = [:]
+            try store.db.forEachRow(sql: sql, arguments: [list]) { row in
+                found[try Change.storedID(in: row)] = try Change.storedText(in: row)
+            }
+            return found
+        }
+        known = try storedByID(
+            sql: "SELECT \(Change.columns) FROM changes WHERE change_id IN (SELECT value FROM json_each(?))")
+        held = try storedByID(
+            sql: "SELECT \(Change.quarantineColumns) FROM quarantine WHERE change_id IN (SELECT value FROM json_each(?))")
+    }
+
+    /// Throws `ChangeConflict` when the quarantine or the log holds another change under `change`'s id than the
+    /// one whose stored text is `incoming`. Byte for byte: Swift's == on strings is canonical equivalence, which
+    /// would let an NFD note pass for the NFC one already stored under the same change id.
+    func check(_ change: Change, _ incoming: [String], line: Int) throws {
+        func same(_ existing: [String]) -> Bool {
+            zip(existing, incoming).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+        }
+        for (stored, place) in [(held, "held in quarantine"), (known, "already in the store")] {
+            if let existing = stored[change.changeID], !same(existing) {
+                throw ChangeConflict(
+                    changeID: change.changeID, position: line,
+                    reason: "change \(change.changeID) differs from the change with the same id \(place)")
+            }
+        }
     }
 }
