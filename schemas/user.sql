@@ -1,7 +1,7 @@
--- Marginalia user database: the readable end state of every migration (schema version 5).
+-- Marginalia user database: the readable end state of every migration (schema version 6).
 --
 --   PRAGMA application_id = 1297237845;  -- 0x4D524755, "MRGU"
---   PRAGMA user_version = 5;
+--   PRAGMA user_version = 6;
 --
 -- The change log `changes` is the source of truth; `annotations`, `positions` and `notes_fts` are its
 -- projection, rebuilt by replaying the log. Nothing here names the content database.
@@ -27,7 +27,10 @@ CREATE TABLE devices (
 -- first row) followed by change_id, hlc, device, entity, entity_id, op and fields in their text forms (the clock
 -- as above, the device by its id), each as its UTF-8 byte length (4 bytes, big-endian) and its bytes. receipt is
 -- the receipt the change arrived by; NULL for a change made on this device. Schema 5 rebuilt the table (hence
--- its quoted name): the clock index holds the clock alone, the entity index the entity id alone.
+-- its quoted name): the clock index holds the clock alone, the entity index the entity id alone. wall (schema 6)
+-- is when the change was made by the wall clock of the device that made it (milliseconds since 1970), what the log
+-- shows as its time; NULL for a change recorded before. When present, the digest covers it too, after fields, as
+-- decimal text.
 CREATE TABLE "changes" (
     seq INTEGER PRIMARY KEY,
     change_id TEXT NOT NULL UNIQUE,
@@ -41,7 +44,7 @@ CREATE TABLE "changes" (
     fields TEXT NOT NULL CHECK (json_valid(fields)),
     digest TEXT NOT NULL CHECK (length(digest) = 64),
     receipt INTEGER REFERENCES receipts (id)
-) STRICT;
+, wall INTEGER CHECK (wall >= 0)) STRICT;
 
 CREATE INDEX changes_by_entity ON changes (entity_id);
 
@@ -141,7 +144,7 @@ CREATE TABLE quarantine (
     fields TEXT NOT NULL CHECK (json_valid(fields)),
     source TEXT NOT NULL,
     seen_at TEXT NOT NULL
-, receipt INTEGER REFERENCES receipts (id)) STRICT, WITHOUT ROWID;
+, receipt INTEGER REFERENCES receipts (id), wall INTEGER CHECK (wall >= 0)) STRICT, WITHOUT ROWID;
 
 CREATE INDEX quarantine_by_clock ON quarantine (hlc);
 

@@ -11,11 +11,13 @@
 /// - 2: the header carries `head` (`seq`, `digest`: the head of the writing store's hash chain, see
 ///   `ChangeDigest`), and the changes are in the log's order (`seq`), so that the changes of a full archive,
 ///   merged into an empty store, rebuild the same chain up to that head.
+/// - 3: a change record carries `madeAt` (ISO 8601, UTC, milliseconds), the wall time of the machine that made
+///   it (`Change.wall`), when the change has one.
 package enum ArchiveFormat {
     /// The `format` of the header.
     package static let name = "marginalia-archive"
     /// The format version this build writes, and the newest it reads.
-    package static let version: Int64 = 2
+    package static let version: Int64 = 3
     /// The first version whose header carries the head of the log's hash chain.
     static let headVersion: Int64 = 2
     /// The recommended file extension.
@@ -140,7 +142,7 @@ extension ArchiveFormat {
             ("hlc", .string(change.hlc.description)), ("device", .string(change.device)),
             ("entity", .string(change.entity.rawValue)), ("entityId", .string(change.entityID)),
             ("op", .string(change.operation.rawValue)), ("fields", change.fields.json),
-        ])
+        ] + (change.wall.map { [("madeAt", JSONValue.string(Timestamp.iso8601(milliseconds: $0)))] } ?? []))
     }
 
     /// The state record of a reading position: its `type`, then its JSON form.

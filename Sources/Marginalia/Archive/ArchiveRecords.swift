@@ -82,7 +82,7 @@ enum ArchiveRecords {
     }
 
     static func change(_ object: JSONObject) throws -> Change {
-        try checkKeys(object, required: Keys.change)
+        try checkKeys(object, required: Keys.change, optional: ["madeAt"])
         let changeID = try machineID(object["changeId"], field: "changeId")
         let hlcText = try FieldReader.string(object["hlc"] ?? .null, field: "hlc")
         guard let hlc = HLC(hlcText), hlc.milliseconds <= Timestamp.latestMilliseconds else {
@@ -107,8 +107,19 @@ enum ArchiveRecords {
         } catch {
             throw FieldError(field: error.field.isEmpty ? "fields" : "fields.\(error.field)", reason: error.reason)
         }
+        var wall: Int64?
+        if let value = object["madeAt"] {
+            let text = try FieldReader.string(value, field: "madeAt")
+            guard let milliseconds = Timestamp.parseISO8601(text), milliseconds >= 0,
+                  milliseconds <= Timestamp.latestMilliseconds,
+                  Timestamp.iso8601(milliseconds: milliseconds) == text else {
+                throw FieldError(field: "madeAt",
+                                 reason: "must be a UTC time like 2026-12-02T01:30:10.123Z, not \"\(text)\"")
+            }
+            wall = milliseconds
+        }
         return Change(changeID: changeID, hlc: hlc, device: device, entity: entity, entityID: entityID,
-                      operation: operation, fields: fields)
+                      operation: operation, fields: fields, wall: wall)
     }
 
     /// Checks an annotation state record's shape (its values are compared with the replay elsewhere).

@@ -19,14 +19,13 @@ extension StoreConnection {
               try db.int(sql: "SELECT count(*) FROM (SELECT 1 FROM quarantine LIMIT 1)") == 0 else { return false }
         let (count, distinct, latest) = try db.fetchOne(
             sql: """
-                SELECT count(*), count(DISTINCT change_id), max(clock) FROM \(staged.table)
+                SELECT count(*), count(DISTINCT change_id), max(coalesce(wall, clock / 100000)) FROM \(staged.table)
                 WHERE kind = 'change'
                 """
         ) { row in (try row.int(0), try row.int(1), row.value(at: 2)) } ?? (0, 0, .null)
         guard count == distinct else { return false }
-        if let latestAllowed, case .integer(let packed) = latest {
-            guard let clock = HLC(packed: packed), clock.milliseconds <= latestAllowed else { return false }
-        }
+        // Judged as the merge judges each change: by when it was made.
+        if let latestAllowed, case .integer(let madeAt) = latest, madeAt > latestAllowed { return false }
         return true
     }
 
@@ -42,7 +41,7 @@ extension StoreConnection {
             UPDATE \(staged.table) SET kind = 'known'
             WHERE kind = 'change'
                 AND (SELECT \(Change.columns) FROM main.changes WHERE change_id = staged_records.change_id)
-                    = (change_id, hlc, device, entity, entity_id, op, body)
+                    IS (change_id, hlc, device, entity, entity_id, op, body, wall)
                 AND change_id NOT IN (SELECT change_id FROM main.quarantine)
             """)
         return db.changedRowCount

@@ -74,7 +74,8 @@ extension StoreConnection {
             // compare TEXT with the BINARY collation, "using memcmp()" https://www.sqlite.org/datatype3.html#collation
             try db.forEachRow(
                 sql: """
-                    SELECT change_id, hlc, device, entity, entity_id, op, body, line, kind FROM \(staged.table) AS s
+                    SELECT change_id, hlc, device, entity, entity_id, op, body, wall, line, kind
+                    FROM \(staged.table) AS s
                     WHERE line > ? AND kind <> 'known' AND (? OR kind <> 'change')
                         AND NOT (kind = 'annotation'
                             AND body IS (SELECT text FROM \(staged.rebuiltTable) WHERE id = s.entity_id))
@@ -82,19 +83,19 @@ extension StoreConnection {
                     """,
                 arguments: [after, changes]
             ) { row in
-                let kind = try row.string(8)
+                let kind = try row.string(9)
                 if kind == "change" {
-                    rows.append((.change(try Change(row: row)), try row.int(7)))
+                    rows.append((.change(try Change(row: row)), try row.int(8)))
                     return
                 }
                 if kind == "annotation" {
-                    rows.append((.annotationText(id: try row.string(4), text: try row.string(6)), try row.int(7)))
+                    rows.append((.annotationText(id: try row.string(4), text: try row.string(6)), try row.int(8)))
                     return
                 }
                 guard case .object(let object) = try JSONParser.parse(try row.string(6)) else {
                     throw StoreError.invalidChange(reason: "a staged \(kind) record is not an object")
                 }
-                rows.append((.position(object), try row.int(7)))
+                rows.append((.position(object), try row.int(8)))
             }
             guard let last = rows.last else { return staged.summary }
             for (record, line) in rows { try handle(record, line) }
@@ -129,7 +130,7 @@ extension StagedArchive {
         try db.executeScript(sql: """
             CREATE TABLE IF NOT EXISTS \(table) (
                 line INTEGER PRIMARY KEY, kind TEXT NOT NULL, change_id TEXT, hlc TEXT, device TEXT, entity TEXT,
-                entity_id TEXT, op TEXT, body TEXT NOT NULL, clock INTEGER, digest TEXT
+                entity_id TEXT, op TEXT, body TEXT NOT NULL, wall INTEGER, clock INTEGER, digest TEXT
             );
             DELETE FROM \(table);
             CREATE TABLE IF NOT EXISTS \(rebuilt) (id TEXT PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;
@@ -157,7 +158,7 @@ extension StagedArchive {
                     return
                 case .annotationText(let id, let text):
                     arguments = [line, "annotation", nil as String?, nil as String?, nil as String?, nil as String?,
-                                 id, nil as String?, text, nil as Int64?, nil as String?]
+                                 id, nil as String?, text, nil as Int64?, nil as Int64?, nil as String?]
                 case .change(let change):
                     let fieldsText = try change.fields.jsonText()
                     if forEmptyStore {
@@ -165,14 +166,14 @@ extension StagedArchive {
                     }
                     arguments = [line, "change", change.changeID, change.hlc.description, change.device,
                                  change.entity.rawValue, change.entityID, change.operation.rawValue, fieldsText,
-                                 change.hlc.packed, forEmptyStore ? digest : nil]
+                                 change.wall, change.hlc.packed, forEmptyStore ? digest : nil]
                 case .position(let object):
                     guard forEmptyStore else { return }
                     arguments = [line, "position", nil as String?, nil as String?, nil as String?, nil as String?,
                                  nil as String?, nil as String?, try JSONWriter.encodeString(.object(object)),
-                                 nil as Int64?, nil as String?]
+                                 nil as Int64?, nil as Int64?, nil as String?]
                 }
-                try db.execute(sql: "INSERT INTO \(table) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                try db.execute(sql: "INSERT INTO \(table) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                arguments: arguments)
                 staged += 1
                 try progress(staged)

@@ -147,11 +147,12 @@ extension StoreConnection {
             repeat {
                 let batch = try db.fetchAll(
                     sql: """
-                        SELECT change_id, hlc, device, entity, entity_id, op, body, line FROM staging.staged_records
+                        SELECT change_id, hlc, device, entity, entity_id, op, body, wall, line
+                        FROM staging.staged_records
                         WHERE line > ? AND kind = 'change' ORDER BY line LIMIT ?
                         """,
                     arguments: [next.line, Self.stepBatchSize]
-                ) { row in (change: try Change(row: row), line: Int(try row.int(7))) }
+                ) { row in (change: try Change(row: row), line: Int(try row.int(8))) }
                 guard let last = batch.last else {
                     done = true
                     break

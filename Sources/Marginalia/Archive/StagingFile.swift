@@ -59,7 +59,7 @@ final class StagingFile {
             UPDATE main.staged_records SET kind = 'known'
             WHERE kind = 'change'
                 AND (SELECT \(Change.columns) FROM store.changes WHERE change_id = staged_records.change_id)
-                    = (change_id, hlc, device, entity, entity_id, op, body)
+                    IS (change_id, hlc, device, entity, entity_id, op, body, wall)
                 AND change_id NOT IN (SELECT change_id FROM store.quarantine)
             """)
         let known = db.changedRowCount
@@ -72,7 +72,7 @@ final class StagingFile {
                     WHERE s.kind = 'change'
                         AND EXISTS (SELECT 1 FROM store.\(table) WHERE change_id = s.change_id)
                         AND (SELECT \(columns) FROM store.\(table) WHERE change_id = s.change_id)
-                            IS NOT (s.change_id, s.hlc, s.device, s.entity, s.entity_id, s.op, s.body)
+                            IS NOT (s.change_id, s.hlc, s.device, s.entity, s.entity_id, s.op, s.body, s.wall)
                     ORDER BY s.line LIMIT 1
                     """
             ) { row in (line: try row.int(0), id: try row.string(1)) }

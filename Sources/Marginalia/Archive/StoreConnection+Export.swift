@@ -188,6 +188,10 @@ struct ArchiveLineWriter {
         try writer.key("fields")
         // The log's fields are canonical JSON written by this code when the change was recorded or imported.
         try writer.rawValue(row.bytes(at: Change.Column.fields.rawValue))
+        if !row.isNull(Change.Column.wall.rawValue) {
+            try writer.key("madeAt")
+            try writer.string(Timestamp.iso8601(milliseconds: try row.int64(Change.Column.wall.rawValue)))
+        }
         try writer.endObject()
         try endLine()
     }

@@ -2,10 +2,14 @@
 /// change's canonical bytes, in the store's own order (`seq`).
 ///
 /// The canonical bytes are the seven stored columns `Change.columns` (change id, clock, device, entity, entity id,
-/// operation, canonical fields JSON), each as its UTF-8 length in 4 bytes, big-endian, then its bytes; the
-/// previous digest comes first as its 32 bytes, and the first change follows 32 zero bytes:
+/// operation, canonical fields JSON), then, for a change that has one, its wall time in decimal milliseconds,
+/// each as its UTF-8 length in 4 bytes, big-endian, then its bytes; the previous digest comes first as its 32
+/// bytes, and the first change follows 32 zero bytes:
 ///
-///     digest(n) = SHA-256(digest(n - 1) ‖ len(change_id) ‖ change_id ‖ … ‖ len(fields) ‖ fields)
+///     digest(n) = SHA-256(digest(n - 1) ‖ len(change_id) ‖ change_id ‖ … ‖ len(fields) ‖ fields
+///                         [‖ len(wall) ‖ wall])
+///
+/// A change recorded without a wall time (schema 5 and older) keeps the digest it had.
 ///
 /// Editing, deleting, inserting or reordering a past change breaks the chain at that row, whatever the triggers
 /// say. A rewrite that also recomputes every later digest is consistent with itself: only a head kept elsewhere
@@ -14,21 +18,28 @@ enum ChangeDigest {
     /// The digest the first change follows: 32 zero bytes, as hex.
     static let genesis = String(repeating: "0", count: 64)
 
-    /// The digest of a change, stored as `columns` (the seven texts of `Change.columns`, in order), that follows
-    /// the change whose digest is `previous` (64 hex digits).
+    /// The digest of a change, stored as `columns` (the texts of `Change.columns`, in order, the wall time as
+    /// `Change.wallText`), that follows the change whose digest is `previous` (64 hex digits).
     ///
     /// - Throws: `StoreError.corruptRow` when `previous` is not a digest.
     static func next(after previous: String, columns: [String]) throws -> String {
         var input = try previousBytes(previous)
-        for column in columns { append(column.utf8, to: &input) }
+        for (index, column) in columns.enumerated() where index != Change.Column.wall.rawValue || !column.isEmpty {
+            append(column.utf8, to: &input)
+        }
         return try SHA256Digest.hex(of: input)
     }
 
     /// The digest of the change stored in `row` (which selects `Change.columns` first), byte for byte as SQLite
     /// holds it, following `previous` (a digest `next` or `genesis` gave).
-    static func next(after previous: String, row: Row) throws -> String {
+    /// - Parameter withWall: the row selects the wall time after the seven columns (false: a log of schema 5 and
+    ///   older, which has none).
+    static func next(after previous: String, row: Row, withWall: Bool = true) throws -> String {
         var input = bytes(ofHex: previous) ?? []
-        for column in 0..<Change.columnCount { append(row.bytes(at: column), to: &input) }
+        for column in 0..<Change.Column.wall.rawValue { append(row.bytes(at: column), to: &input) }
+        if withWall, !row.isNull(Change.Column.wall.rawValue) {
+            append(String(try row.int64(Change.Column.wall.rawValue)).utf8, to: &input)
+        }
         return try SHA256Digest.hex(of: input)
     }
 
@@ -38,8 +49,10 @@ enum ChangeDigest {
     static func next(after previous: String, change: Change, fieldsText: String) throws -> String {
         var input = try previousBytes(previous)
         let hlc = change.hlc.description
+        let wall = change.wall.map(String.init)
         let columns = [change.changeID.utf8, hlc.utf8, change.device.utf8, change.entity.rawValue.utf8,
                        change.entityID.utf8, change.operation.rawValue.utf8, fieldsText.utf8]
+            + (wall.map { [$0.utf8] } ?? [])
         input.reserveCapacity(input.count + columns.reduce(0) { $0 + 4 + $1.count })
         for column in columns { append(column, to: &input) }
         return try SHA256Digest.hex(of: input)

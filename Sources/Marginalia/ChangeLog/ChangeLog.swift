@@ -33,12 +33,12 @@ struct ChangeLog {
             try db.execute(sql: "INSERT INTO devices (id) VALUES (?) ON CONFLICT (id) DO NOTHING", arguments: [device])
             numbered = true
         }
-        let columns = "change_id, hlc, device, entity, entity_id, op, fields, digest, receipt"
+        let columns = "change_id, hlc, device, entity, entity_id, op, fields, wall, digest, receipt"
         if rows.count == 1 {
             try db.execute(
                 sql: """
                     INSERT INTO changes (\(columns))
-                    VALUES (?, ?, (SELECT number FROM devices WHERE id = ?), ?, ?, ?, ?, ?, ?)
+                    VALUES (?, ?, (SELECT number FROM devices WHERE id = ?), ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: StatementArguments(rows[0]))
             return numbered
@@ -46,18 +46,18 @@ struct ChangeLog {
         try db.executeScript(sql: """
             CREATE TEMP TABLE IF NOT EXISTS change_rows (
                 change_id TEXT, hlc INTEGER, device TEXT, entity TEXT, entity_id TEXT, op TEXT, fields TEXT,
-                digest TEXT, receipt INTEGER
+                wall INTEGER, digest TEXT, receipt INTEGER
             );
             DELETE FROM temp.change_rows;
             """)
         for row in rows {
             try db.execute(
-                sql: "INSERT INTO temp.change_rows (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                sql: "INSERT INTO temp.change_rows (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 arguments: StatementArguments(row))
         }
         try db.execute(sql: """
             INSERT INTO main.changes (\(columns))
-            SELECT r.change_id, r.hlc, d.number, r.entity, r.entity_id, r.op, r.fields, r.digest, r.receipt
+            SELECT r.change_id, r.hlc, d.number, r.entity, r.entity_id, r.op, r.fields, r.wall, r.digest, r.receipt
             FROM temp.change_rows AS r JOIN main.devices AS d ON d.id = r.device ORDER BY r.rowid
             """)
         return numbered
@@ -84,8 +84,8 @@ struct ChangeLog {
         }
         try db.execute(
             sql: """
-                INSERT INTO main.changes (change_id, hlc, device, entity, entity_id, op, fields, digest, receipt)
-                SELECT s.change_id, s.clock, d.number, s.entity, s.entity_id, s.op, s.body, s.digest, ?
+                INSERT INTO main.changes (change_id, hlc, device, entity, entity_id, op, fields, wall, digest, receipt)
+                SELECT s.change_id, s.clock, d.number, s.entity, s.entity_id, s.op, s.body, s.wall, s.digest, ?
                 FROM \(table) AS s JOIN main.devices AS d ON d.id = s.device
                 WHERE s.kind = 'change' ORDER BY s.line
                 """,

@@ -1,14 +1,17 @@
-/// A local write made while this machine's wall clock was more than the allowed drift (a day) ahead of the
-/// store's newest change, or behind it: the write was made, and the store keeps a note of it (`clock_notes`).
+/// A local write made while this machine's wall clock was more than the allowed drift (a day) behind the time of
+/// the newest change made on this machine before it: the write was made, and the store keeps a note of it
+/// (`clock_notes`), once for each such episode.
 ///
-/// A clock far ahead stamps every later change ahead too; a clock far behind is usually the sign that an
-/// earlier write (here or on another device) was made with a clock far ahead.
+/// Time passing is not a wrong clock: a write after a break of any length is ahead of every earlier one, and is
+/// never noted. A clock behind what this machine itself recorded earlier is evidence that one of the two readings
+/// was wrong (set back now, or ahead then). Changes received from other devices are judged by their own wall time
+/// when they arrive (held in quarantine when far ahead), never by this.
 public struct ClockWarning: Equatable, Sendable, CustomStringConvertible {
     /// Which way the wall clock was off.
     public enum Direction: String, Sendable {
-        /// The wall clock was ahead of the store's newest change.
+        /// The wall clock was ahead of the store's newest change (noted by stores of earlier versions only).
         case ahead
-        /// The wall clock was behind the store's newest change.
+        /// The wall clock was behind the newest change made on this machine.
         case behind
     }
 
@@ -16,36 +19,82 @@ public struct ClockWarning: Equatable, Sendable, CustomStringConvertible {
     public let direction: Direction
     /// This machine's wall clock at the write, in milliseconds since 1970.
     public let wallClock: Int64
-    /// The store's newest change before the write.
+    /// The evidence: the newest change made on this machine before the write, by its wall time (for a note an
+    /// earlier version made, the store's newest change by its clock).
     public let newestChange: HLC
     /// The change the write made.
     public let changeID: String
 
-    /// The warning in words: how far off the clock was, and which change it stamped.
+    /// The warning in words: how far off the clock was, against what, and which change it stamped.
     public var description: String {
         let gap = StoreConnection.duration(abs(wallClock - newestChange.milliseconds))
-        let way = direction == .ahead ? "ahead of" : "behind"
-        return "this machine's clock (\(Timestamp.iso8601(milliseconds: wallClock))) is \(gap) \(way) "
-            + "the store's newest change (\(newestChange.iso8601)); change \(changeID) was made with it and "
+        if direction == .ahead {
+            return "this machine's clock (\(Timestamp.iso8601(milliseconds: wallClock))) was \(gap) ahead of the "
+                + "store's newest change (\(newestChange.iso8601)) when change \(changeID) was made"
+        }
+        return "this machine's clock (\(Timestamp.iso8601(milliseconds: wallClock))) is \(gap) behind the time of "
+            + "the newest change made on it (\(newestChange.iso8601)); change \(changeID) was made with it and "
             + "noted in the store — check the system clock"
     }
 }
 
 extension StoreConnection {
-    /// Notes the write about to be stamped when the wall clock is more than the allowed drift from the store's
-    /// newest change; once per transaction. Call it inside the write transaction, before the clock ticks.
-    func noteClockIfFarOff(changeID: String) throws {
-        guard !(batchState?.clockWarningNoted ?? false) else { return }
-        let newest = clock.latest
-        let wall = clock.wallMilliseconds
-        guard newest != .zero, abs(wall - newest.milliseconds) > clock.maxDrift else { return }
-        let warning = ClockWarning(direction: wall > newest.milliseconds ? .ahead : .behind, wallClock: wall,
-                                   newestChange: newest, changeID: changeID)
-        try db.execute(
-            sql: "INSERT INTO clock_notes (change_id, wall_clock, newest_change, direction) VALUES (?, ?, ?, ?)",
-            arguments: [changeID, Timestamp.iso8601(milliseconds: wall), newest.description, warning.direction.rawValue])
-        if db.isInTransaction { batchState?.clockWarningNoted = true }
-        clockWarnings.append(warning)
+    /// The `meta` key of the newest wall time of a change made on this machine: the evidence a clock set back is
+    /// judged by.
+    static let newestOwnWallKey = "newest_own_wall"
+    /// The `meta` key of the evidence the latest clock note was made against: one note per episode.
+    static let notedEvidenceKey = "clock_note_evidence"
+
+    /// Notes the write about to be stamped with the wall clock `wall` when that is more than the allowed drift
+    /// behind the newest change made on this machine, once per episode (while that newest change stays the
+    /// same), and records `wall` as the newest when it is. Call it inside the write transaction.
+    func noteClock(_ wall: Int64, changeID: String) throws {
+        let newest = try newestOwnWall()
+        if let newest, wall < newest - clock.maxDrift {
+            let evidence = HLC(milliseconds: min(max(newest, 0), HLC.maxMilliseconds), counter: 0)
+            let noted = try db.text(sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.notedEvidenceKey])
+            if noted != evidence.description {
+                let warning = ClockWarning(direction: .behind, wallClock: wall, newestChange: evidence,
+                                           changeID: changeID)
+                try db.execute(
+                    sql: """
+                        INSERT INTO clock_notes (change_id, wall_clock, newest_change, direction) VALUES (?, ?, ?, ?)
+                        """,
+                    arguments: [changeID, Timestamp.iso8601(milliseconds: wall), evidence.description,
+                                warning.direction.rawValue])
+                try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                               arguments: [Self.notedEvidenceKey, evidence.description])
+                clockWarnings.append(warning)
+            }
+        }
+        guard wall > (newest ?? .min) else { return }
+        if batchState != nil {
+            // Written once, when the batch ends (`writeNewestOwnWall`).
+            batchState?.newestOwnWall = wall
+        } else {
+            try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                           arguments: [Self.newestOwnWallKey, String(wall)])
+        }
+    }
+
+    /// The newest wall time of a change made on this machine, as far as the store knows (nil before the first one
+    /// made with a wall time); read once per batch.
+    private func newestOwnWall() throws -> Int64? {
+        if let known = batchState?.newestOwnWall { return known }
+        let stored = try db.text(sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.newestOwnWallKey])
+            .flatMap { Int64($0) }
+        if batchState != nil {
+            batchState?.newestOwnWall = stored
+            batchState?.storedOwnWall = stored
+        }
+        return stored
+    }
+
+    /// Writes the newest wall time a batch's writes reached, if it moved; call it before the batch commits.
+    func writeNewestOwnWall() throws {
+        guard let state = batchState, let newest = state.newestOwnWall, newest != state.storedOwnWall else { return }
+        try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                       arguments: [Self.newestOwnWallKey, String(newest)])
     }
 
     /// The notes of local writes made with a wall clock far from the store's newest change, oldest first.

@@ -25,10 +25,13 @@ extension StoreConnection {
         // log's latest timestamp is final until commit.
         if !clockIsCurrent { try observeStoredState() }
         let changeID = Identifiers.make()
-        try noteClockIfFarOff(changeID: changeID)
+        // The wall clock as read for this change: when the person made it. The HLC, which orders it, never goes
+        // back, so it can be ahead of this.
+        let wall = max(0, clock.wallMilliseconds)
+        try noteClock(wall, changeID: changeID)
         let change = Change(
             changeID: changeID, hlc: clock.tick(), device: deviceID, entity: entity, entityID: entityID,
-            operation: operation, fields: fields)
+            operation: operation, fields: fields, wall: wall)
         try insert(change)
         guard entity == .annotation else {
             _ = try projectPosition(change)

@@ -135,6 +135,7 @@ final class StoreConnection {
             }
             let result = try body()
             try writeDeferredCreates()
+            try writeNewestOwnWall()
             // Thrown inside the transaction, which rolls it back.
             if let failure = batchState?.failure { throw failure }
             return result
@@ -198,8 +199,10 @@ struct BatchState {
     /// batch of local writes reads it once, not once per write. It never outlives the transaction, so it never
     /// holds a number a rolled-back transaction gave out.
     var devices: DeviceTable?
-    /// Set once a clock warning is noted: one note per transaction.
-    var clockWarningNoted = false
+    /// The newest wall time of a change made on this machine, as the batch has moved it (`noteClock`), and as it
+    /// was stored when the batch read it.
+    var newestOwnWall: Int64?
+    var storedOwnWall: Int64?
     /// The error of a local write that failed inside the batch (see `localWrite`): the batch then rolls back
     /// whole, and throws it, even when its body caught it.
     var failure: (any Error)?

@@ -75,9 +75,10 @@ extension UserSchema {
                     """,
                 arguments: [last]
             ) { row in
-                digest = try ChangeDigest.next(after: digest, row: row)
+                digest = try ChangeDigest.next(after: digest, row: row, withWall: false)
                 let rowDevice = try row.string(Change.Column.device.rawValue)
-                page.append((try row.int64(Change.columnCount), digest, rowDevice != device))
+                // `seq` follows the seven columns.
+                page.append((try row.int64(7), digest, rowDevice != device))
             }
             guard let end = page.last?.seq else { return }
             for row in page {

@@ -43,6 +43,7 @@ enum UserSchema {
         Migration(version: 3, sql: version3),
         Migration(version: 4, steps: version4),
         Migration(version: 5, steps: version5),
+        Migration(version: 6, sql: version6),
     ]
 
     /// Version 1: the change log, the current annotations and reading positions, the notes index.

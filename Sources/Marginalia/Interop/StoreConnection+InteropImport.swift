@@ -154,8 +154,11 @@ extension StoreConnection {
         }
         var clock = ImportClock()
         let device = DerivedIdentifiers.device(of: format)
+        // The item's own date, when the file gives one, is when the person made it; it is part of the file, so
+        // the same file gives the same changes again.
         var changes = [Change(changeID: try DerivedIdentifiers.uuid([id, "create"]), hlc: clock.next(first.date),
-                              device: device, entity: .annotation, entityID: id, operation: .create, fields: fields)]
+                              device: device, entity: .annotation, entityID: id, operation: .create, fields: fields,
+                              wall: first.date)]
         var later: [(date: Int64?, key: [String], operation: ChangeOperation, fields: ChangeFields)] = []
         for revision in group.revisions {
             later.append((revision.date, ["reattach", revision.location.label, revision.text], .reattach,
@@ -169,8 +172,8 @@ extension StoreConnection {
             .sorted { ($0.element.date ?? 0, $0.offset) < ($1.element.date ?? 0, $1.offset) }.map(\.element)
         for change in ordered {
             changes.append(Change(changeID: try DerivedIdentifiers.uuid([id] + change.key),
-                                  hlc: clock.next(change.date), device: device, entity: .annotation, entityID: id, operation: change.operation,
-                                  fields: change.fields))
+                                  hlc: clock.next(change.date), device: device, entity: .annotation, entityID: id,
+                                  operation: change.operation, fields: change.fields, wall: change.date))
         }
         return PlannedAnnotation(id: id, changes: changes, orphaned: orphaned)
     }

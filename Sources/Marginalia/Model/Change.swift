@@ -42,10 +42,19 @@ public struct Change: Hashable, Sendable, Identifiable {
     package var operation: ChangeOperation
     /// The fields it set, as stored in the log.
     package var fields: ChangeFields
+    /// When the change was made, by the wall clock of the device that made it (milliseconds since 1970): what the
+    /// log, the history and the exports show as its time. The HLC orders changes and never goes back; this says
+    /// when a person did something, as that machine's clock read then. Nil for a change recorded before stores
+    /// kept it (schema 5 and older, archive format 2 and older), whose time is its clock's.
+    public var wall: Int64?
+
+    /// When the change was made: its wall time, or its clock's for a change recorded without one.
+    public var madeAt: Int64 { wall ?? hlc.milliseconds }
 
     /// A change with the given values; the merger checks it before it is taken in.
     package init(changeID: String, hlc: HLC, device: String, entity: EntityKind, entityID: String,
-                operation: ChangeOperation, fields: ChangeFields) {
+                operation: ChangeOperation, fields: ChangeFields, wall: Int64? = nil) {
+        self.wall = wall
         self.changeID = changeID
         self.hlc = hlc
         self.device = device

@@ -149,9 +149,10 @@ extension Change {
     ///
     /// - Parameters:
     ///   - entityID: the annotation id, or for `.setPosition` the document id.
-    public init(changeID: String, hlc: HLC, device: String, entityID: String, payload: ChangePayload) {
+    public init(changeID: String, hlc: HLC, device: String, entityID: String, payload: ChangePayload,
+                wall: Int64? = nil) {
         self.init(changeID: changeID, hlc: hlc, device: device, entity: payload.entity, entityID: entityID,
-                  operation: payload.operation, fields: payload.fields)
+                  operation: payload.operation, fields: payload.fields, wall: wall)
     }
 
     /// What the change does, typed; nil only for a change whose fields do not fit its operation, which no store

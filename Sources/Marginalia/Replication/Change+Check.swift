@@ -9,6 +9,9 @@ extension Change {
         guard hlc.milliseconds <= Timestamp.latestMilliseconds else {
             throw FieldError(field: "hlc", reason: "must be a clock like 001795954481123-00000, not \"\(hlc)\"")
         }
+        if let wall, wall < 0 || wall > Timestamp.latestMilliseconds {
+            throw FieldError(field: "madeAt", reason: "must be a time between 1970 and 9999, not \(wall) ms")
+        }
         try Self.checkMachineID(device, field: "device")
         if entity == .annotation {
             try Self.checkMachineID(entityID, field: "entityId")

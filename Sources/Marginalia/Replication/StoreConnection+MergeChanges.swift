@@ -1,6 +1,6 @@
 // MARK: - Merging changes
 
-/// What a merge does with a new change dated ahead of this machine's clock.
+/// What a merge does with a new change made (`Change.madeAt`) ahead of this machine's clock.
 enum FutureChanges {
     /// Merged like any other: a store's own backup is judged by its own history (verifying, backing up and
     /// restoring), and `import --accept-future` takes them at once.
@@ -80,7 +80,9 @@ extension StoreConnection {
                 report.duplicates += 1
                 continue
             }
-            if case .quarantine(let latestAllowed, let source) = future, change.hlc.milliseconds > latestAllowed {
+            // Judged by when it was made (its wall time), not by the clock that orders it: a device whose clock was
+            // ahead once keeps stamping its changes ahead of that moment, and they are plausible all the same.
+            if case .quarantine(let latestAllowed, let source) = future, change.madeAt > latestAllowed {
                 if stored.held[id] == nil {
                     try quarantine(change, fieldsText: fieldsText, source: source, receipt: try receipt.open(in: self))
                     stored.held[id] = incoming

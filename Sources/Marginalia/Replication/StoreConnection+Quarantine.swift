@@ -29,7 +29,7 @@ extension StoreConnection {
         try db.execute(
             sql: """
                 INSERT INTO quarantine (\(Change.quarantineColumns), source, seen_at, receipt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: StatementArguments(change.columnValues(fieldsText: fieldsText)
                 + [.text(source), .text(Timestamp.iso8601(milliseconds: clock.wallMilliseconds)), .integer(receipt)]))
@@ -46,15 +46,14 @@ extension StoreConnection {
     /// The merge rule does not depend on the order changes arrive in, so a change applied late picks the same
     /// winner as on a replica that took it at once.
     func releaseQuarantine(latestAllowed: Int64) throws -> Int {
-        let bound = HLC(milliseconds: min(max(latestAllowed, 0), HLC.maxMilliseconds), counter: HLC.maxCounter)
         var released = 0
         while true {
             let due = try db.fetchAll(
                 sql: """
-                    SELECT \(Change.quarantineColumns), receipt FROM quarantine WHERE hlc <= ?
+                    SELECT \(Change.quarantineColumns), receipt FROM quarantine WHERE \(Self.heldMadeAt) <= ?
                     ORDER BY hlc, device, change_id LIMIT 1000
                     """,
-                arguments: [bound.description]
+                arguments: [latestAllowed]
             ) { row in (change: try Change(row: row), receipt: row.isNull(Change.columnCount)
                 ? nil : try row.int64(Change.columnCount)) }
             guard !due.isEmpty else { return released }
@@ -81,11 +80,14 @@ extension StoreConnection {
     /// than the allowed drift ahead of the wall clock). Takes the write lock only when there is one.
     func releaseDueQuarantine() throws {
         let latest = clock.wallMilliseconds + clock.maxDrift
-        let bound = HLC(milliseconds: min(max(latest, 0), HLC.maxMilliseconds), counter: HLC.maxCounter)
-        guard try db.int(sql: "SELECT 1 FROM quarantine WHERE hlc <= ? LIMIT 1", arguments: [bound.description]) != nil
-        else { return }
+        guard try db.int(sql: "SELECT 1 FROM quarantine WHERE \(Self.heldMadeAt) <= ? LIMIT 1", arguments: [latest])
+            != nil else { return }
         _ = try batch { try releaseQuarantine(latestAllowed: latest) }
     }
+
+    /// When a held change was made, as a condition's expression: its wall time, or for a change recorded without
+    /// one, the milliseconds of its clock (the first 15 digits of its text form).
+    static let heldMadeAt = "coalesce(wall, CAST(substr(hlc, 1, 15) AS INTEGER))"
 
     /// Copies the quarantine of the store at `path` (the one a restore replaces) into this one, so that a
     /// restore keeps the changes it held: archives carry only the log. Changes this store's log already has

@@ -19,6 +19,9 @@ package enum SyncFormat {
     package static let devicesDirectory = "devices"
     /// The segment header's `format`.
     static let segmentFormat = "marginalia-sync-segment"
+    /// The segment format version this build writes, and the newest it reads: 2 lets a change record carry
+    /// `madeAt` (archive format 3), which a reader of version 1 would refuse as an unknown field.
+    static let segmentVersion: Int64 = 2
     /// How many of its own segments a store keeps before it folds them into one.
     package static let compactionThreshold = 64
     /// The largest segment file read (compressed bytes).
@@ -72,7 +75,7 @@ package enum SyncFormat {
 
 /// The first line of a segment: who wrote it and which part of the writer's log it holds.
 struct SegmentHeader: Equatable {
-    var formatVersion: Int64 = SyncFormat.version
+    var formatVersion: Int64 = SyncFormat.segmentVersion
     /// The device id of the writer (the directory it lies in).
     var device: String
     /// The writer's log (its creation time): sequence numbers count within it.
@@ -102,9 +105,9 @@ struct SegmentHeader: Equatable {
         guard case .int(let version)? = object["formatVersion"], version >= 1 else {
             throw FieldError(field: "formatVersion", reason: "must be a positive integer")
         }
-        guard version <= SyncFormat.version else {
+        guard version <= SyncFormat.segmentVersion else {
             throw FieldError(field: "formatVersion", reason: "segment format \(version) is newer than this version "
-                + "reads (\(SyncFormat.version)); upgrade marginalia to read it")
+                + "reads (\(SyncFormat.segmentVersion)); upgrade marginalia to read it")
         }
         let keys = Set(object.map { $0.0 })
         let expected: Set<String> = ["type", "format", "formatVersion", "device", "log", "firstSeq", "lastSeq",

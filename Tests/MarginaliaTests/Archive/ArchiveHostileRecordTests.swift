@@ -201,12 +201,12 @@ struct HostileArchive: Sendable, CustomTestStringConvertible {
                 "the trailer counts 3 changes, 0 annotations and 0 positions, but the archive holds 2, 0 and 0")
         records("no final line feed", [header, create, Fixtures.trailer(changes: 1)], finalNewline: false, line: 3,
                 kind: .truncated, "truncated: the last line does not end with a line feed")
-        let newer = "created by a newer version of marginalia (archive format 3; this version reads up to 2); "
+        let newer = "created by a newer version of marginalia (archive format 4; this version reads up to 3); "
             + "upgrade marginalia to read it"
-        records("format version 3", [Fixtures.header(formatVersion: 3), create, Fixtures.trailer(changes: 1)],
+        records("format version 4", [Fixtures.header(formatVersion: 4), create, Fixtures.trailer(changes: 1)],
                 line: 1, kind: .newerVersion, newer)
-        records("format version 3 with what only it knows",
-                [Fixtures.header(formatVersion: 3, extra: #","compression":"zstd""#), #"{"type":"tombstone-gc"}"#],
+        records("format version 4 with what only it knows",
+                [Fixtures.header(formatVersion: 4, extra: #","compression":"zstd""#), #"{"type":"tombstone-gc"}"#],
                 line: 1, kind: .newerVersion, newer)
         records("format version 0", [Fixtures.header(formatVersion: 0), create, Fixtures.trailer(changes: 1)],
                 line: 1, #"header record: field "formatVersion": must be a positive integer"#)
@@ -262,7 +262,7 @@ struct HostileArchive: Sendable, CustomTestStringConvertible {
         // The same change, byte for byte, is a duplicate; with another clock it contradicts the store.
         try Fixtures.writeArchive([Self.header, Fixtures.change(existing.changeID, hlc: existing.hlc.description,
                                                                 device: existing.device, entityID: existing.entityID,
-                                                                fields: fields),
+                                                                fields: fields, madeAt: existing.wall),
                                    Fixtures.trailer(changes: 1)], to: path)
         #expect(try target.store.importArchive(path: path).duplicates == 1)
         target.expectUnchanged()

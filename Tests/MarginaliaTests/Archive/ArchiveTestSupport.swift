@@ -130,9 +130,10 @@ enum ArchiveFixtures {
     /// A change line; `fields` is JSON text.
     static func change(_ id: String, hlc: String = "001700000005000-00000", device: String = device,
                        entity: String = "annotation", entityID: String = "ann-1", op: String = "create",
-                       fields: String = createFields()) -> String {
-        #"{"type":"change","changeId":"\#(id)","hlc":"\#(hlc)","device":"\#(device)","entity":"\#(entity)","#
-            + #""entityId":"\#(entityID)","op":"\#(op)","fields":\#(fields)}"#
+                       fields: String = createFields(), madeAt: Int64? = nil) -> String {
+        let madeAtMember = madeAt.map { #","madeAt":"\#(Timestamp.iso8601(milliseconds: $0))""# } ?? ""
+        return #"{"type":"change","changeId":"\#(id)","hlc":"\#(hlc)","device":"\#(device)","entity":"\#(entity)","#
+            + #""entityId":"\#(entityID)","op":"\#(op)","fields":\#(fields)\#(madeAtMember)}"#
     }
 
     /// The fields of a create change of a highlight on the first words of `luceafarul.1`.

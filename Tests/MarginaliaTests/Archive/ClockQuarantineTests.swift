@@ -8,23 +8,52 @@ import Testing
     typealias Fixtures = ArchiveFixtures
     static let day: Int64 = 86_400_000
 
-    @Test(arguments: [2 * day, -2 * day])
-    func aWriteWithTheClockFarOffIsMadeReportedAndNoted(offset: Int64) throws {
+    /// Time passing is not a wrong clock: a note written 2 or 60 days after the last one raises nothing.
+    @Test(arguments: [2 * day, 60 * day])
+    func aWriteAfterABreakOfAnyLengthRaisesNoWarning(offset: Int64) throws {
         let directory = try TemporaryDirectory()
         let clock = ManualClock(Fixtures.epoch)
         let store = try Fixtures.store(directory, clock: clock)
-        let first = try store.createAnnotation(.highlight, at: AnchorRequest(passage: "luceafarul.1"))
-        #expect(store.clockWarnings.isEmpty)
+        try store.createAnnotation(.highlight, at: AnchorRequest(passage: "luceafarul.1"))
         clock.advance(offset)
+        let later = try store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.3"), note: "n")
+        #expect(store.clockWarnings.isEmpty)
+        #expect(try store.clockNotes().isEmpty)
+        #expect(try store.quarantinedChanges().isEmpty)
+        #expect(try store.history(id: later.id).first?.wall == Fixtures.epoch + offset)
+    }
+
+    /// A clock set back behind what this machine recorded earlier is noted, once for the episode, naming the
+    /// evidence; a clock that goes back again later, past a newer change, is a new episode.
+    @Test func aClockSetBackIsNotedOncePerEpisode() throws {
+        let directory = try TemporaryDirectory()
+        let clock = ManualClock(Fixtures.epoch)
+        let store = try Fixtures.store(directory, clock: clock)
+        try store.createAnnotation(.highlight, at: AnchorRequest(passage: "luceafarul.1"))
+        clock.advance(-2 * Self.day)
         let second = try store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.3"), note: "n")
         #expect(try store.annotation(id: second.id).note == "n")
         let warning = try #require(store.clockWarnings.first)
         #expect(store.clockWarnings.count == 1)
-        #expect(warning.direction == (offset > 0 ? .ahead : .behind))
-        #expect(warning.newestChange == first.createdAt)
+        #expect(warning.direction == .behind)
+        #expect(warning.newestChange.milliseconds == Fixtures.epoch)
         #expect(warning.changeID == (try store.history(id: second.id).first?.changeID))
-        #expect(warning.description.contains("is 2 days \(offset > 0 ? "ahead of" : "behind") the store's newest"))
+        #expect(warning.description.contains("is 2 days behind the time of the newest change made on it"))
         #expect(try store.clockNotes() == [warning])
+        // The same episode: noted once.
+        clock.advance(1000)
+        try store.createAnnotation(.bookmark, at: AnchorRequest(passage: "luceafarul.2"))
+        try store.batch {
+            for _ in 0..<3 { try store.createAnnotation(.bookmark, at: AnchorRequest(passage: "luceafarul.2")) }
+        }
+        #expect(try store.clockNotes().count == 1)
+        // Right again, then set back past the newer change: a new episode.
+        clock.set(Fixtures.epoch + 10 * Self.day)
+        try store.createAnnotation(.bookmark, at: AnchorRequest(passage: "luceafarul.2"))
+        clock.set(Fixtures.epoch + 5 * Self.day)
+        try store.createAnnotation(.bookmark, at: AnchorRequest(passage: "luceafarul.2"))
+        let notes = try store.clockNotes()
+        #expect(notes.count == 2 && notes.last?.newestChange.milliseconds == Fixtures.epoch + 10 * Self.day)
         // Within a day of the newest change: nothing to report.
         let quiet = try Fixtures.store(directory, "quiet.db", clock: ManualClock(Fixtures.epoch))
         try quiet.createAnnotation(.highlight, at: AnchorRequest(passage: "luceafarul.1"))

@@ -40,7 +40,7 @@ import Testing
     @Test func aBackupsHeaderCarriesTheStoresHeadAndItsChangesInLogOrder() throws {
         let scene = try Scene()
         let header = try ArchiveRoundTripTests.header(of: scene.backup)
-        #expect(header.formatVersion == 2)
+        #expect(header.formatVersion == ArchiveFormat.version)
         #expect(header.head == (try scene.store.logHead()))
         #expect(header.head?.sequence == 12)
         let lines = try Fixtures.lines(ofArchive: scene.backup)
@@ -136,7 +136,8 @@ import Testing
     @Test func aHeadInAFormatOneHeaderOrNoneInFormatTwoIsRefused() throws {
         let scene = try Scene()
         var lines = try Fixtures.lines(ofArchive: scene.backup)
-        lines[0] = lines[0].replacingOccurrences(of: #""formatVersion":2"#, with: #""formatVersion":1"#)
+        lines[0] = lines[0].replacingOccurrences(of: #""formatVersion":\#(ArchiveFormat.version)"#,
+                                                 with: #""formatVersion":1"#)
         let first = scene.directory.path("one.jsonl.gz")
         try Fixtures.writeArchive(lines, to: first)
         let one = try #require(thrownError(ArchiveError.self) { _ = try ArchiveReader(path: first).read() })

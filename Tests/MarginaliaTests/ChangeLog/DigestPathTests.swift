@@ -5,7 +5,7 @@ import MarginaliaTestSupport
 
 /// The digest of a change about to be appended is computed straight into one buffer, and SHA-256's hex written
 /// straight into its string: both give exactly the bytes of the plain definitions (`ChangeDigest` over the seven
-/// stored texts, two lowercase hex digits a byte), on seeded random changes.
+/// stored texts and the wall time when there is one, two lowercase hex digits a byte), on seeded random changes.
 @Suite struct DigestPathTests {
     /// The chain's definition spelled out plainly: the previous digest's 32 bytes, then each stored text as its
     /// UTF-8 length in 4 bytes, big-endian, and its bytes; SHA-256; lowercase hex.
@@ -43,11 +43,14 @@ import MarginaliaTestSupport
                 device: Self.randomText(&generator, maxLength: 40), entity: round % 5 == 0 ? .position : .annotation,
                 entityID: Self.randomText(&generator, maxLength: 60),
                 operation: ChangeOperation.allCases.randomElement(using: &generator) ?? .create,
-                fields: ChangeFields())
+                fields: ChangeFields(),
+                wall: round % 4 == 0 ? nil : Int64.random(in: 0...9_999_999_999_999, using: &generator))
             let fields = Self.randomText(&generator, maxLength: round % 50 == 0 ? 5000 : 300)
             let digest = try ChangeDigest.next(after: previous, change: change, fieldsText: fields)
+            // As stored: the wall time last, empty when there is none; the digest covers it only when there is.
             let texts = [change.changeID] + change.storedText(fieldsText: fields)
-            #expect(digest == (try Self.plainDigest(after: previous, texts: texts)), "seed \(seed), round \(round)")
+            let covered = Array(texts.dropLast()) + (change.wall.map { [String($0)] } ?? [])
+            #expect(digest == (try Self.plainDigest(after: previous, texts: covered)), "seed \(seed), round \(round)")
             #expect(digest == (try ChangeDigest.next(after: previous, columns: texts)), "seed \(seed), round \(round)")
             previous = digest
         }
