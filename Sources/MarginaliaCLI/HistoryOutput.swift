@@ -78,7 +78,7 @@ extension Output {
     /// `kind` is the annotation's, so that a bookmark's title is called a title.
     static func lines(_ entry: HistoryEntry, kind: AnnotationKind? = nil, ids: ShortIDs) -> [String] {
         let change = entry.change
-        var head = "\(change.hlc.iso8601)  \(change.operation.rawValue.padding(9)) change "
+        var head = "\(Timestamp.iso8601(milliseconds: change.madeAt))  \(change.operation.rawValue.padding(9)) change "
             + ids(change.changeID, .change)
         if let target = change.fields.revertTo { head += "  revert to \(ids(target, .change))" }
         head += "  (device \(ids(change.device, .device)))"

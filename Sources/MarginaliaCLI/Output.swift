@@ -22,7 +22,8 @@ enum Output {
         .object(JSONObject([
             ("changeId", .string(change.changeID)),
             ("hlc", .string(change.hlc.description)),
-            ("time", .string(change.hlc.iso8601)),
+            // When the change was made, by the clock of the machine that made it; `hlc` orders it.
+            ("time", .string(Timestamp.iso8601(milliseconds: change.madeAt))),
             ("device", .string(change.device)),
             ("entity", .string(change.entity.rawValue)),
             ("entityId", .string(change.entityID)),
@@ -39,6 +40,16 @@ enum Output {
     // MARK: - Text
 
     /// `1 passage`, `2 passages`, `0 passages`: a count with its noun in the right number.
+    /// `text` as one word of a shell command: as it is when it holds only characters no shell treats specially,
+    /// else in single quotes (a quote inside written '\'').
+    static func shellQuoted(_ text: String) -> String {
+        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                || "/._-+=:,@%".unicodeScalars.contains(scalar))
+        }
+        return plain ? text : "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+    }
+
     static func count(_ count: Int, _ noun: String, plural: String? = nil) -> String {
         "\(count) " + (count == 1 ? noun : plural ?? noun + "s")
     }
@@ -124,7 +135,7 @@ enum Output {
     /// One change on one line, for `history` and `log`; `kind` is the annotation's, so that a bookmark's title is
     /// called a title.
     static func line(_ change: Change, showEntity: Bool, kind: AnnotationKind? = nil, ids: ShortIDs) -> String {
-        var text = "\(change.hlc.iso8601)  \(change.operation.rawValue.padding(9)) "
+        var text = "\(Timestamp.iso8601(milliseconds: change.madeAt))  \(change.operation.rawValue.padding(9)) "
         if showEntity {
             let id = change.entity == .annotation ? ids(change.entityID, .annotation) : change.entityID
             text += "\(change.entity.rawValue) \(id)  "

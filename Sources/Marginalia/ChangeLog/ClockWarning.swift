@@ -27,7 +27,7 @@ public struct ClockWarning: Equatable, Sendable, CustomStringConvertible {
 
     /// The warning in words: how far off the clock was, against what, and which change it stamped.
     public var description: String {
-        let gap = StoreConnection.duration(abs(wallClock - newestChange.milliseconds))
+        let gap = Timestamp.duration(abs(wallClock - newestChange.milliseconds))
         if direction == .ahead {
             return "this machine's clock (\(Timestamp.iso8601(milliseconds: wallClock))) was \(gap) ahead of the "
                 + "store's newest change (\(newestChange.iso8601)) when change \(changeID) was made"
@@ -109,17 +109,5 @@ extension StoreConnection {
             }
             return ClockWarning(direction: direction, wallClock: wall, newestChange: hlc, changeID: try row.string(3))
         }
-    }
-
-    /// A duration in words, rounded down to the largest unit that fits: "a day", "2 days", "90 minutes".
-    static func duration(_ milliseconds: Int64) -> String {
-        for (size, unit) in [(Int64(86_400_000), "day"), (3_600_000, "hour"), (60_000, "minute"), (1000, "second")]
-        where milliseconds >= size {
-            let count = milliseconds / size
-            // Whole days and hours read as such; otherwise the next smaller unit keeps it exact enough.
-            if size > 1000, milliseconds % size != 0, count < 2 { continue }
-            return count == 1 ? "a\(unit == "hour" ? "n" : "") \(unit)" : "\(count) \(unit)s"
-        }
-        return "\(milliseconds) ms"
     }
 }

@@ -87,11 +87,11 @@ extension AnnotationStore {
         }
     }
 
-    /// Runs one sync round through `folder`, as `sync(folder:compact:)` does, off the caller's actor.
-    public func sync(folder: String, compact: Bool = false,
+    /// Runs one sync round through `folder`, as `sync(folder:compact:acceptFuture:)` does, off the caller's actor.
+    public func sync(folder: String, compact: Bool = false, acceptFuture: Bool = false,
                      progress: ProgressHandler? = nil) async throws -> SyncReport {
         try await Self.offActor(progress: progress) { handler in
-            try self.sync(folder: folder, compact: compact, progress: handler)
+            try self.sync(folder: folder, compact: compact, acceptFuture: acceptFuture, progress: handler)
         }
     }
 

@@ -152,7 +152,14 @@ extension AnnotationStore {
     }
 
 
-    /// The changes held in quarantine (dated ahead of this machine's clock when they arrived), oldest first.
+    /// Merges every change held in quarantine now, whenever it was made: what a person does once they know the
+    /// other machine's clock is right, or do not mind. Returns how many were merged.
+    @discardableResult
+    public func releaseQuarantinedChanges() throws -> Int {
+        try engine.write { try $0.releaseAllQuarantined() }
+    }
+
+    /// The changes held in quarantine (made ahead of this machine's clock when they arrived), oldest first.
     public func quarantinedChanges() throws -> [QuarantinedChange] {
         try engine.read { try $0.quarantinedChanges() }
     }

@@ -150,18 +150,23 @@ extension StoreConnection {
         return changes
     }
 
+    /// When a change of the log was made, as an expression over `changes`: its wall time, or its clock's
+    /// milliseconds for a change recorded without one.
+    static let madeAt = "coalesce(wall, hlc / 100000)"
+
     /// The change log, oldest first, filtered; with a limit, the most recent `limit` changes.
     func log(_ filter: LogFilter = LogFilter()) throws -> [Change] {
         var conditions: [String] = []
         var arguments: [DatabaseValue] = []
-        // The log keeps a clock as one integer that sorts like the clock, so a time bound is a bound on it.
+        // A change's time is when it was made (`Change.madeAt`). Its clock is never behind that (the clock that
+        // stamped it had read the wall clock too), so `since` bounds the clock as well, which its index serves.
         if let since = filter.since {
-            conditions.append("hlc >= ?")
-            arguments.append(.integer(HLC(milliseconds: max(0, since), counter: 0).packed))
+            conditions.append("hlc >= ? AND \(Self.madeAt) >= ?")
+            arguments += [.integer(HLC(milliseconds: max(0, since), counter: 0).packed), .integer(since)]
         }
         if let until = filter.until {
-            conditions.append("hlc < ?")
-            arguments.append(.integer(HLC(milliseconds: max(0, until), counter: 0).packed))
+            conditions.append("\(Self.madeAt) < ?")
+            arguments.append(.integer(until))
         }
         if let device = filter.device {
             conditions.append("device = (SELECT number FROM devices WHERE id = ?)")

@@ -2,7 +2,7 @@
 
 extension StoreConnection {
     /// The clock just after the last millisecond of `milliseconds`: a change belongs to the state "as of" that time
-    /// when its clock is below it (made at or before that millisecond).
+    /// when it was made (`Change.madeAt`) before this bound's millisecond (at or before that millisecond).
     static func bound(asOf milliseconds: Int64) -> HLC {
         HLC(milliseconds: min(max(0, milliseconds), HLC.maxMilliseconds - 1) + 1, counter: 0)
     }
@@ -13,7 +13,7 @@ extension StoreConnection {
         HLC(milliseconds: min(max(0, milliseconds), HLC.maxMilliseconds), counter: 0)
     }
 
-    /// Folds every annotation's changes with a clock below `bound` (nil: every change), entity by entity, and
+    /// Folds every annotation's changes made before `bound`'s millisecond (nil: every change), entity by entity, and
     /// hands each annotation that existed by then to `body`, in no particular order.
     ///
     /// The rule is `AnnotationRegisters`', the one the current tables are kept by: the state at a time is the fold
@@ -45,9 +45,9 @@ extension StoreConnection {
         try db.forEachRow(
             sql: """
                 SELECT \(Change.columns) FROM changes
-                WHERE entity = 'annotation' AND (?1 IS NULL OR +hlc < ?1) ORDER BY entity_id
+                WHERE entity = 'annotation' AND (?1 IS NULL OR \(Self.madeAt) < ?1) ORDER BY entity_id
                 """,
-            arguments: [bound?.packed]
+            arguments: [bound?.milliseconds]
         ) { row in
             let change: Change
             if let rejected {
@@ -89,7 +89,7 @@ extension StoreConnection {
         let fullID = try resolveAnnotationID(id)
         let bound = Self.bound(asOf: milliseconds)
         return AnnotationRegisters.fold(
-            id: fullID, try log.changes(of: .annotation, id: fullID).filter { $0.hlc < bound }).annotation
+            id: fullID, try log.changes(of: .annotation, id: fullID).filter { $0.madeAt < bound.milliseconds }).annotation
     }
 
     /// Sorts annotations as `annotations(matching:)` does: in reading order when content is attached (document,

@@ -85,6 +85,12 @@ extension StoreConnection {
         _ = try batch { try releaseQuarantine(latestAllowed: latest) }
     }
 
+    /// Merges every change held in quarantine now, whenever it was made (`import --accept-future`,
+    /// `quarantine --release`), in one transaction; returns how many.
+    func releaseAllQuarantined() throws -> Int {
+        try batch { try releaseQuarantine(latestAllowed: .max) }
+    }
+
     /// When a held change was made, as a condition's expression: its wall time, or for a change recorded without
     /// one, the milliseconds of its clock (the first 15 digits of its text form).
     static let heldMadeAt = "coalesce(wall, CAST(substr(hlc, 1, 15) AS INTEGER))"

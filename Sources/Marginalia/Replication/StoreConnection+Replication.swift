@@ -39,8 +39,8 @@ extension StoreConnection {
     /// - Throws: `StoreError.invalidChange` naming the change (its 1-based place in `changes`): a change that is
     ///   malformed, or differs from the change already stored (or held in quarantine) under its id.
     @discardableResult
-    func merge(_ changes: some Sequence<Change>, source: ReceiptSource = ReceiptSource(kind: .merge)) throws
-        -> MergeReport
+    func merge(_ changes: some Sequence<Change>, source: ReceiptSource = ReceiptSource(kind: .merge),
+               acceptFuture: Bool = false) throws -> MergeReport
     {
         var report = MergeReport()
         var sawOwnDevice = false
@@ -53,7 +53,8 @@ extension StoreConnection {
                 guard !batch.isEmpty else { return }
                 do {
                     try merge(batch, receipt: receipt, into: &report,
-                              future: .quarantine(latestAllowed: latest, source: "merge"), sawOwnDevice: &sawOwnDevice)
+                              future: acceptFuture ? .accept : .quarantine(latestAllowed: latest, source: source.file ?? "merge"),
+                              sawOwnDevice: &sawOwnDevice)
                 } catch let conflict as ChangeConflict {
                     throw StoreError.invalidChange(reason: "change \(conflict.position): \(conflict.reason)")
                 }

@@ -92,6 +92,18 @@ import Foundation
         }
     }
 
+    /// A duration in words, rounded down to the largest unit that fits: "a day", "2 days", "90 minutes".
+    package static func duration(_ milliseconds: Int64) -> String {
+        for (size, unit) in [(Int64(86_400_000), "day"), (3_600_000, "hour"), (60_000, "minute"), (1000, "second")]
+        where milliseconds >= size {
+            let count = milliseconds / size
+            // Whole days and hours read as such; otherwise the next smaller unit keeps it exact enough.
+            if size > 1000, milliseconds % size != 0, count < 2 { continue }
+            return count == 1 ? "a\(unit == "hour" ? "n" : "") \(unit)" : "\(count) \(unit)s"
+        }
+        return "\(milliseconds) ms"
+    }
+
     private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
         a >= 0 ? a / b : -((-a + b - 1) / b)
     }

@@ -18,18 +18,31 @@ extension AnnotationStore {
     /// - Parameter compact: fold this store's own segments into one (done anyway beyond 64 of them).
     /// - Throws: `MarginaliaError`: `.invalidArgument` for a store inside the folder, `.newerVersion` for a folder
     ///   of a newer format, `.notFound` for a missing folder, `.io` when a file cannot be written.
-    public func sync(folder: String, compact: Bool = false) throws -> SyncReport {
-        try sync(folder: folder, compact: compact, progress: nil)
+    /// - Parameter acceptFuture: merge at once the changes made more than a day ahead of this machine's clock,
+    ///   those held from earlier rounds too, instead of holding them until their time comes.
+    public func sync(folder: String, compact: Bool = false, acceptFuture: Bool = false) throws -> SyncReport {
+        try sync(folder: folder, compact: compact, acceptFuture: acceptFuture, progress: nil)
     }
 
-    /// `sync(folder:compact:)` with `progress` in place of the store-wide progress handler when given.
-    func sync(folder: String, compact: Bool, progress: ProgressHandler?) throws -> SyncReport {
+    /// `sync(folder:compact:acceptFuture:)` with `progress` in place of the store-wide progress handler when
+    /// given.
+    func sync(folder: String, compact: Bool, acceptFuture: Bool = false, progress: ProgressHandler?) throws
+        -> SyncReport
+    {
         // A store in memory has no readers beside its writer; a thread inside a batch holds the writer already.
         guard path != ":memory:", !engine.currentThreadWrites else {
-            return try engine.write(progress: progress) { try $0.sync(folder: folder, compact: compact) }
+            return try engine.write(progress: progress) {
+                try $0.sync(folder: folder, compact: compact, acceptFuture: acceptFuture)
+            }
         }
         var round = try engine.read(progress: progress) { try $0.readFolder(folder) }
+        round.acceptFuture = acceptFuture
         guard round.report.manifestPending == nil else { return round.report }
+        if acceptFuture {
+            round.report.releasedFromQuarantine = try engine.write(progress: progress) {
+                try $0.releaseAllQuarantined()
+            }
+        }
         let handler = progress ?? progressHandler
         for (index, segment) in round.segments.enumerated() {
             engine.yieldToWaitingWriters()

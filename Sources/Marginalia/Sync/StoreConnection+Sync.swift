@@ -24,6 +24,8 @@ struct SyncRound {
     var segments: [Segment] = []
     /// Why this store takes its own directory to be written by a copy of it too, when it does.
     var cloneEvidence: String?
+    /// Merge the changes made far ahead of this machine's clock at once, instead of holding them.
+    var acceptFuture = false
 }
 
 @available(*, unavailable)
@@ -44,9 +46,11 @@ extension StoreConnection {
     /// than `SyncFormat.compactionThreshold` of them are there: `readFolder`, `applySegment` for each file it
     /// found, and `publish`, on this one connection. `AnnotationStore.sync` runs the same three steps, the first
     /// on a reader and each of the others under the writer on its own.
-    func sync(folder path: String, compact: Bool) throws -> SyncReport {
+    func sync(folder path: String, compact: Bool, acceptFuture: Bool = false) throws -> SyncReport {
         var round = try readFolder(path)
+        round.acceptFuture = acceptFuture
         guard round.report.manifestPending == nil else { return round.report }
+        if acceptFuture { round.report.releasedFromQuarantine = try releaseAllQuarantined() }
         for segment in round.segments { try applySegment(segment, in: &round) }
         return try publish(&round, compact: compact)
     }
@@ -120,7 +124,7 @@ extension StoreConnection {
         }
         var deviceReport = round.report.devices[segment.deviceIndex]
         try apply(segment.contents, device: segment.device, name: segment.name, relative: segment.relative,
-                  into: &deviceReport, syncReport: &round.report)
+                  acceptFuture: round.acceptFuture, into: &deviceReport, syncReport: &round.report)
         round.report.devices[segment.deviceIndex] = deviceReport
     }
 
@@ -163,12 +167,14 @@ extension StoreConnection {
             }
             try FileSync.syncDirectory(containing: "\(folder.directory(of: deviceID))/x")
         }
+        report.held = Int(try db.int(sql: "SELECT count(*) FROM quarantine") ?? 0)
         return report
     }
 
     /// Merges a segment's valid changes in one transaction, and records it as applied when it is wholly valid.
     private func apply(_ contents: SegmentContents, device: String, name: String, relative: String,
-                       into deviceReport: inout SyncDeviceReport, syncReport: inout SyncReport) throws {
+                       acceptFuture: Bool, into deviceReport: inout SyncDeviceReport,
+                       syncReport: inout SyncReport) throws {
         var problem = contents.problem
         if problem == nil, let header = contents.header, header.device != device {
             problem = (1, "the header names device \(header.device), but the file lies in devices/\(device)")
@@ -182,7 +188,8 @@ extension StoreConnection {
         do {
             merged = try batch {
                 let merged = try merge(contents.changes, source: ReceiptSource(
-                    kind: .sync, file: relative, size: Int64(contents.size), sha256: contents.sha256))
+                    kind: .sync, file: relative, size: Int64(contents.size), sha256: contents.sha256),
+                    acceptFuture: acceptFuture)
                 if problem == nil { try record(device: device, name: name, contents: contents, written: false) }
                 return merged
             }

@@ -19,6 +19,11 @@ public struct SyncReport: Equatable, Sendable {
     public var renewalReason: String?
     /// What was read from each device's directory, by device id.
     public var devices: [SyncDeviceReport] = []
+    /// Changes held in quarantine before the round that it merged at once (`acceptFuture`).
+    public var releasedFromQuarantine = 0
+    /// Changes held in quarantine after the round (made far ahead of this machine's clock, here or in earlier
+    /// rounds): merged once their time comes, or at once by a round with `acceptFuture`.
+    public var held = 0
     /// Set when the manifest itself did not read whole (a sync tool still copying it): the round then read and
     /// wrote nothing, and the next one tries again.
     public var manifestPending: SyncFileIssue?

@@ -105,8 +105,13 @@ enum ArchiveCommands {
                 context.console.out("  merged from quarantine: \(report.releasedFromQuarantine) (now plausible)")
             }
             if report.quarantined > 0 {
-                context.console.out("  held in quarantine:  \(report.quarantined) (dated more than a day ahead of this "
-                    + "machine's clock; see 'marginalia quarantine', or import again with --accept-future)")
+                context.console.out("  held in quarantine:  \(report.quarantined) (made more than a day ahead of this "
+                    + "machine's clock; see 'marginalia quarantine')")
+                let retry = "marginalia import \(Output.shellQuoted(path)) --accept-future"
+                for line in HeldOutput.lines(try store.quarantinedChanges(), now: Timestamp.nowMilliseconds(),
+                                             retry: retry) {
+                    context.console.out(line)
+                }
             }
             if let renewed = report.renewedDeviceID {
                 context.console.err("The file holds changes made under this store's device id on another copy of it; "

@@ -55,7 +55,7 @@ enum ImportsCommand {
                 object["receivedAt"] = .string(receipt.receivedAt)
             } else {
                 object["source"] = .string("local")
-                object["receivedAt"] = .string(change.hlc.iso8601)
+                object["receivedAt"] = .string(Timestamp.iso8601(milliseconds: change.madeAt))
             }
             return .object(object)
         }

@@ -5,17 +5,31 @@ import Marginalia
 enum QuarantineCommand {
     static let command = Command(
         spec: CommandSpec(
-            name: "quarantine", summary: "List changes held back because they are dated in the future.",
+            name: "quarantine", summary: "List changes held back because they were made in the future.",
             discussion: """
-                An imported change dated more than a day ahead of this machine's clock is kept here instead of in \
-                the log, so that one device with a wrong clock cannot push every later change into the future. \
-                Each is merged as soon as it is plausible (by the next import or command that writes), or at once \
-                with 'marginalia import FILE --accept-future'. The rest of each file was merged. Also lists the \
-                local writes made while this machine's clock was more than a day off the store's newest change. \
-                Archives carry only the log; a restore keeps the replaced store's quarantine. Reads only.
+                A change that arrives (by import or sync) made more than a day ahead of this machine's clock, by \
+                the wall clock of the machine that made it, is kept here instead of in the log: one device with a \
+                wrong clock cannot date notes days ahead. The rest of each file was merged. Each is merged as soon \
+                as its time comes (by the next command that writes), or at once with --release, 'marginalia sync \
+                FOLDER --accept-future' or 'marginalia import FILE --accept-future'. Also lists the local writes \
+                made while this machine's clock was more than a day behind the newest change made on it (a clock \
+                set back), one note per episode. Archives carry only the log; a restore keeps the replaced store's \
+                quarantine. Reads only, but for --release.
                 """,
-            examples: ["marginalia quarantine", "marginalia --json quarantine"]),
+            options: [.init(name: "release", help: "Merge every held change now, whenever it was made.")],
+            examples: ["marginalia quarantine", "marginalia --json quarantine", "marginalia quarantine --release"]),
         run: { context in
+            if context.arguments.flag("release") {
+                let store = try context.openStore(.readWrite, content: .none)
+                let released = try store.releaseQuarantinedChanges()
+                if context.json {
+                    try Output.print(.object(JSONObject([("released", .int(Int64(released)))])), to: context.console)
+                } else {
+                    context.console.out(released == 0 ? "No change is held in quarantine."
+                        : "Merged \(Output.count(released, "change")) held in quarantine.")
+                }
+                return
+            }
             let store = try context.openStore(.readOnly, content: .none)
             let held = try store.quarantinedChanges()
             let notes = try store.clockNotes()
@@ -40,7 +54,7 @@ enum QuarantineCommand {
             }
             if held.isEmpty { context.console.out("No change is held in quarantine.") }
             for item in held {
-                context.console.out("\(item.change.hlc.iso8601)  \(item.change.operation.rawValue) "
+                context.console.out("\(Timestamp.iso8601(milliseconds: item.change.madeAt))  \(item.change.operation.rawValue) "
                     + "\(item.change.entity.rawValue) \(item.change.entityID)  change \(item.change.changeID) by "
                     + "device \(item.change.device)  from \(item.source), seen \(item.seenAt)")
             }

@@ -12,23 +12,37 @@ enum SyncCommand {
                 Every other device's segments not applied yet are merged; a file that is still being copied, \
                 a placeholder or a conflict copy is left for the next round and listed as pending (the round \
                 still exits 0). Deletions stay deletions. The store must not live inside FOLDER: a sync tool \
-                that copies an open database corrupts it. --compact folds this store's own segments into one.
+                that copies an open database corrupts it. --compact folds this store's own segments into one. \
+                A change made more than a day ahead of this machine's clock (by when it was made, not by the \
+                clock that orders it) is held in quarantine and named in the output; it is merged once its time \
+                comes, or at once with --accept-future or 'marginalia quarantine --release'.
                 """,
             arguments: [.init(name: "FOLDER", help: "The shared folder.")],
-            options: [.init(name: "compact", help: "Fold this store's own segments into one.")],
+            options: [.init(name: "compact", help: "Fold this store's own segments into one."),
+                      .init(name: "accept-future",
+                            help: "Merge at once the changes made more than a day ahead of this machine's clock "
+                                + "(those held from earlier rounds too) instead of holding them.")],
             examples: ["mkdir -p ~/Sync/marginalia && marginalia sync ~/Sync/marginalia",
                        "marginalia --json sync ~/Sync/marginalia"]),
         run: { context in
             // Before the store is opened: opening creates it, and a store inside the folder must never be made.
             try AnnotationStore.checkSyncLocation(store: context.storePath, folder: context.arguments.positionals[0])
             let store = try context.openStore(.create, content: .none)
-            let report = try store.sync(folder: context.arguments.positionals[0],
-                                        compact: context.arguments.flag("compact"))
+            let folder = context.arguments.positionals[0]
+            let report = try store.sync(folder: folder, compact: context.arguments.flag("compact"),
+                                        acceptFuture: context.arguments.flag("accept-future"))
             if context.json {
                 try Output.print(json(report), to: context.console)
                 return
             }
             for line in text(report) { context.console.out(line) }
+            if report.held > 0 {
+                let retry = "marginalia sync \(Output.shellQuoted(folder)) --accept-future"
+                for line in HeldOutput.lines(try store.quarantinedChanges(), now: Timestamp.nowMilliseconds(),
+                                             retry: retry) {
+                    context.console.out(line)
+                }
+            }
         })
 
     static func text(_ report: SyncReport) -> [String] {
@@ -56,7 +70,12 @@ enum SyncCommand {
         if let compacted = report.compactedInto {
             lines.append("Compacted \(Output.count(report.removed.count, "segment")) into \(compacted.path).")
         }
-        if report.written == nil && report.changesApplied == 0 { lines.append("Nothing new.") }
+        if report.releasedFromQuarantine > 0 {
+            lines.append("Merged \(Output.count(report.releasedFromQuarantine, "change")) held in quarantine.")
+        }
+        if report.written == nil && report.changesApplied == 0 && report.releasedFromQuarantine == 0 {
+            lines.append("Nothing new.")
+        }
         if !report.pending.isEmpty {
             lines.append("\(Output.count(report.pending.count, "file")) pending: run sync again once the sync tool "
                 + "has caught up.")
@@ -87,6 +106,8 @@ enum SyncCommand {
             ("written", segment(report.written)), ("compactedInto", segment(report.compactedInto)),
             ("removed", .array(report.removed.map(JSONValue.string))),
             ("changesApplied", .int(Int64(report.changesApplied))),
+            ("releasedFromQuarantine", .int(Int64(report.releasedFromQuarantine))),
+            ("held", .int(Int64(report.held))),
             ("devices", .array(report.devices.map { device in
                 .object(JSONObject([
                     ("device", .string(device.device)), ("segmentsApplied", .int(Int64(device.segmentsApplied))),

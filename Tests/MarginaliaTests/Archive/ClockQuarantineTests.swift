@@ -63,11 +63,11 @@ import Testing
     }
 
     @Test func durationsReadAsWords() {
-        #expect(StoreConnection.duration(Self.day) == "a day")
-        #expect(StoreConnection.duration(2 * Self.day + 5) == "2 days")
-        #expect(StoreConnection.duration(Self.day - 5) == "23 hours")
-        #expect(StoreConnection.duration(3_600_000) == "an hour")
-        #expect(StoreConnection.duration(90 * 60_000) == "90 minutes")
+        #expect(Timestamp.duration(Self.day) == "a day")
+        #expect(Timestamp.duration(2 * Self.day + 5) == "2 days")
+        #expect(Timestamp.duration(Self.day - 5) == "23 hours")
+        #expect(Timestamp.duration(3_600_000) == "an hour")
+        #expect(Timestamp.duration(90 * 60_000) == "90 minutes")
     }
 
     @Test func aBatchNotesItsClockOnce() throws {
