@@ -28,6 +28,9 @@ public struct InteropExportContext: Sendable {
     public var orphaned: Set<String>
     /// When the export was made, in milliseconds since 1970.
     public var exportedAt: Int64
+    /// Annotation id → when it was made and when it was last changed (milliseconds since 1970), by the clocks of
+    /// the machines that made those changes (`Change.madeAt`); an annotation not here is dated by its clocks.
+    public var madeAt: [String: (created: Int64, updated: Int64)] = [:]
 
     /// A context with the given values; empty ones for an export without content.
     package init(edition: String? = nil, contentTitle: String? = nil, titles: [String: String] = [:],
@@ -45,6 +48,16 @@ public struct InteropExportContext: Sendable {
 
     /// A document's title, else its id.
     public func title(of document: String) -> String { titles[document] ?? document }
+
+    /// When `annotation` was made, in milliseconds since 1970: what an export calls its creation time.
+    public func created(_ annotation: Annotation) -> Int64 {
+        madeAt[annotation.id]?.created ?? annotation.createdAt.milliseconds
+    }
+
+    /// When `annotation` was last changed, in milliseconds since 1970.
+    public func updated(_ annotation: Annotation) -> Int64 {
+        madeAt[annotation.id]?.updated ?? annotation.updatedAt.milliseconds
+    }
 
     /// `annotations` in reading order: by document, passage and offset; unknown documents and passages after the
     /// known ones, by id.
@@ -70,8 +83,16 @@ extension StoreConnection {
     func interopExport(filter: ExportFilter) throws -> (annotations: [Annotation], context: InteropExportContext) {
         try db.transaction(.deferred) {
             var annotations = try self.annotations(matching: AnnotationFilter(document: filter.document))
-            if let since = filter.since { annotations = annotations.filter { $0.updatedAt.milliseconds >= since } }
             var context = InteropExportContext(exportedAt: clock.wallMilliseconds)
+            try db.forEachRow(sql: """
+                SELECT entity_id, min(\(Self.madeAt)) FILTER (WHERE op = 'create'), max(\(Self.madeAt)) FROM changes
+                WHERE entity = 'annotation' GROUP BY entity_id
+                """) { row in
+                let id = try row.string(0)
+                let updated = try row.int64(2)
+                context.madeAt[id] = (row.isNull(1) ? updated : try row.int64(1), updated)
+            }
+            if let since = filter.since { annotations = annotations.filter { context.updated($0) >= since } }
             guard let content else { return (annotations, context) }
             context.edition = content.edition
             context.contentTitle = content.title

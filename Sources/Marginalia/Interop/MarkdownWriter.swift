@@ -23,27 +23,28 @@ public enum MarkdownWriter {
             guard !here.isEmpty else { continue }
             out += "\n## \(escape(context.title(of: document)))\n"
             for annotation in here where annotation.kind != .bookmark {
-                out += "\n" + block(annotation)
+                out += "\n" + block(annotation, context: context)
             }
             let bookmarks = here.filter { $0.kind == .bookmark }
             if !bookmarks.isEmpty {
                 out += "\n### Bookmarks\n\n"
                 for bookmark in bookmarks {
                     let title = bookmark.note.map { escape(inline($0)) } ?? "Bookmark"
-                    out += "- \(title) (passage `\(bookmark.anchor.start.passage)`, \(date(bookmark)))\n"
+                    out += "- \(title) (passage `\(bookmark.anchor.start.passage)`, \(date(bookmark, context: context)))\n"
                 }
             }
         }
         if !orphans.isEmpty {
             out += "\n## Orphaned\n\nTheir text is no longer in the content; each keeps its last known text.\n"
             for orphan in orphans {
-                out += "\n" + block(orphan, orphaned: true)
+                out += "\n" + block(orphan, orphaned: true, context: context)
             }
         }
         return out
     }
 
-    private static func block(_ annotation: Annotation, orphaned: Bool = false) -> String {
+    private static func block(_ annotation: Annotation, orphaned: Bool = false,
+                              context: InteropExportContext) -> String {
         var out = ""
         let quote = annotation.anchor.quote
         if !quote.isEmpty {
@@ -60,7 +61,7 @@ public enum MarkdownWriter {
         if orphaned || annotation.kind != .highlight { details.append(annotation.kind.rawValue) }
         if let color = annotation.color { details.append("color: \(escape(color))") }
         if !annotation.tags.isEmpty { details.append(annotation.tags.map { tag(escape($0)) }.joined(separator: " ")) }
-        details.append(date(annotation))
+        details.append(date(annotation, context: context))
         if orphaned {
             details.append("was at `\(annotation.anchor.start.passage)` in \(escape(annotation.anchor.document))")
         }
@@ -74,8 +75,8 @@ public enum MarkdownWriter {
             ? "#\(text)" : "`\(text)`"
     }
 
-    private static func date(_ annotation: Annotation) -> String {
-        Timestamp.iso8601(milliseconds: annotation.createdAt.milliseconds)
+    private static func date(_ annotation: Annotation, context: InteropExportContext) -> String {
+        Timestamp.iso8601(milliseconds: context.created(annotation))
     }
 
     private static func inline(_ text: String) -> String { text.replacingOccurrences(of: "\n", with: " ") }

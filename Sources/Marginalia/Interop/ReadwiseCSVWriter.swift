@@ -19,7 +19,7 @@ public enum ReadwiseCSVWriter {
             guard !highlight.isEmpty else { continue }
             let location = context.passageOrder[annotation.anchor.start.passage].map { String($0 + 1) } ?? ""
             out += row([highlight, context.title(of: annotation.anchor.document), "", "", quote.isEmpty ? "" : note,
-                        location, Timestamp.iso8601(milliseconds: annotation.createdAt.milliseconds)
+                        location, Timestamp.iso8601(milliseconds: context.created(annotation))
                             .replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: "")])
         }
         return out

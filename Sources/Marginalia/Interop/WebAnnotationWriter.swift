@@ -81,8 +81,8 @@ public enum WebAnnotationWriter {
         var members: [(String, JSONValue)] = [
             ("@context", .string(Self.context)), ("id", .string(iri(of: annotation.id))),
             ("type", .string("Annotation")), ("motivation", .string(motivation)),
-            ("created", .string(Timestamp.iso8601(milliseconds: annotation.createdAt.milliseconds))),
-            ("modified", .string(Timestamp.iso8601(milliseconds: annotation.updatedAt.milliseconds))),
+            ("created", .string(Timestamp.iso8601(milliseconds: context.created(annotation)))),
+            ("modified", .string(Timestamp.iso8601(milliseconds: context.updated(annotation)))),
         ]
         if let color = annotation.color {
             // A styleClass needs the annotation's stylesheet (model 4.4): one rule naming the color.

@@ -238,3 +238,33 @@ import Testing
         #expect(try store.verify().problems == [])
     }
 }
+
+/// Exports for other tools date an annotation by when it was made, not by the clock that orders its changes.
+@Suite struct WallTimeExportTests {
+    typealias Fixtures = ArchiveFixtures
+    static let day: Int64 = 86_400_000
+
+    @Test func anExportDatesANoteByWhenItWasMadeAfterTheClockWasPushedAhead() throws {
+        let directory = try TemporaryDirectory()
+        let clock = ManualClock(Fixtures.epoch)
+        let store = try Fixtures.store(directory, clock: clock)
+        // Another machine's change, its clock five days ahead (made then, taken at once): this store's clock follows.
+        var fields = ChangeFields()
+        fields.position = TextPosition(passage: "luceafarul.1", offset: 0)
+        let future = Change(changeID: Identifiers.make(),
+                            hlc: HLC(milliseconds: Fixtures.epoch + 5 * Self.day, counter: 0), device: "other-device",
+                            entity: .position, entityID: "luceafarul", operation: .set, fields: fields,
+                            wall: Fixtures.epoch + 5 * Self.day)
+        try store.engine.write { _ = try $0.merge([future], acceptFuture: true) }
+        clock.advance(60_000)
+        let note = try store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.1"), note: "now")
+        let made = try #require(try store.history(id: note.id).first)
+        #expect(made.wall == Fixtures.epoch + 60_000 && made.hlc.milliseconds >= Fixtures.epoch + 5 * Self.day)
+        let path = directory.path("notes.w3c.json")
+        try store.exportInterop(.w3c, toFile: path)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains(#""created":"\#(Timestamp.iso8601(milliseconds: Fixtures.epoch + 60_000))""#), "\(text)")
+        let log = try store.log(LogFilter(since: Fixtures.epoch, until: Fixtures.epoch + Self.day))
+        #expect(log.map(\.changeID) == [made.changeID])
+    }
+}
