@@ -95,8 +95,9 @@ enum Output {
         return lines
     }
 
-    /// Every field of one annotation, for `show`.
-    static func details(_ annotation: Annotation) -> [String] {
+    /// Every field of one annotation, for `show`; `changes` are its changes (oldest first), which say when it was
+    /// made and last changed (by the clocks of the machines that made them), else its clocks do.
+    static func details(_ annotation: Annotation, changes: [Change] = []) -> [String] {
         let anchor = annotation.anchor
         var lines = [
             "id:          \(annotation.id)",
@@ -111,8 +112,10 @@ enum Output {
         }
         if let color = annotation.color { lines.append("color:       \(color)") }
         if !annotation.tags.isEmpty { lines.append("tags:        " + annotation.tags.joined(separator: ", ")) }
-        lines.append("created:     \(annotation.createdAt.iso8601) on edition \(annotation.createdEdition)")
-        lines.append("updated:     \(annotation.updatedAt.iso8601)")
+        let created = changes.first { $0.operation == .create }?.madeAt ?? annotation.createdAt.milliseconds
+        let updated = changes.map(\.madeAt).max() ?? annotation.updatedAt.milliseconds
+        lines.append("created:     \(Timestamp.iso8601(milliseconds: created)) on edition \(annotation.createdEdition)")
+        lines.append("updated:     \(Timestamp.iso8601(milliseconds: updated))")
         if anchor.edition != annotation.createdEdition { lines.append("anchored on: edition \(anchor.edition)") }
         return lines
     }

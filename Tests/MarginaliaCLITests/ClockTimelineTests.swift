@@ -103,6 +103,15 @@ extension CLIWorkspace {
                 "seed \(seed): \(entry)")
         }
 
+        // `show` says the same of when it was made.
+        if let id = corrected.first?["entityId"] as? String, let time = written.first {
+            let shown = try workspace.ok(at: now + 13 * 60_000, ["--store", phone, "show", id]).stdout
+            let created = shown.split(separator: "\n").first { $0.hasPrefix("created:") }.map(String.init) ?? ""
+            let stamp = created.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first
+                .flatMap { Timestamp.parseISO8601(String($0)) }
+            #expect(stamp.map { $0 >= time && $0 < time + 5000 } == true, "seed \(seed): \(created)")
+        }
+
         // Let in by hand, the held note joins the rest.
         let released = try workspace.ok(at: now + 14 * 60_000, ["--store", phone, "quarantine", "--release"])
         #expect(released.stdout.contains("Merged 1 change held in quarantine."))

@@ -93,7 +93,11 @@ enum ListCommands {
             if context.json {
                 try Output.print(Output.json(check), to: context.console)
             } else {
-                Output.details(annotation).forEach { context.console.out($0) }
+                // Its changes up to the time shown: they say when it was made and last changed.
+                let changes = try store.history(id: annotation.id).filter { change in
+                    asOf.map { change.madeAt <= $0 } ?? true
+                }
+                Output.details(annotation, changes: changes).forEach { context.console.out($0) }
                 var status = "status:      \(check.status.rawValue)"
                 if let edition = store.content?.edition { status += " against edition \(edition)" }
                 if check.status == .unchecked { status += " (no content attached)" }
