@@ -19,13 +19,14 @@ format (schemas/archive-*.schema.json) as the Swift tool, with the same semantic
   the others; a change whose annotation has no create yet waits in the log and is folded in when
   the create arrives. It validates the trailer counts and does it all in one transaction, rolled back on any
   error. When the file holds new changes made under the store's own device id, the store takes a new one.
-- schema 5 keeps clocks as integers (milliseconds * 100000 + counter) and devices by their number in `devices`;
+- schema 5 keeps clocks as integers (schema 6 adds each change's wall time) (milliseconds * 100000 + counter) and devices by their number in `devices`;
   a device gets its number when its first change enters the log: before the changes of each run of
   SWIFT_MERGE_BATCH changes read, the distinct devices of its new changes are numbered in sorted order, as the
   Swift importer does for each of its batches, so that both importers number the devices of a file alike.
 - each new change row carries its digest in the log's hash chain (SHA-256 of the previous row's digest, 32 zero
   bytes before the first, then change_id, hlc, device, entity, entity_id, op and fields in their text forms (the
-  clock as 000000000000000-00000, the device by its id), each as its UTF-8 length in 4 bytes big-endian and its
+  clock as 000000000000000-00000, the device by its id), then the change's wall time in decimal milliseconds
+  when it has one (schema 6, `madeAt` in archive format 3), each as its UTF-8 length in 4 bytes big-endian and its
   bytes) and points to the import's receipt (time, file as named, size, SHA-256
   and counts), made only when the file brings a new change.
 
@@ -38,6 +39,7 @@ Tags and colors are 1 to 64 code points in NFC, as in the Swift reader. Known li
 strings by canonical equivalence, this code by code point (the same for the NFC text marginalia writes).
 """
 import gzip
+import datetime
 import hashlib
 import json
 import os
@@ -50,7 +52,7 @@ import unicodedata
 import uuid
 import zlib
 
-FORMAT, FORMAT_VERSION, APPLICATION_ID = "marginalia-archive", 2, 0x4D524755
+FORMAT, FORMAT_VERSION, APPLICATION_ID = "marginalia-archive", 3, 0x4D524755
 HEAD_VERSION = 2  # the first archive format whose header carries the head of the hash chain
 MAX_LINE_BYTES, MAX_RECORDS, MAX_DECOMPRESSED = 16 << 20, 50_000_000, 8 << 30
 MAX_DRIFT_MS, MAX_TEXT, MAX_CONTEXT, MAX_ID, MAX_LABEL, MAX_OFFSET = 86_400_000, 1 << 20, 1024, 256, 64, 2**31 - 1
@@ -75,7 +77,7 @@ RULES = {  # (entity, op) -> (allowed field groups, required field groups), as C
 REVERT_RULE = ({"note", "color", "tags", "anchor", "deleted", "revertTo"}, {"revertTo"})
 # The user-database schema version schemas/user.sql describes. Unlike the Swift tool, which holds changes
 # dated more than a day ahead in its `quarantine` table and merges the rest, this reference refuses such a file.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 GENESIS = "0" * 64
 USER_SQL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schemas", "user.sql")
 ANNOTATION_COLUMNS = ("id, kind, document, start_passage, start_offset, end_passage, end_offset, quote, prefix, "
@@ -83,9 +85,9 @@ ANNOTATION_COLUMNS = ("id, kind, document, start_passage, start_offset, end_pass
 # What a statement selects from `changes` to read a change as the seven texts its digest covers: the clock and the
 # device are stored as integers (schema 5); these are the Swift tool's expressions (Change.columns).
 CHANGE_COLUMNS = ("change_id, printf('%015d-%05d', hlc / 100000, hlc % 100000), "
-                  "(SELECT id FROM devices WHERE number = device), entity, entity_id, op, fields")
+                  "(SELECT id FROM devices WHERE number = device), entity, entity_id, op, fields, wall")
 # The names of the log's columns, for an INSERT: hlc as packed(), device as a number of `devices`.
-LOG_COLUMNS = "change_id, hlc, device, entity, entity_id, op, fields"
+LOG_COLUMNS = "change_id, hlc, device, entity, entity_id, op, fields, wall"
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, check_circular=False).encode
 MACHINE_ID = re.compile(r"[0-9A-Za-z._-]{1,64}")
@@ -149,7 +151,7 @@ def export(store, out):
         "SELECT created_edition FROM annotations UNION SELECT anchor_edition FROM annotations ORDER BY 1")]
     seq, digest = 0, GENESIS
     for row in db.execute(f"SELECT {CHANGE_COLUMNS}, seq FROM changes ORDER BY seq"):
-        seq, digest = row[7], chain_digest(digest, row[:7])
+        seq, digest = row[8], chain_digest(digest, row[:7], row[7])
     header = {"type": "header", "format": FORMAT, "formatVersion": FORMAT_VERSION, "device": device,
               "createdAt": iso8601(time.time_ns() // 1_000_000),
               "schemaVersion": db.execute("PRAGMA user_version").fetchone()[0], "editions": editions,
@@ -168,11 +170,12 @@ def export(store, out):
                         sink.write(("\n".join(lines) + "\n").encode("utf-8"))
                         lines.clear()
 
-                for cid, hlc, dev, entity, entity_id, op, fields in db.execute(
+                for cid, hlc, dev, entity, entity_id, op, fields, wall in db.execute(
                         f"SELECT {CHANGE_COLUMNS} FROM changes ORDER BY seq"):
+                    made = "" if wall is None else f',"madeAt":"{iso8601(wall)}"'
                     emit(f'{{"type":"change","changeId":{_encode(cid)},"hlc":{_encode(hlc)},"device":{_encode(dev)},'
                          f'"entity":{_encode(entity)},"entityId":{_encode(entity_id)},"op":{_encode(op)},'
-                         f'"fields":{fields}}}')
+                         f'"fields":{fields}{made}}}')
                     counts["change"] += 1
                 for row in db.execute(f"SELECT {ANNOTATION_COLUMNS} FROM annotations ORDER BY id"):
                     emit(_encode(annotation_record(row)))
@@ -385,7 +388,8 @@ HEADER = obj({"type": None, "format": one_of(FORMAT), "formatVersion": integer(1
               "filter?": obj({"document?": any_string, "since?": any_string}),
               "head?": obj({"seq": integer(0, 2**63 - 1), "digest": matching(DIGEST, "64 lowercase hex digits")})})
 CHANGE = obj({"type": None, "changeId": machine_id, "hlc": hlc, "device": machine_id,
-              "entity": one_of("annotation", "position"), "entityId": None, "op": one_of(*OPS), "fields": None})
+              "entity": one_of("annotation", "position"), "entityId": None, "op": one_of(*OPS), "fields": None,
+              "madeAt?": any_string})
 ANNOTATION = obj({"type": None, "id": machine_id, "kind": one_of(*KINDS), "document": identifier,
                   "start": TEXT_POSITION, "end": TEXT_POSITION, "quote": text, "prefix": context_text, "suffix": context_text,
                   "note": optional(text), "color": optional(label), "tags": array(label), "createdAt": iso_time,
@@ -434,16 +438,34 @@ def check_header(record):
         raise FieldError("head: required from archive format 2 on" if version >= HEAD_VERSION else "head: unknown field")
 
 
+def made_at(text):
+    """The milliseconds of a change's madeAt, written exactly as iso8601 writes them; FieldError otherwise."""
+    try:
+        moment = datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
+    except ValueError:
+        raise FieldError(f'madeAt: must be a UTC time like 2026-12-02T01:30:10.123Z, not "{text}"') from None
+    milliseconds = (moment - datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)) // datetime.timedelta(
+        milliseconds=1)
+    if iso8601(milliseconds) != text:
+        raise FieldError(f'madeAt: must be a UTC time like 2026-12-02T01:30:10.123Z, not "{text}"')
+    return milliseconds
+
+
 def check_change(record, now_ms):
-    """The change as (change_id, hlc, device, entity, entity_id, op, canonical fields text, fields)."""
+    """The change as (change_id, hlc, device, entity, entity_id, op, canonical fields text, fields, wall): wall is
+    when it was made (madeAt, format 3 on) in milliseconds, or None."""
     change = CHANGE(record, "")
     entity, op = change["entity"], change["op"]
     entity_id = (machine_id if entity == "annotation" else identifier)(record["entityId"], "entityId")
     fields = canonical_fields(record["fields"], op, entity)
-    if int(change["hlc"][:15]) > now_ms + MAX_DRIFT_MS:
-        raise FieldError(f"change {change['changeId']} is dated {hlc_iso(change['hlc'])}, implausibly far in the "
+    wall = made_at(record["madeAt"]) if "madeAt" in record else None
+    # Judged by when it was made; a change recorded without that, by its clock.
+    if (wall if wall is not None else int(change["hlc"][:15])) > now_ms + MAX_DRIFT_MS:
+        raise FieldError(f"change {change['changeId']} was made at "
+                         f"{iso8601(wall) if wall is not None else hlc_iso(change['hlc'])}, implausibly far in the "
                          f"future")
-    return change["changeId"], change["hlc"], change["device"], entity, entity_id, op, _encode(fields), fields
+    return (change["changeId"], change["hlc"], change["device"], entity, entity_id, op, _encode(fields), fields,
+            wall)
 
 
 def records(path, now_ms):
@@ -677,10 +699,11 @@ class Registers:
                 self.id)
 
 
-def chain_digest(previous, columns):
-    """The digest of a change stored as `columns` (the seven texts of CHANGE_COLUMNS) after `previous` (hex)."""
+def chain_digest(previous, columns, wall=None):
+    """The digest of a change stored as `columns` (the seven texts of CHANGE_COLUMNS before wall) after `previous`
+    (hex); its wall time, when it has one, follows them as decimal text."""
     data = bytearray(bytes.fromhex(previous))
-    for column in columns:
+    for column in (*columns, *(() if wall is None else (str(wall),))):
         encoded = column.encode("utf-8")
         data += len(encoded).to_bytes(4, "big") + encoded
     return hashlib.sha256(data).hexdigest()
@@ -717,12 +740,12 @@ class Importer:
                 runs.append(set())
             stored = known.get(change[0])
             if stored is not None:
-                if tuple(stored) != change[1:7]:
+                if tuple(stored) != (*change[1:7], change[8]):
                     raise ArchiveError(f"change {change[0]} differs from the change with the same id already in "
                                        f"the store", line)
                 self.report["duplicates"] += 1
                 continue
-            known[change[0]] = change[1:7]
+            known[change[0]] = (*change[1:7], change[8])
             new.append(change)
             runs[-1].add(change[2])
             self.own_device_seen |= change[2] == self.device
@@ -739,10 +762,11 @@ class Importer:
         head = self.db.execute("SELECT digest FROM changes ORDER BY seq DESC LIMIT 1").fetchone()
         digest, rows = head[0] if head else GENESIS, []
         for change in new:
-            digest = chain_digest(digest, change[:7])
-            rows.append((change[0], packed(change[1]), numbers[change[2]], *change[3:7], digest, self.receipt))
+            digest = chain_digest(digest, change[:7], change[8])
+            rows.append((change[0], packed(change[1]), numbers[change[2]], *change[3:7], change[8], digest,
+                         self.receipt))
         self.db.executemany(
-            f"INSERT INTO changes ({LOG_COLUMNS}, digest, receipt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            f"INSERT INTO changes ({LOG_COLUMNS}, digest, receipt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         self.report["newChanges"] += len(new)
         self._project(new, numbers)
 
@@ -757,7 +781,7 @@ class Importer:
             "SELECT document, passage, offset, clock FROM positions WHERE document IN ({})", documents)}
         created, updated, moved = [], set(), set()
         waiting = {change[0] for change in changes}  # inserted, but not yet reached in file order
-        for cid, hlc, device, entity, entity_id, op, _, fields in changes:
+        for cid, hlc, device, entity, entity_id, op, _, fields, _ in changes:
             waiting.discard(cid)
             stamp = (hlc, device, cid)
             if entity == "position":
