@@ -131,7 +131,7 @@ extension StoreConnection {
                     reason: "a partial archive (a filtered export) cannot be restored; import it instead")
             }
             // Archives carry only the log: the changes the replaced store holds in quarantine come along.
-            if let previous { store.carryQuarantine(fromStoreAt: previous) }
+            if let previous { store.quarantine.carry(fromStoreAt: previous) }
             report = RestoreReport(verification: verification, previousStore: nil, deviceID: store.deviceID)
         }
         // The connection is closed and the file holds every page; make them durable, then check the file as a

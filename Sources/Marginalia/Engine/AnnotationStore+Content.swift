@@ -161,7 +161,7 @@ extension AnnotationStore {
 
     /// The changes held in quarantine (made ahead of this machine's clock when they arrived), oldest first.
     public func quarantinedChanges() throws -> [QuarantinedChange] {
-        try engine.read { try $0.quarantinedChanges() }
+        try engine.read { try $0.quarantine.all() }
     }
 
     /// The notes the store kept of local writes made with the wall clock far from its newest change.

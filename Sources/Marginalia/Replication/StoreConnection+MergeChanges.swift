@@ -76,7 +76,7 @@ extension StoreConnection {
             try stored.check(change, incoming, line: line)
             let id = change.changeID
             if stored.known[id] != nil {
-                if stored.held.removeValue(forKey: id) != nil { try unquarantine(id) }
+                if stored.held.removeValue(forKey: id) != nil { try quarantine.remove(id) }
                 report.duplicates += 1
                 continue
             }
@@ -84,13 +84,14 @@ extension StoreConnection {
             // ahead once keeps stamping its changes ahead of that moment, and they are plausible all the same.
             if case .quarantine(let latestAllowed, let source) = future, change.madeAt > latestAllowed {
                 if stored.held[id] == nil {
-                    try quarantine(change, fieldsText: fieldsText, source: source, receipt: try receipt.open(in: self))
+                    try quarantine.hold(change, fieldsText: fieldsText, source: source,
+                                        receipt: try receipt.open(in: self), seenAt: clock.wallMilliseconds)
                     stored.held[id] = incoming
                 }
                 report.quarantined += 1
                 continue
             }
-            if stored.held.removeValue(forKey: id) != nil { try unquarantine(id) }
+            if stored.held.removeValue(forKey: id) != nil { try quarantine.remove(id) }
             stored.known[id] = incoming
             fresh.append((change, incoming[5]))
         }

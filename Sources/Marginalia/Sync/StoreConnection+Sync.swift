@@ -167,7 +167,7 @@ extension StoreConnection {
             }
             try FileSync.syncDirectory(containing: "\(folder.directory(of: deviceID))/x")
         }
-        report.held = Int(try db.int(sql: "SELECT count(*) FROM quarantine") ?? 0)
+        report.held = try quarantine.count()
         return report
     }
 
