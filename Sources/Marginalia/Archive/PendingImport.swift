@@ -164,10 +164,10 @@ extension StoreConnection {
             next.add(stepReport)
             if sawOwnDevice { renewed = try renewDeviceID() }
             if done {
-                try finishReceipt(receipt, next.counts, size: next.size, sha256: next.sha256)
+                try receipts.finish(receipt, next.counts, size: next.size, sha256: next.sha256)
                 try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [next.key])
             } else {
-                if receipt.id != nil { try finishReceipt(receipt, next.counts) }
+                if receipt.id != nil { try receipts.finish(receipt, next.counts) }
                 try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                                arguments: [next.key, try next.text])
             }

@@ -63,7 +63,7 @@ extension StoreConnection {
                                       future: future, plan: plan) { handle in
             try ArchiveReader(path: path, limits: limits).readAhead(handle)
         }
-        try finishReceipt(receipt, result.report.merge,
+        try receipts.finish(receipt, result.report.merge,
                           size: Int64(result.verification.summary.compressedBytes),
                           sha256: result.verification.summary.sha256)
         return result

@@ -77,7 +77,7 @@ extension StoreConnection {
                                               future: future, plan: plan) { handle in
                     try replayStaged(staged, changes: filled == nil, handle)
                 }
-                try finishReceipt(receipt, result.report.merge, size: Int64(staged.summary.compressedBytes),
+                try receipts.finish(receipt, result.report.merge, size: Int64(staged.summary.compressedBytes),
                                   sha256: staged.summary.sha256)
                 report = result.report
                 report.releasedFromQuarantine = released

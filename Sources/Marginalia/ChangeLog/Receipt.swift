@@ -67,7 +67,7 @@ final class ReceiptSlot {
     /// The receipt's id, made in `store` now if it does not exist yet; call it inside the merge's transaction.
     func open(in store: StoreConnection) throws -> Int64 {
         if let id { return id }
-        let made = try store.openReceipt(source)
+        let made = try store.receipts.open(source, receivedAt: store.clock.wallMilliseconds)
         id = made
         return made
     }
@@ -76,24 +76,30 @@ final class ReceiptSlot {
 @available(*, unavailable)
 extension ReceiptSlot: Sendable {}
 
-extension StoreConnection {
-    /// Records that changes are being received from `source`, with zero counts (`finishReceipt` sets them); returns
-    /// its id, for the changes to point to. Call it inside the write transaction that merges them.
-    func openReceipt(_ source: ReceiptSource) throws -> Int64 {
+/// The receipts (the `receipts` table): how the changes this store did not make arrived, one per import, restore,
+/// sync segment or merge, with the file read and what merging it did. A part of its own over the connection it is
+/// given.
+struct Receipts {
+    let db: any Database
+
+    /// Records that changes are being received from `source` at `receivedAt` (milliseconds), with zero counts
+    /// (`finish` sets them); returns its id, for the changes to point to. Call it inside the write transaction
+    /// that merges them.
+    func open(_ source: ReceiptSource, receivedAt: Int64) throws -> Int64 {
         try db.execute(
             sql: """
                 INSERT INTO receipts (received_at, kind, file, size, sha256, changes_read, new_changes, duplicates,
                     quarantined)
                 VALUES (?, ?, ?, ?, ?, 0, 0, 0, 0)
                 """,
-            arguments: [Timestamp.iso8601(milliseconds: clock.wallMilliseconds), source.kind.rawValue, source.file,
+            arguments: [Timestamp.iso8601(milliseconds: receivedAt), source.kind.rawValue, source.file,
                         source.size, source.sha256])
         return try db.int(sql: "SELECT last_insert_rowid()") ?? 0
     }
 
     /// Sets the counts of a receipt made by a merge from what the merge did, and the `size` and `sha256` of the
     /// file once read; does nothing when the merge made none.
-    func finishReceipt(_ slot: ReceiptSlot, _ report: MergeReport, size: Int64? = nil, sha256: String? = nil) throws {
+    func finish(_ slot: ReceiptSlot, _ report: MergeReport, size: Int64? = nil, sha256: String? = nil) throws {
         guard let id = slot.id else { return }
         try db.execute(
             sql: """
@@ -106,18 +112,18 @@ extension StoreConnection {
     }
 
     /// Every receipt, oldest first.
-    func receipts() throws -> [Receipt] {
-        try db.fetchAll(sql: "SELECT \(Self.receiptColumns) FROM receipts ORDER BY id") { try Receipt(row: $0) }
+    func all() throws -> [Receipt] {
+        try db.fetchAll(sql: "SELECT \(Self.columns) FROM receipts ORDER BY id") { try Receipt(row: $0) }
     }
 
     /// The receipt of each of `changeIDs` that was received (those made here are left out), by change id.
-    func receipts(ofChanges changeIDs: [String]) throws -> [String: Receipt] {
+    func of(changes changeIDs: [String]) throws -> [String: Receipt] {
         var found: [String: Receipt] = [:]
         for start in stride(from: 0, to: changeIDs.count, by: 10_000) {
             let ids = try ProjectionCache.jsonList(Array(changeIDs[start..<min(start + 10_000, changeIDs.count)]))
             try db.forEachRow(
                 sql: """
-                    SELECT c.change_id, \(Self.receiptColumns(of: "r"))
+                    SELECT c.change_id, \(Self.columns(of: "r"))
                     FROM changes c JOIN receipts r ON r.id = c.receipt
                     WHERE c.change_id IN (SELECT value FROM json_each(?))
                     """,
@@ -127,17 +133,24 @@ extension StoreConnection {
         return found
     }
 
-    static let receiptColumns = receiptColumns(of: nil)
+    /// The columns a receipt is read with, in the order `Receipt(row:from:)` reads them.
+    static let columns = columns(of: nil)
 
-    static func receiptColumns(of table: String?) -> String {
+    /// `columns`, qualified by a table alias when one is given.
+    static func columns(of table: String?) -> String {
         let prefix = table.map { "\($0)." } ?? ""
         return ["id", "received_at", "kind", "file", "size", "sha256", "changes_read", "new_changes", "duplicates",
                 "quarantined"].map { prefix + $0 }.joined(separator: ", ")
     }
 }
 
+extension StoreConnection {
+    /// The receipts part, over this connection.
+    var receipts: Receipts { Receipts(db: db) }
+}
+
 extension Receipt {
-    /// Decodes a row that selects `StoreConnection.receiptColumns` from column `first` on.
+    /// Decodes a row that selects `Receipts.columns` from column `first` on.
     ///
     /// - Throws: `StoreError.corruptRow` for an unknown kind.
     init(row: Row, from first: Int = 0) throws {

@@ -89,8 +89,8 @@ struct Quarantine {
             let offset = try db.int(sql: "SELECT coalesce(max(id), 0) FROM main.receipts") ?? 0
             try db.execute(
                 sql: """
-                    INSERT INTO main.receipts (\(StoreConnection.receiptColumns))
-                    SELECT id + ?1, \(StoreConnection.receiptColumns.dropFirst(4)) FROM previous.receipts
+                    INSERT INTO main.receipts (\(Receipts.columns))
+                    SELECT id + ?1, \(Receipts.columns.dropFirst(4)) FROM previous.receipts
                     WHERE id IN (SELECT receipt \(carried))
                     """,
                 arguments: [offset])

@@ -22,7 +22,8 @@ extension StoreConnection {
                 while end < due.count, due[end].receipt == due[start].receipt { end += 1 }
                 // A change carried over from a store without receipts came by an unknown way.
                 let receipt = try ReceiptSlot(
-                    existing: due[start].receipt ?? openReceipt(ReceiptSource(kind: .unrecorded)))
+                    existing: due[start].receipt
+                        ?? receipts.open(ReceiptSource(kind: .unrecorded), receivedAt: clock.wallMilliseconds))
                 try merge(due[start..<end].map { ($0.change, 0) }, receipt: receipt,
                           into: &report, future: .accept, sawOwnDevice: &sawOwnDevice)
                 start = end

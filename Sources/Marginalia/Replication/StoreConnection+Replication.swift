@@ -70,7 +70,7 @@ extension StoreConnection {
                 if batch.count >= Self.mergeBatchSize { try mergeBatch() }
             }
             try mergeBatch()
-            try finishReceipt(receipt, report)
+            try receipts.finish(receipt, report)
             if sawOwnDevice { report.renewedDeviceID = try renewDeviceID() }
         }
         if let renewed = report.renewedDeviceID { deviceID = renewed }
