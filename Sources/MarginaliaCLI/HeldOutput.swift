@@ -10,7 +10,7 @@ enum HeldOutput {
         let ahead = furthest.change.madeAt - now
         let devices = Set(held.map(\.change.device))
         let by = devices.count == 1 ? "by device \(furthest.change.device)" : "by \(devices.count) devices"
-        let when = ahead > 0 ? "up to \(Timestamp.duration(ahead)) ahead of this machine's clock" : "ahead of this machine's clock"
+        let when = (ahead > 0 ? "up to \(Timestamp.duration(ahead)) " : "") + "ahead of this machine's clock"
         return [
             "Held \(Output.count(held.count, "change")) made \(when) (\(by)): each is merged once its time comes.",
             "  To let them in now: \(retry), or marginalia quarantine --release",

@@ -38,67 +38,85 @@ public struct ClockWarning: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-extension StoreConnection {
-    /// The `meta` key of the newest wall time of a change made on this machine: the evidence a clock set back is
-    /// judged by.
+/// The newest wall time of a change made on this machine, as a batch knows it: read once when the batch first needs
+/// it (`stored`), moved on by its writes (`newest`), written once before it commits.
+struct OwnWall {
+    var stored: Int64?
+    var newest: Int64?
+}
+
+/// The store's notes of local writes made with the clock set back (`clock_notes`), and the evidence they are judged
+/// by: the newest wall time of a change made on this machine (in `meta`). A part of its own over the connection it
+/// is given.
+struct ClockNotes {
+    let db: any Database
+    /// How far behind the evidence the clock may be before a write is noted (milliseconds).
+    let maxDrift: Int64
+
+    /// The `meta` key of the newest wall time of a change made on this machine.
     static let newestOwnWallKey = "newest_own_wall"
-    /// The `meta` key of the evidence the latest clock note was made against: one note per episode.
+    /// The `meta` key of the evidence the latest note was made against: one note per episode.
     static let notedEvidenceKey = "clock_note_evidence"
 
-    /// Notes the write about to be stamped with the wall clock `wall` when that is more than the allowed drift
-    /// behind the newest change made on this machine, once per episode (while that newest change stays the
-    /// same), and records `wall` as the newest when it is. Call it inside the write transaction.
-    func noteClock(_ wall: Int64, changeID: String) throws {
-        let newest = try newestOwnWall()
-        if let newest, wall < newest - clock.maxDrift {
+    /// Notes the write about to be stamped with the wall clock `wall` when that is more than `maxDrift` behind the
+    /// newest change made on this machine, once per episode (while that newest change stays the same), and moves
+    /// the newest on when `wall` is past it; returns the note made, if any. Call it inside the write transaction.
+    ///
+    /// - Parameter batch: a batch's knowledge of the newest wall time, read and moved here and written by
+    ///   `write(_:)` before the batch commits; nil outside a batch, where the newest is written at once.
+    func note(_ wall: Int64, changeID: String, batch: inout OwnWall?) throws -> ClockWarning? {
+        let newest: Int64?
+        if let known = batch, known.newest != nil {
+            newest = known.newest
+        } else {
+            newest = try storedNewest()
+            if batch != nil { batch = OwnWall(stored: newest, newest: newest) }
+        }
+        var warning: ClockWarning?
+        if let newest, wall < newest - maxDrift {
             let evidence = HLC(milliseconds: min(max(newest, 0), HLC.maxMilliseconds), counter: 0)
             let noted = try db.text(sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.notedEvidenceKey])
             if noted != evidence.description {
-                let warning = ClockWarning(direction: .behind, wallClock: wall, newestChange: evidence,
-                                           changeID: changeID)
+                let made = ClockWarning(direction: .behind, wallClock: wall, newestChange: evidence, changeID: changeID)
                 try db.execute(
                     sql: """
                         INSERT INTO clock_notes (change_id, wall_clock, newest_change, direction) VALUES (?, ?, ?, ?)
                         """,
                     arguments: [changeID, Timestamp.iso8601(milliseconds: wall), evidence.description,
-                                warning.direction.rawValue])
+                                made.direction.rawValue])
                 try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                                arguments: [Self.notedEvidenceKey, evidence.description])
-                clockWarnings.append(warning)
+                warning = made
             }
         }
-        guard wall > (newest ?? .min) else { return }
-        if batchState != nil {
-            // Written once, when the batch ends (`writeNewestOwnWall`).
-            batchState?.newestOwnWall = wall
+        guard wall > (newest ?? .min) else { return warning }
+        if batch != nil {
+            batch?.newest = wall
         } else {
-            try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                           arguments: [Self.newestOwnWallKey, String(wall)])
+            try writeNewest(wall)
         }
+        return warning
     }
 
-    /// The newest wall time of a change made on this machine, as far as the store knows (nil before the first one
-    /// made with a wall time); read once per batch.
-    private func newestOwnWall() throws -> Int64? {
-        if let known = batchState?.newestOwnWall { return known }
-        let stored = try db.text(sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.newestOwnWallKey])
+    /// Writes the newest wall time a batch's writes reached, if they moved it; call it before the batch commits.
+    func write(_ batch: OwnWall?) throws {
+        guard let batch, let newest = batch.newest, newest != batch.stored else { return }
+        try writeNewest(newest)
+    }
+
+    /// The newest wall time of a change made on this machine, as stored (nil before the first one made with one).
+    func storedNewest() throws -> Int64? {
+        try db.text(sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.newestOwnWallKey])
             .flatMap { Int64($0) }
-        if batchState != nil {
-            batchState?.newestOwnWall = stored
-            batchState?.storedOwnWall = stored
-        }
-        return stored
     }
 
-    /// Writes the newest wall time a batch's writes reached, if it moved; call it before the batch commits.
-    func writeNewestOwnWall() throws {
-        guard let state = batchState, let newest = state.newestOwnWall, newest != state.storedOwnWall else { return }
+    private func writeNewest(_ wall: Int64) throws {
         try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                       arguments: [Self.newestOwnWallKey, String(newest)])
+                       arguments: [Self.newestOwnWallKey, String(wall)])
     }
 
-    /// The notes of local writes made with a wall clock far from the store's newest change, oldest first.
-    func clockNotes() throws -> [ClockWarning] {
+    /// Every note, oldest first.
+    func all() throws -> [ClockWarning] {
         try db.fetchAll(
             sql: "SELECT direction, wall_clock, newest_change, change_id FROM clock_notes ORDER BY seq"
         ) { row in
@@ -109,5 +127,18 @@ extension StoreConnection {
             }
             return ClockWarning(direction: direction, wallClock: wall, newestChange: hlc, changeID: try row.string(3))
         }
+    }
+}
+
+extension StoreConnection {
+    /// The clock notes part, over this connection.
+    var clockNotes: ClockNotes { ClockNotes(db: db, maxDrift: clock.maxDrift) }
+
+    /// Notes a local write about to be stamped with `wall` when the clock is set back (`ClockNotes.note`), keeping
+    /// the batch's knowledge of the newest wall time in its state.
+    func noteClock(_ wall: Int64, changeID: String) throws {
+        var batch = batchState.map { $0.ownWall ?? OwnWall() }
+        if let warning = try clockNotes.note(wall, changeID: changeID, batch: &batch) { clockWarnings.append(warning) }
+        if batchState != nil { batchState?.ownWall = batch }
     }
 }

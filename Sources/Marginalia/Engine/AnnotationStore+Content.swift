@@ -166,7 +166,7 @@ extension AnnotationStore {
 
     /// The notes the store kept of local writes made with the wall clock far from its newest change.
     public func clockNotes() throws -> [ClockWarning] {
-        try engine.read { try $0.clockNotes() }
+        try engine.read { try $0.clockNotes.all() }
     }
 
     /// Writes the store as an archive to `sink`, from one snapshot; streams.

@@ -135,7 +135,7 @@ final class StoreConnection {
             }
             let result = try body()
             try writeDeferredCreates()
-            try writeNewestOwnWall()
+            try clockNotes.write(batchState?.ownWall)
             // Thrown inside the transaction, which rolls it back.
             if let failure = batchState?.failure { throw failure }
             return result
@@ -201,8 +201,7 @@ struct BatchState {
     var devices: DeviceTable?
     /// The newest wall time of a change made on this machine, as the batch has moved it (`noteClock`), and as it
     /// was stored when the batch read it.
-    var newestOwnWall: Int64?
-    var storedOwnWall: Int64?
+    var ownWall: OwnWall?
     /// The error of a local write that failed inside the batch (see `localWrite`): the batch then rolls back
     /// whole, and throws it, even when its body caught it.
     var failure: (any Error)?

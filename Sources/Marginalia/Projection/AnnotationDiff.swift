@@ -80,7 +80,8 @@ extension StoreConnection {
         return try ids.compactMap { id in
             let changes = try log.changes(of: .annotation, id: id)
             let before = AnnotationRegisters.fold(id: id, changes.filter { $0.madeAt < since }).annotation
-            let after = AnnotationRegisters.fold(id: id, changes.filter { change in until.map { change.madeAt < $0 } ?? true })
+            let after = AnnotationRegisters.fold(
+                id: id, changes.filter { change in until.map { change.madeAt < $0 } ?? true })
                 .annotation
             guard let after else { return nil }
             return AnnotationDiff(before: before, after: after)

@@ -89,7 +89,8 @@ extension StoreConnection {
         let fullID = try resolveAnnotationID(id)
         let bound = Self.bound(asOf: milliseconds)
         return AnnotationRegisters.fold(
-            id: fullID, try log.changes(of: .annotation, id: fullID).filter { $0.madeAt < bound.milliseconds }).annotation
+            id: fullID,
+            try log.changes(of: .annotation, id: fullID).filter { $0.madeAt < bound.milliseconds }).annotation
     }
 
     /// Sorts annotations as `annotations(matching:)` does: in reading order when content is attached (document,

@@ -117,7 +117,9 @@ private struct StoredChanges {
         known = try storedByID(
             sql: "SELECT \(Change.columns) FROM changes WHERE change_id IN (SELECT value FROM json_each(?))")
         held = try storedByID(
-            sql: "SELECT \(Change.quarantineColumns) FROM quarantine WHERE change_id IN (SELECT value FROM json_each(?))")
+            sql: """
+                SELECT \(Change.quarantineColumns) FROM quarantine WHERE change_id IN (SELECT value FROM json_each(?))
+                """)
     }
 
     /// Throws `ChangeConflict` when the quarantine or the log holds another change under `change`'s id than the

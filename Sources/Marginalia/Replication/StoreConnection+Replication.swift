@@ -53,7 +53,8 @@ extension StoreConnection {
                 guard !batch.isEmpty else { return }
                 do {
                     try merge(batch, receipt: receipt, into: &report,
-                              future: acceptFuture ? .accept : .quarantine(latestAllowed: latest, source: source.file ?? "merge"),
+                              future: acceptFuture
+                                ? .accept : .quarantine(latestAllowed: latest, source: source.file ?? "merge"),
                               sawOwnDevice: &sawOwnDevice)
                 } catch let conflict as ChangeConflict {
                     throw StoreError.invalidChange(reason: "change \(conflict.position): \(conflict.reason)")

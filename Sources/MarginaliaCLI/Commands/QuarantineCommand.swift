@@ -54,7 +54,8 @@ enum QuarantineCommand {
             }
             if held.isEmpty { context.console.out("No change is held in quarantine.") }
             for item in held {
-                context.console.out("\(Timestamp.iso8601(milliseconds: item.change.madeAt))  \(item.change.operation.rawValue) "
+                let made = Timestamp.iso8601(milliseconds: item.change.madeAt)
+                context.console.out("\(made)  \(item.change.operation.rawValue) "
                     + "\(item.change.entity.rawValue) \(item.change.entityID)  change \(item.change.changeID) by "
                     + "device \(item.change.device)  from \(item.source), seen \(item.seenAt)")
             }
