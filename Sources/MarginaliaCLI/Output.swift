@@ -1,3 +1,4 @@
+import Foundation
 import Marginalia
 
 /// How annotations, changes and positions are shown: as JSON objects, or as lines of text.
@@ -39,17 +40,16 @@ enum Output {
 
     // MARK: - Text
 
-    /// `1 passage`, `2 passages`, `0 passages`: a count with its noun in the right number.
-    /// `text` as one word of a shell command: as it is when it holds only characters no shell treats specially,
-    /// else in single quotes (a quote inside written '\'').
+    /// `text` as one word of a shell command, as the demo and the hints print commands: as it is when it holds only
+    /// letters, digits and `-_./:=`, else in single quotes (a quote inside written '\'').
     static func shellQuoted(_ text: String) -> String {
-        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
-                || "/._-+=:,@%".unicodeScalars.contains(scalar))
+        let plain = text.unicodeScalars.allSatisfy {
+            CharacterSet.alphanumerics.contains($0) || "-_./:=".unicodeScalars.contains($0)
         }
-        return plain ? text : "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+        return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
+    /// `1 passage`, `2 passages`, `0 passages`: a count with its noun in the right number.
     static func count(_ count: Int, _ noun: String, plural: String? = nil) -> String {
         "\(count) " + (count == 1 ? noun : plural ?? noun + "s")
     }

@@ -175,12 +175,7 @@ extension StoreConnection {
         }
         // Committed: only now does the caller's state move on.
         pending = next
-        report.add(stepReport)
-        (report.changesRead, report.newChanges, report.duplicates, report.quarantined)
-            = (report.changesRead + stepReport.changesRead, report.newChanges + stepReport.newChanges,
-               report.duplicates + stepReport.duplicates, report.quarantined + stepReport.quarantined)
-        report.releasedFromQuarantine += stepReport.releasedFromQuarantine
-        report.conflicts += stepReport.conflicts.prefix(max(0, MergeConflict.listedLimit - report.conflicts.count))
+        report.absorb(stepReport)
         if let renewed {
             deviceID = renewed
             report.renewedDeviceID = renewed

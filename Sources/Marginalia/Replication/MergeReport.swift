@@ -38,6 +38,18 @@ public struct MergeReport: Equatable, Sendable {
         conflictsResolved += effect.conflicts.count
     }
 
+    /// Adds everything `other` counted (a later part of the same merge): the changes read, new, duplicate, held and
+    /// released, what they did, and the conflicts, up to `MergeConflict.listedLimit` listed.
+    mutating func absorb(_ other: MergeReport) {
+        add(other)
+        changesRead += other.changesRead
+        newChanges += other.newChanges
+        duplicates += other.duplicates
+        quarantined += other.quarantined
+        releasedFromQuarantine += other.releasedFromQuarantine
+        conflicts += other.conflicts.prefix(max(0, MergeConflict.listedLimit - conflicts.count))
+    }
+
     /// Adds what `other` counted with `count(_:)`.
     mutating func add(_ other: MergeReport) {
         annotationsCreated += other.annotationsCreated

@@ -45,8 +45,11 @@ extension AnnotationStore {
         }
         let handler = progress ?? progressHandler
         for (index, segment) in round.segments.enumerated() {
-            engine.yieldToWaitingWriters()
-            try engine.write(progress: progress) { try $0.applySegment(segment, in: &round) }
+            // Read and checked before the writer is taken.
+            if let contents = try read(segment, in: &round) {
+                engine.yieldToWaitingWriters()
+                try engine.write(progress: progress) { try $0.applySegment(segment, contents, in: &round) }
+            }
             do {
                 try StoreConnection.reportProgress(to: handler, "applying sync files", done: index + 1,
                                                    total: round.segments.count, every: 1)
@@ -64,6 +67,15 @@ extension AnnotationStore {
     public static func checkSyncLocation(store: String, folder: String) throws {
         do {
             try SyncFolder(path: folder).refuseStore(at: store)
+        } catch {
+            throw MarginaliaError(error)
+        }
+    }
+
+    /// Reads `segment` for `round` (`SyncRound.read`), its errors as `MarginaliaError`s.
+    private func read(_ segment: SyncRound.Segment, in round: inout SyncRound) throws -> SegmentContents? {
+        do {
+            return try round.read(segment)
         } catch {
             throw MarginaliaError(error)
         }

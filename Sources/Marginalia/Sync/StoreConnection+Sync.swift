@@ -24,13 +24,16 @@ extension StoreConnection {
         round.acceptFuture = acceptFuture
         guard round.report.manifestPending == nil else { return round.report }
         if acceptFuture { round.report.releasedFromQuarantine = try releaseAllQuarantined() }
-        for segment in round.segments { try applySegment(segment, in: &round) }
+        for segment in round.segments {
+            if let contents = try round.read(segment) { try applySegment(segment, contents, in: &round) }
+        }
         return try publish(&round, compact: compact)
     }
 
-    /// The first step of a round: checks the folder and its manifest, then reads and checks every file of the
-    /// other devices' directories (and of this store's own) that this store has not applied or written yet, in
-    /// full. It reads the store and writes nothing to it; the manifest is created when the folder has none.
+    /// The first step of a round: checks the folder and its manifest, then lists the segment files of every
+    /// device's directory (this store's own too) that this store has not applied or written yet, for the round to
+    /// read one by one (`SyncRound.read`). It reads the store and writes nothing to it; the manifest is created when
+    /// the folder has none.
     func readFolder(_ path: String) throws -> SyncRound {
         let folder = try SyncFolder(path: path)
         try folder.refuseStore(at: self.path)
@@ -67,36 +70,31 @@ extension StoreConnection {
                     continue
                 }
                 if let file = known["\(device)/\(name)"], file.size == size { continue }
-                switch try SegmentFile.read("\(directory)/\(name)") {
-                case .pending(let reason):
-                    deviceReport.pending.append(SyncFileIssue(path: relative, reason: reason))
-                case .whole(let contents):
-                    round.segments.append(SyncRound.Segment(deviceIndex: round.report.devices.count, device: device,
-                                                            name: name, relative: relative, contents: contents))
-                }
+                round.segments.append(SyncRound.Segment(deviceIndex: round.report.devices.count, device: device,
+                                                        name: name, relative: relative, path: "\(directory)/\(name)"))
             }
             round.report.devices.append(deviceReport)
         }
         return round
     }
 
-    /// Applies one file `readFolder` found, in one transaction: another device's changes are merged, and a file
+    /// Applies one file `readFolder` found, read whole as `contents`, in one transaction: another device's changes are merged, and a file
     /// in this store's own directory is recorded when it wrote it itself in a round that stopped before recording
     /// it, or else taken for evidence that a copy of this store writes under its id. A file that another round
     /// applied meanwhile is left.
-    func applySegment(_ segment: SyncRound.Segment, in round: inout SyncRound) throws {
+    func applySegment(_ segment: SyncRound.Segment, _ contents: SegmentContents, in round: inout SyncRound) throws {
         let recorded = try db.int(sql: "SELECT size FROM sync_files WHERE device = ? AND name = ?",
                                   arguments: [segment.device, segment.name])
-        if recorded == segment.contents.size { return }
-        if segment.device == deviceID, try isOwnInterruptedWrite(segment.contents, log: round.log) {
-            try record(device: segment.device, name: segment.name, contents: segment.contents, written: true)
+        if recorded == contents.size { return }
+        if segment.device == deviceID, try isOwnInterruptedWrite(contents, log: round.log) {
+            try record(device: segment.device, name: segment.name, contents: contents, written: true)
             return
         }
         if segment.device == deviceID && round.cloneEvidence == nil {
             round.cloneEvidence = "\(segment.relative) is in this store's own directory but was not written by it"
         }
         var deviceReport = round.report.devices[segment.deviceIndex]
-        try apply(segment.contents, device: segment.device, name: segment.name, relative: segment.relative,
+        try apply(contents, device: segment.device, name: segment.name, relative: segment.relative,
                   acceptFuture: round.acceptFuture, into: &deviceReport, syncReport: &round.report)
         round.report.devices[segment.deviceIndex] = deviceReport
     }

@@ -147,7 +147,7 @@ private final class Tour {
         let stderr = String(decoding: err, as: UTF8.self)
         if !quiet {
             console.out("")
-            console.out("$ marginalia " + arguments.map(Self.quoted).joined(separator: " "))
+            console.out("$ marginalia " + arguments.map(Output.shellQuoted).joined(separator: " "))
             for line in (stdout + stderr).split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
                 console.out("  " + line)
             }
@@ -172,12 +172,5 @@ private final class Tour {
 
     private func heading(_ text: String) {
         console.out(text)
-    }
-
-    private static func quoted(_ word: String) -> String {
-        let plain = word.unicodeScalars.allSatisfy {
-            CharacterSet.alphanumerics.contains($0) || "-_./:=".unicodeScalars.contains($0)
-        }
-        return plain && !word.isEmpty ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }
