@@ -1,7 +1,7 @@
 -- Marginalia user database: the readable end state of every migration (schema version 6).
 --
 --   PRAGMA application_id = 1297237845;  -- 0x4D524755, "MRGU"
---   PRAGMA user_version = 6;
+--   PRAGMA user_version = 7;
 --
 -- The change log `changes` is the source of truth; `annotations`, `positions` and `notes_fts` are its
 -- projection, rebuilt by replaying the log. Nothing here names the content database.
@@ -173,6 +173,23 @@ CREATE TABLE sync_files (
     last_seq INTEGER NOT NULL,
     changes INTEGER NOT NULL CHECK (changes >= 0),
     recorded_at TEXT NOT NULL,
+    PRIMARY KEY (device, name)
+) STRICT, WITHOUT ROWID;
+
+-- What a sync round found in a folder and did not apply (schema 7), by device directory and name, its size and
+-- modification time (nanoseconds since 1970): a `damaged` segment (whole but failing its checks; the line, when
+-- one, and the reason) is reported on every round and not read again while it is unchanged; a `leftover` (a sync
+-- tool's temporary or partial file, or a file of another program, unchanged for longer than the grace period) is
+-- reported once. A file whose size or time changes is looked at afresh.
+CREATE TABLE sync_seen (
+    device TEXT NOT NULL,
+    name TEXT NOT NULL,
+    size INTEGER NOT NULL CHECK (size >= 0),
+    modified INTEGER NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('damaged', 'leftover')),
+    line INTEGER CHECK (line >= 1),
+    reason TEXT NOT NULL,
+    seen_at TEXT NOT NULL,
     PRIMARY KEY (device, name)
 ) STRICT, WITHOUT ROWID;
 

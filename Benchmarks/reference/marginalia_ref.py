@@ -19,7 +19,7 @@ format (schemas/archive-*.schema.json) as the Swift tool, with the same semantic
   the others; a change whose annotation has no create yet waits in the log and is folded in when
   the create arrives. It validates the trailer counts and does it all in one transaction, rolled back on any
   error. When the file holds new changes made under the store's own device id, the store takes a new one.
-- schema 5 keeps clocks as integers (schema 6 adds each change's wall time) (milliseconds * 100000 + counter) and devices by their number in `devices`;
+- schema 5 keeps clocks as integers (schema 6 adds each change's wall time; schema 7 the sync folder's unapplied files) (milliseconds * 100000 + counter) and devices by their number in `devices`;
   a device gets its number when its first change enters the log: before the changes of each run of
   SWIFT_MERGE_BATCH changes read, the distinct devices of its new changes are numbered in sorted order, as the
   Swift importer does for each of its batches, so that both importers number the devices of a file alike.
@@ -77,7 +77,7 @@ RULES = {  # (entity, op) -> (allowed field groups, required field groups), as C
 REVERT_RULE = ({"note", "color", "tags", "anchor", "deleted", "revertTo"}, {"revertTo"})
 # The user-database schema version schemas/user.sql describes. Unlike the Swift tool, which holds changes
 # dated more than a day ahead in its `quarantine` table and merges the rest, this reference refuses such a file.
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 GENESIS = "0" * 64
 USER_SQL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schemas", "user.sql")
 ANNOTATION_COLUMNS = ("id, kind, document, start_passage, start_offset, end_passage, end_offset, quote, prefix, "

@@ -1,4 +1,6 @@
 import Foundation
+import Marginalia
+import MarginaliaTestSupport
 import Testing
 
 /// `marginalia sync` through the built binary: two stores meet through one folder; refusals exit non-zero.
@@ -10,7 +12,7 @@ import Testing
         let phone = workspace.path("phone.db")
         try workspace.ok(["note", "mai-am-un-singur-dor.1", "din laptop"])
         let first = try workspace.ok(["sync", folder])
-        #expect(first.contains("Created") && first.contains("Wrote devices/"))
+        #expect(first.contains("Joined the folder") && first.contains("Wrote devices/"))
         let joined = try workspace.run(["--store", phone, "--json", "sync", folder])
         #expect(joined.status == 0, "\(joined.stderr)")
         let report = try #require(try joined.json() as? [String: Any])
@@ -21,7 +23,15 @@ import Testing
         try workspace.ok(["sync", folder])
         #expect(try workspace.ok(["list"]).contains("din telefon"))
         #expect(try workspace.ok(["sync", folder]).contains("Nothing new."))
-        #expect(try workspace.ok(["sync", folder, "--compact"]).contains("Compacted"))
+        // Segments younger than an hour stay (the sync tools may still be carrying them); older, they are folded.
+        try workspace.ok(["note", "mai-am-un-singur-dor.3", "încă una"])
+        try workspace.ok(["sync", folder])
+        #expect(try !workspace.ok(["sync", folder, "--compact"]).contains("Compacted"))
+        if hasFaketime {
+            let later = Timestamp.nowMilliseconds() + 2 * 3_600_000
+            #expect(try workspace.ok(at: later, ["sync", folder, "--compact"]).stdout
+                .contains("Compacted 2 segments into devices/"))
+        }
     }
 
     @Test func refusalsExitNonZeroAndLeaveTheFolderAlone() throws {
@@ -40,5 +50,23 @@ import Testing
         let missing = try workspace.run(["sync", workspace.path("nowhere")])
         #expect(missing.status != 0 && missing.stderr.contains("no sync folder"))
         #expect(try workspace.run(["sync"]).status == 64)
+    }
+
+    @Test(.enabled(if: Tmpfs.isMountable, "mounting a read-only file system needs root"))
+    func aFolderThisStoreCannotWriteInIsRefusedBeforeAnythingIsMerged() throws {
+        let workspace = try CLIWorkspace()
+        let folder = workspace.path("Sync")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        #expect(try Tmpfs.mount(folder, kilobytes: 1024).status == 0)
+        defer { Tmpfs.unmount(folder) }
+        let phone = workspace.path("phone.db")
+        try workspace.ok(["--store", phone, "note", "mai-am-un-singur-dor.1", "din telefon"])
+        try workspace.ok(["--store", phone, "sync", folder])
+        #expect(try ChildProcess("/bin/mount", ["-o", "remount,ro", folder]).run().status == 0)
+        try workspace.ok(["note", "mai-am-un-singur-dor.2", "din laptop"])
+        let refused = try workspace.run(["sync", folder])
+        #expect(refused.status != 0 && refused.stderr.contains("cannot be written")
+                && refused.stderr.contains("nothing was merged"), "\(refused.stderr)")
+        #expect(try !workspace.ok(["list"]).contains("din telefon"))
     }
 }

@@ -105,7 +105,13 @@ enum UserDatabase {
         // F_FULLFSYNC syncing method is used on systems that support it." https://www.sqlite.org/pragma.html#pragma_fullfsync
         try db.executeScript(sql: "PRAGMA fullfsync = ON")
         #endif
+        let created = try db.int(sql: "PRAGMA user_version") == 0
         try migrate(db, newDeviceID: newDeviceID)
+        if created, path != ":memory:", let identity = StoreConnection.fileIdentity(of: path) {
+            // The file the device id belongs to: a copy of it (another file) takes a new id before it syncs.
+            try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('store_file', ?)",
+                           arguments: [identity])
+        }
         return db
     }
 

@@ -44,6 +44,7 @@ enum UserSchema {
         Migration(version: 4, steps: version4),
         Migration(version: 5, steps: version5),
         Migration(version: 6, sql: version6),
+        Migration(version: 7, sql: version7),
     ]
 
     /// Version 1: the change log, the current annotations and reading positions, the notes index.

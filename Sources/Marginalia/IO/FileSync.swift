@@ -58,10 +58,11 @@ extension FileSync {
     }
 
     /// A fresh hidden file name in the same directory as `path` (so that a rename onto `path` is atomic):
-    /// `.<name>.<purpose>-<uuid>.tmp`, the pattern `TemporaryFile.removeStale(beside:)` recognizes.
-    static func temporaryName(beside path: String, purpose: String) -> String {
+    /// `<prefix><name>.<purpose>-<uuid>.tmp`, the pattern `TemporaryFile.removeStale(beside:)` recognizes; the
+    /// prefix is "." or another that starts with one.
+    static func temporaryName(beside path: String, purpose: String, prefix: String = ".") -> String {
         let directory = parentDirectory(of: path)
         let name = path.split(separator: "/").last.map(String.init) ?? "file"
-        return "\(directory)/.\(name).\(purpose)-\(Identifiers.make()).tmp"
+        return "\(directory)/\(prefix)\(name).\(purpose)-\(Identifiers.make()).tmp"
     }
 }

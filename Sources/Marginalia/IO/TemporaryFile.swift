@@ -36,10 +36,12 @@ package final class TemporaryFile: @unchecked Sendable {
     /// - Parameters:
     ///   - purpose: a lowercase word naming the work, e.g. `"export"` (part of the name).
     ///   - mode: the file's mode, at most 0600.
+    ///   - prefix: the start of the name, "." or another beginning with it (a sync folder's, which sync tools skip).
     /// - Throws: `IOError` when the file cannot be created; `CleanupRegistry.Interrupted` once the process
     ///   is being interrupted.
-    package init(beside target: String, purpose: String, mode: mode_t = PrivateFiles.fileMode) throws {
-        path = FileSync.temporaryName(beside: target, purpose: purpose)
+    package init(beside target: String, purpose: String, mode: mode_t = PrivateFiles.fileMode,
+                 prefix: String = ".") throws {
+        path = FileSync.temporaryName(beside: target, purpose: purpose, prefix: prefix)
         // Registered before the file exists, and created under the lock that an interruption's clean-up takes:
         // the file cannot appear unseen between its creation and its registration.
         state.lock()

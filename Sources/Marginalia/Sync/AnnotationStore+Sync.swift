@@ -2,22 +2,24 @@ extension AnnotationStore {
     /// Runs one sync round through a folder that a file-sync tool (Syncthing, Dropbox, iCloud Drive, a USB stick)
     /// keeps in step between machines.
     ///
-    /// Reads the segments of other devices not applied yet and merges them (each whole file in one transaction;
-    /// a file that does not read whole is left for the next round), then writes one new segment with what the
-    /// folder does not hold yet of this store's log, in `devices/<device id>/` only. A round with nothing new
-    /// writes nothing. The folder's manifest is created by the first round; a folder of a newer format is
-    /// refused untouched.
+    /// Checks the segments of other devices not applied yet, each read as a stream, and merges them (a chunk of
+    /// changes per transaction; a file still being copied is left for a later round, a damaged one is reported on
+    /// every round and its writer asked to write its changes again), then writes one new segment of the changes
+    /// made on this device since its last, in `devices/<device id>/` only. A round with nothing new writes nothing.
+    /// The store's first round creates its directory and manifest; a folder of a newer format is refused
+    /// untouched; one round at a time runs per store and folder (a second waits).
     ///
     /// The folder is read and every file checked on a reader, without the writer; the writer is then taken for
-    /// each file's merge on its own, and once more to write this store's segment (and compact), so that the app's
+    /// each chunk's merge on its own, and once more to write this store's segment (and compact), so that the app's
     /// writes go on between them. Progress is told after each file ("applying sync files"); a stop then ends the
     /// round before it writes anything of its own, and the next round goes on from there.
     ///
     ///     let report = try store.sync(folder: "/home/ana/Sync/marginalia")
     ///     for file in report.pending { print("waiting for \(file)") }
-    /// - Parameter compact: fold this store's own segments into one (done anyway beyond 64 of them).
-    /// - Throws: `MarginaliaError`: `.invalidArgument` for a store inside the folder, `.newerVersion` for a folder
-    ///   of a newer format, `.notFound` for a missing folder, `.io` when a file cannot be written.
+    /// - Parameter compact: fold this store's own segments older than an hour into one (done anyway beyond 64).
+    /// - Throws: `MarginaliaError`: `.invalidArgument` for a store inside the folder or a device directory that is
+    ///   a symbolic link, `.newerVersion` for a folder of a newer format, `.notFound` for a missing folder, `.io`
+    ///   for a folder this store cannot write in (before anything is merged) or a file that cannot be written.
     /// - Parameter acceptFuture: merge at once the changes made more than a day ahead of this machine's clock,
     ///   those held from earlier rounds too, instead of holding them until their time comes.
     public func sync(folder: String, compact: Bool = false, acceptFuture: Bool = false) throws -> SyncReport {
@@ -35,30 +37,12 @@ extension AnnotationStore {
                 try $0.sync(folder: folder, compact: compact, acceptFuture: acceptFuture)
             }
         }
-        var round = try engine.read(progress: progress) { try $0.readFolder(folder) }
-        round.acceptFuture = acceptFuture
-        guard round.report.manifestPending == nil else { return round.report }
-        if acceptFuture {
-            round.report.releasedFromQuarantine = try engine.write(progress: progress) {
-                try $0.releaseAllQuarantined()
-            }
+        do {
+            return try SyncRound.run(folder: folder, compact: compact, acceptFuture: acceptFuture,
+                                     on: EngineSyncRunner(engine: engine, progress: progress ?? progressHandler))
+        } catch {
+            throw MarginaliaError(error)
         }
-        let handler = progress ?? progressHandler
-        for (index, segment) in round.segments.enumerated() {
-            // Read and checked before the writer is taken.
-            if let contents = try read(segment, in: &round) {
-                engine.yieldToWaitingWriters()
-                try engine.write(progress: progress) { try $0.applySegment(segment, contents, in: &round) }
-            }
-            do {
-                try StoreConnection.reportProgress(to: handler, "applying sync files", done: index + 1,
-                                                   total: round.segments.count, every: 1)
-            } catch {
-                throw MarginaliaError(error)
-            }
-        }
-        engine.yieldToWaitingWriters()
-        return try engine.write(progress: progress) { try $0.publish(&round, compact: compact) }
     }
 
     /// Refuses a store path inside `folder` before the store is opened or created there: a sync tool that copies
@@ -71,13 +55,17 @@ extension AnnotationStore {
             throw MarginaliaError(error)
         }
     }
+}
 
-    /// Reads `segment` for `round` (`SyncRound.read`), its errors as `MarginaliaError`s.
-    private func read(_ segment: SyncRound.Segment, in round: inout SyncRound) throws -> SegmentContents? {
-        do {
-            return try round.read(segment)
-        } catch {
-            throw MarginaliaError(error)
-        }
+/// The steps of a round on a store's engine: reading on a reader, each write under the writer on its own.
+private struct EngineSyncRunner: SyncRunner {
+    let engine: StoreEngine
+    let progress: ProgressHandler?
+
+    func read<T>(_ body: (StoreConnection) throws -> T) throws -> T { try engine.read(progress: progress, body) }
+    func write<T>(_ body: (StoreConnection) throws -> T) throws -> T { try engine.write(progress: progress, body) }
+    func yieldToWriters() { engine.yieldToWaitingWriters() }
+    func applied(_ done: Int, of total: Int) throws {
+        try StoreConnection.reportProgress(to: progress, "applying sync files", done: done, total: total, every: 1)
     }
 }

@@ -4,97 +4,159 @@ import Glibc
 import Darwin
 #endif
 
-/// One segment file read from a sync folder: either not whole yet (pending) or its records.
+/// What checking a segment file found.
 enum SegmentRead {
-    /// The file does not read whole (in flight, truncated, gone): nothing of it is used.
-    case pending(String)
-    /// The file read whole: its records, and the first bad one if any (the others are still usable).
-    case whole(SegmentContents)
+    /// The file was gone by the time it was opened (compacted or moved by its writer).
+    case gone
+    /// The file ends before its end (empty, or cut short): a copy in progress, or one that stopped.
+    case cutShort(String)
+    /// The file is whole but fails its checks: its first bad line (when one) and why.
+    case damaged(line: Int?, reason: String)
+    /// The file is whole and every record is valid.
+    case whole(SegmentSummary)
 }
 
-/// The records of a segment that read whole.
-struct SegmentContents {
-    var header: SegmentHeader?
-    var changes: [Change] = []
+/// A segment that checked whole.
+struct SegmentSummary {
+    var header: SegmentHeader
+    var changeCount: Int
     var size: Int64
     var sha256: String
-    /// The first bad record: its 1-based line and what is wrong.
-    var problem: (line: Int, reason: String)?
+    /// The ids of its changes, in order, when asked for.
+    var changeIDs: [String]?
 }
 
-enum SegmentFile {
-    /// Reads the segment at `path` in full, then checks each line as an archive's is checked.
-    static func read(_ path: String) throws -> SegmentRead {
-        let bytes: [UInt8]
+/// One segment file, opened once (never through a symbolic link) and read as a stream: `check()` reads it whole
+/// and checks every record without keeping any; `changes(chunk:_:)` then reads the same open file again and hands
+/// its changes a chunk at a time. Memory stays bounded by one line and one chunk, whatever the file holds.
+final class SegmentFile {
+    let path: String
+    private let descriptor: Int32
+
+    /// Opens the segment at `path`; nil when it is gone.
+    /// - Throws: `IOError` when it cannot be opened otherwise (a symbolic link, no permission).
+    init?(path: String) throws {
+        self.path = path
         do {
-            bytes = try SyncFolder.readFile(path, limit: SyncFormat.maxSegmentBytes)
+            descriptor = try SystemIO.open(path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
         } catch let error as IOError where error.code == ENOENT {
-            return .pending("gone while being read (compacted or moved by its writer); retried next round")
-        } catch let error as IOError {
-            return .pending("cannot be read (\(error)); retried next round")
+            return nil
         }
-        guard !bytes.isEmpty else { return .pending("empty: a copy in progress; retried next round") }
-        let text: [UInt8]
-        do {
-            text = try GzipReader(source: ByteArraySource(bytes)).readAll()
-        } catch {
-            return .pending("does not read whole (\(error)): a copy in progress or cut short; retried next round")
-        }
-        var contents = SegmentContents(size: Int64(bytes.count), sha256: try SHA256Digest.hex(of: bytes))
-        check(lines: text, into: &contents)
-        return .whole(contents)
     }
 
-    private static func check(lines text: [UInt8], into contents: inout SegmentContents) {
-        func note(_ line: Int, _ reason: String) {
-            if contents.problem == nil { contents.problem = (line, reason) }
+    deinit {
+        try? SystemIO.close(descriptor, path: path)
+    }
+
+    /// Reads the file whole and checks it: gzip intact, a header, valid change records, a trailer that counts them.
+    func check(collectingIDs: Bool = false) throws -> SegmentRead {
+        var ids: [String]? = collectingIDs ? [] : nil
+        do {
+            let (header, count, size, sha256) = try read { change in ids?.append(change.changeID) }
+            return .whole(SegmentSummary(header: header, changeCount: count, size: size, sha256: sha256,
+                                         changeIDs: ids))
+        } catch let problem as Problem {
+            return problem.cutShort ? .cutShort(problem.reason) : .damaged(line: problem.line, reason: problem.reason)
         }
-        var lines = text.split(separator: 0x0A, omittingEmptySubsequences: false)
-        guard lines.last?.isEmpty == true else {
-            note(lines.count, "the last line does not end with a line feed")
-            return
-        }
-        lines.removeLast()
-        var trailer: (line: Int, counts: ArchiveCounts)?
-        for (index, line) in lines.enumerated() {
-            let number = index + 1
-            let object: JSONObject
-            do {
-                guard case .object(let parsed) = try JSONParser.parse(Array(line)) else {
-                    note(number, "not a JSON object")
-                    continue
-                }
-                object = parsed
-            } catch {
-                note(number, "not JSON: \(error)")
-                continue
-            }
-            do {
-                if number == 1 {
-                    contents.header = try SegmentHeader(json: object)
-                    continue
-                }
-                guard contents.header != nil else { return }
-                if trailer != nil { throw FieldError(field: "type", reason: "a record after the trailer") }
-                switch object["type"] {
-                case .string("change")?: contents.changes.append(try ArchiveRecords.change(object))
-                case .string("trailer")?: trailer = (number, try ArchiveRecords.trailer(object))
-                default: throw FieldError(field: "type", reason: "must be \"change\" or \"trailer\" in a segment")
-                }
-            } catch {
-                note(number, "\(error)")
-                if number == 1 { return }
+    }
+
+    /// Reads the file again and hands its changes to `body`, `chunk` at a time.
+    /// - Throws: `Problem` when the file no longer reads as `check()` found it; whatever `body` throws.
+    func changes(chunk: Int, _ body: ([Change]) throws -> Void) throws {
+        var changes: [Change] = []
+        changes.reserveCapacity(chunk)
+        _ = try read { change in
+            changes.append(change)
+            if changes.count >= chunk {
+                try body(changes)
+                changes.removeAll(keepingCapacity: true)
             }
         }
-        guard let trailer else {
-            note(lines.count, "no trailer: the segment ends early")
-            return
+        if !changes.isEmpty { try body(changes) }
+    }
+
+    /// Why the file does not read whole.
+    struct Problem: Error, CustomStringConvertible {
+        var line: Int?
+        var reason: String
+        /// The file ends early, rather than holding something wrong.
+        var cutShort = false
+        var description: String { line.map { "line \($0): \(reason)" } ?? reason }
+    }
+
+    /// Reads the file from its start, checking each line as an archive's is checked, and hands each change to
+    /// `handle`. Returns the header, the number of changes, the size and the SHA-256 of the bytes read.
+    private func read(_ handle: (Change) throws -> Void) throws -> (SegmentHeader, Int, Int64, String) {
+        guard lseek(descriptor, 0, SEEK_SET) == 0 else { throw IOError.posix("lseek", path: path) }
+        let limits = SyncFormat.segmentLimits
+        let file = FileSource(fileDescriptor: descriptor, name: path)
+        let counted = try CountingSource(file, limit: SyncFormat.maxSegmentBytes, path: path)
+        let hashed = try HashingSource(counted)
+        let lines: ArchiveLineReader
+        do {
+            let gzip = try GzipReader(source: hashed, maxDecompressedBytes: limits.maxDecompressedBytes)
+            lines = ArchiveLineReader(source: gzip, maxLineBytes: limits.maxLineBytes)
+        } catch {
+            throw Self.problem(error)
         }
-        if trailer.counts.changes != contents.changes.count || trailer.counts.annotations != 0
-            || trailer.counts.positions != 0 {
-            note(trailer.line, "the trailer counts \(trailer.counts.changes) changes; the segment holds "
-                + "\(contents.changes.count) valid ones")
+        var parser = JSONParser(limits: JSONParser.Limits(maxDepth: 8, maxStringLength: limits.maxLineBytes))
+        var header: SegmentHeader?
+        var trailer: ArchiveCounts?
+        var count = 0
+        do {
+            while let line = try lines.next() {
+                guard line.endsWithNewline else {
+                    throw Problem(line: line.number, reason: "the last line does not end with a line feed",
+                                  cutShort: true)
+                }
+                let object: JSONObject
+                do {
+                    guard case .object(let parsed) = try parser.parse(line.bytes) else {
+                        throw Problem(line: line.number, reason: "not a JSON object")
+                    }
+                    object = parsed
+                } catch let error as JSONParseError {
+                    throw Problem(line: line.number, reason: "not JSON: \(error)")
+                }
+                let change: Change
+                do {
+                    if line.number == 1 {
+                        header = try SegmentHeader(json: object)
+                        continue
+                    }
+                    if trailer != nil { throw FieldError(field: "type", reason: "a record after the trailer") }
+                    switch object["type"] {
+                    case .string("change")?: change = try ArchiveRecords.change(object)
+                    case .string("trailer")?:
+                        trailer = try ArchiveRecords.trailer(object)
+                        continue
+                    default: throw FieldError(field: "type", reason: "must be \"change\" or \"trailer\" in a segment")
+                    }
+                } catch {
+                    throw Problem(line: line.number, reason: "\(error)")
+                }
+                try handle(change)
+                count += 1
+            }
+        } catch let problem as Problem {
+            throw problem
+        } catch where GzipReader.failure(of: error) != nil {
+            throw Self.problem(error)
         }
+        guard let header else { throw Problem(line: nil, reason: "empty: a copy in progress", cutShort: true) }
+        guard let trailer else { throw Problem(line: lines.lineNumber, reason: "no trailer: the segment ends early") }
+        guard trailer.changes == count, trailer.annotations == 0, trailer.positions == 0 else {
+            throw Problem(line: lines.lineNumber, reason: "the trailer counts \(trailer.changes) changes; the segment "
+                + "holds \(count)")
+        }
+        return (header, count, counted.count, try hashed.finalizeHex())
+    }
+
+    /// A gzip failure as a problem: a stream that ends early is cut short; any other is damage. Other errors
+    /// pass.
+    private static func problem(_ error: any Error) -> any Error {
+        guard let failure = GzipReader.failure(of: error) else { return error }
+        return Problem(line: failure.line, reason: failure.reason, cutShort: failure.cutShort)
     }
 
     /// The bytes of a segment: header, the changes, trailer, gzip-compressed.
@@ -115,5 +177,31 @@ enum SegmentFile {
         try gzip.write(try JSONWriter.encode(ArchiveCounts(changes: changes.count).trailerJSON) + [0x0A])
         try gzip.finish()
         return sink.bytes
+    }
+}
+
+@available(*, unavailable)
+extension SegmentFile: Sendable {}
+
+/// A `ByteSource` that counts the bytes it passes on and refuses to pass more than `limit`.
+private final class CountingSource: ByteSource {
+    private let base: any ByteSource
+    private let limit: Int64
+    private let path: String
+    private(set) var count: Int64 = 0
+
+    init(_ base: any ByteSource, limit: Int64, path: String) throws {
+        self.base = base
+        self.limit = limit
+        self.path = path
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let read = try base.read(into: buffer)
+        count += Int64(read)
+        guard count <= limit else {
+            throw SegmentFile.Problem(line: nil, reason: "larger than \(limit) bytes: not a segment marginalia wrote")
+        }
+        return read
     }
 }

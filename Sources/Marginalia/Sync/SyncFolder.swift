@@ -8,8 +8,8 @@ import Darwin
 
 /// The files of one sync folder: its manifest, its device directories and their segments.
 ///
-/// Reads anything; writes only the manifest (once, when absent) and new files in one device's directory, each
-/// through a private temporary file that is flushed and renamed into place.
+/// Reads anything, never through a symbolic link; writes only in one device's directory: new files, each through
+/// a private temporary file that is flushed and renamed into place, and its status file replaced whole.
 struct SyncFolder {
     /// The folder, absolute and free of symbolic links.
     let root: String
@@ -50,63 +50,78 @@ struct SyncFolder {
         return String(cString: resolved)
     }
 
-    // MARK: - Manifest
+    // MARK: - Manifests
 
-    /// The manifest does not parse and ends before its JSON or its final newline (empty, or cut short): a sync
+    /// A manifest that does not parse and ends before its JSON or its final newline (empty, or cut short): a sync
     /// tool may still be copying it.
     struct ManifestPending: Error {}
 
-    /// Reads the manifest, or writes it when the folder has none; returns whether it wrote it.
-    /// - Throws: `ManifestPending` for a manifest cut short; `SyncFolderError` for a manifest that is not one, or one
-    ///   that needs a newer reader (the folder is then left untouched).
-    func checkManifest() throws -> Bool {
+    /// Checks the folder-wide manifest of format 1, when there is one.
+    /// - Throws: `ManifestPending` for a manifest cut short; `SyncFolderError` for one that is not a manifest, or
+    ///   needs a newer reader (the folder is then left untouched).
+    func checkFolderManifest() throws {
         let bytes: [UInt8]
         do {
-            bytes = try Self.readFile(manifestPath, limit: 1 << 20)
+            bytes = try Self.readFile(manifestPath, limit: SyncFormat.maxSmallFileBytes)
         } catch let error as IOError where error.code == ENOENT {
-            try writeNew(manifestPath, bytes: try JSONWriter.encode(SyncFormat.manifest) + [0x0A])
-            return true
+            return
         }
-        func refuse(_ kind: SyncFolderError.Kind, _ reason: String) -> SyncFolderError {
-            SyncFolderError(file: manifestPath, kind: kind, reason: reason)
-        }
-        let parsed: JSONValue
+        _ = try DeviceManifest(bytes: bytes, file: manifestPath)
+    }
+
+    /// The manifest of `device`'s directory; nil when it has none (yet).
+    /// - Throws: as `checkFolderManifest`.
+    func manifest(of device: String) throws -> DeviceManifest? {
+        let path = "\(directory(of: device))/\(SyncFormat.deviceManifestName)"
+        let bytes: [UInt8]
         do {
-            parsed = try JSONParser.parse(bytes)
-        } catch let error where error.offset >= bytes.count || bytes.last != 0x0A {
-            // It ends before its JSON or its final newline: a sync tool may be writing it under its final name.
-            throw ManifestPending()
-        } catch {
-            throw refuse(.notAManifest, "is not a sync manifest (\(error))")
+            bytes = try Self.readFile(path, limit: SyncFormat.maxSmallFileBytes)
+        } catch let error as IOError where error.code == ENOENT {
+            return nil
         }
-        guard case .object(let manifest) = parsed else {
-            throw refuse(.notAManifest, "is not a sync manifest (not a JSON object)")
-        }
-        guard case .string(let format)? = manifest["format"], format == SyncFormat.name else {
-            throw refuse(.notAManifest, "is not a Marginalia sync manifest (format must be \"\(SyncFormat.name)\")")
-        }
-        guard case .int(let version)? = manifest["formatVersion"], version >= 1,
-              case .int(let minimum)? = manifest["minReaderVersion"], minimum >= 1, minimum <= version
-        else {
-            throw refuse(.notAManifest, "formatVersion and minReaderVersion must be positive integers, the minimum "
-                + "no greater than the version")
-        }
-        guard minimum <= SyncFormat.version else {
-            throw refuse(.newerVersion, "the folder was written by a newer version of marginalia (sync format "
-                + "\(version), readable from version \(minimum); this version reads \(SyncFormat.version)); upgrade "
-                + "marginalia to sync with it; nothing was read or written")
-        }
-        return false
+        return try DeviceManifest(bytes: bytes, file: path)
     }
 
     // MARK: - Listing
 
-    /// The device directories present, by name.
-    func deviceDirectories() throws -> [String] {
-        try Self.list(devicesPath).filter { name in
-            var info = stat()
-            return !name.hasPrefix(".") && lstat("\(devicesPath)/\(name)", &info) == 0
-                && info.st_mode & S_IFMT == S_IFDIR
+    /// What `lstat` tells of a name in the folder.
+    struct FileInfo: Equatable {
+        enum Kind { case regular, directory, symbolicLink, other }
+        var kind: Kind
+        var size: Int64
+        /// The modification time, in nanoseconds since 1970.
+        var modified: Int64
+    }
+
+    /// What is at `path`, without following a symbolic link; nil when nothing is.
+    static func info(_ path: String) -> FileInfo? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        let kind: FileInfo.Kind
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symbolicLink
+        default: kind = .other
+        }
+        #if canImport(Darwin)
+        let time = status.st_mtimespec
+        #else
+        let time = status.st_mtim
+        #endif
+        return FileInfo(kind: kind, size: Int64(status.st_size),
+                        modified: Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec))
+    }
+
+    /// The device directories present, by name, and whether each is a symbolic link (never followed).
+    func deviceDirectories() throws -> [(name: String, isLink: Bool)] {
+        try Self.list(devicesPath).compactMap { name in
+            guard !name.hasPrefix("."), let info = Self.info("\(devicesPath)/\(name)") else { return nil }
+            switch info.kind {
+            case .directory: return (name, false)
+            case .symbolicLink: return (name, true)
+            default: return nil
+            }
         }
     }
 
@@ -127,28 +142,57 @@ struct SyncFolder {
         return names.sorted()
     }
 
-    /// The size of a regular file, or nil when it is gone or not a regular file.
-    static func size(of path: String) -> Int64? {
-        var info = stat()
-        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return Int64(info.st_size)
-    }
-
     // MARK: - Writing
 
-    /// Creates `devices/<device>/` when absent (mode 0700) and returns its path.
-    func makeDirectory(for device: String) throws -> String {
-        for path in [devicesPath, directory(of: device)] where mkdir(path, 0o700) != 0 && errno != EEXIST {
-            throw IOError.posix("mkdir", path: path)
+    /// Makes `devices/<device>/` ready for this store's files: refuses `devices/` or the directory when either is
+    /// a symbolic link, creates them when absent (mode 0700), and writes the device's manifest when it has none.
+    /// Returns whether it wrote the manifest.
+    /// - Throws: `SyncFolderError` (`.symbolicLink`, `.notWritable`), before anything is written.
+    func prepareDirectory(of device: String, manifest: () throws -> DeviceManifest) throws -> Bool {
+        for path in [devicesPath, directory(of: device)] {
+            if let info = Self.info(path), info.kind == .symbolicLink {
+                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "elsewhere"
+                throw SyncFolderError(file: path, kind: .symbolicLink, reason: "is a symbolic link (to \(target)): "
+                    + "marginalia writes only into real directories inside the folder, so it wrote nothing; replace "
+                    + "the link with a directory")
+            }
         }
-        try FileSync.syncDirectory(containing: directory(of: device))
-        return directory(of: device)
+        do {
+            for path in [devicesPath, directory(of: device)] where mkdir(path, 0o700) != 0 && errno != EEXIST {
+                throw IOError.posix("mkdir", path: path)
+            }
+            let path = "\(directory(of: device))/\(SyncFormat.deviceManifestName)"
+            guard Self.info(path) == nil else { return false }
+            do {
+                try writeNew(path, bytes: try manifest().encoded())
+            } catch let error as IOError where error.code == EEXIST {
+                return false  // another round of this store wrote it meanwhile
+            }
+            return true
+        } catch let error as IOError where [EROFS, EACCES, EPERM].contains(error.code) {
+            throw SyncFolderError(file: directory(of: device), kind: .notWritable, reason: "cannot be written "
+                + "(\(error)): nothing was merged or written; sync needs a folder it can write in")
+        }
     }
 
-    /// Writes a new file at `path` through a private temporary file beside it (`.name….tmp`), flushed, then
-    /// renamed into place; refuses to replace a file already there.
-    func writeNew(_ path: String, bytes: [UInt8]) throws {
-        let temporary = try TemporaryFile(beside: path, purpose: "sync")
+    /// Takes this store's lock on its own directory in the folder, waiting while another round of the same store
+    /// (this process or another) holds it: one round at a time writes there. Released when the lock is.
+    func lock(directoryOf device: String) throws -> FolderLock {
+        let path = directory(of: device)
+        let descriptor = try SystemIO.open(path, flags: O_RDONLY | O_NOFOLLOW | O_DIRECTORY)
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                let error = IOError.posix("flock", path: path)
+                try? SystemIO.close(descriptor, path: path)
+                throw error
+            }
+        }
+        return FolderLock(descriptor: descriptor, path: path)
+    }
+
+    /// Replaces the file at `path` whole (a status file this store alone writes), through a temporary file.
+    func replace(_ path: String, bytes: [UInt8]) throws {
+        let temporary = try TemporaryFile(beside: path, purpose: "sync", prefix: SyncFormat.temporaryPrefix)
         defer { temporary.remove() }
         let descriptor = try temporary.openForWriting()
         do {
@@ -158,7 +202,23 @@ struct SyncFolder {
             try? SystemIO.close(descriptor, path: temporary.path)
             throw error
         }
-        guard Self.size(of: path) == nil else {
+        try temporary.moveIntoPlace(at: path)
+    }
+
+    /// Writes a new file at `path` through a private temporary file beside it (`.name….tmp`), flushed, then
+    /// renamed into place; refuses to replace a file already there.
+    func writeNew(_ path: String, bytes: [UInt8]) throws {
+        let temporary = try TemporaryFile(beside: path, purpose: "sync", prefix: SyncFormat.temporaryPrefix)
+        defer { temporary.remove() }
+        let descriptor = try temporary.openForWriting()
+        do {
+            try bytes.withUnsafeBytes { try SystemIO.writeAll(descriptor, $0, path: temporary.path) }
+            try SystemIO.close(descriptor, path: temporary.path)
+        } catch {
+            try? SystemIO.close(descriptor, path: temporary.path)
+            throw error
+        }
+        guard Self.info(path) == nil else {
             throw IOError(operation: "rename", path: path, code: EEXIST, message: "a file is already there")
         }
         try temporary.moveIntoPlace(at: path)
@@ -178,5 +238,20 @@ struct SyncFolder {
                 throw IOError(operation: "read", path: path, code: EFBIG, message: "larger than \(limit) bytes")
             }
         }
+    }
+}
+
+/// A round's hold on its store's own directory in the folder (`SyncFolder.lock`); released when dropped.
+final class FolderLock {
+    private let descriptor: Int32
+    private let path: String
+
+    init(descriptor: Int32, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    deinit {
+        try? SystemIO.close(descriptor, path: path)
     }
 }

@@ -1,4 +1,5 @@
-/// Why a sync folder was refused: its manifest is not one this version can follow. Nothing was read or written.
+/// Why a sync folder was refused: a manifest this version cannot follow, a device directory that is a symbolic
+/// link, or a folder this store cannot write in. Nothing was merged or written.
 public struct SyncFolderError: CategorizedError, Equatable {
     /// What is wrong with the folder's manifest.
     public enum Kind: Equatable, Sendable {
@@ -6,9 +7,14 @@ public struct SyncFolderError: CategorizedError, Equatable {
         case notAManifest
         /// The folder was written by a newer version of marginalia.
         case newerVersion
+        /// `devices/` or this store's own directory in it is a symbolic link: written through, it would put the
+        /// store's files elsewhere than the folder.
+        case symbolicLink
+        /// This store cannot create or write its own directory in the folder (a read-only folder or mount).
+        case notWritable
     }
 
-    /// The manifest's path.
+    /// The file or directory refused.
     public var file: String
     /// What is wrong.
     public var kind: Kind
@@ -22,8 +28,15 @@ public struct SyncFolderError: CategorizedError, Equatable {
         self.reason = reason
     }
 
-    /// What kind of failure this is for the store's error: a newer folder, or one that is not a sync folder.
-    public var category: MarginaliaError.Category { kind == .newerVersion ? .newerVersion : .invalidData }
+    /// What kind of failure this is for the store's error.
+    public var category: MarginaliaError.Category {
+        switch kind {
+        case .newerVersion: return .newerVersion
+        case .notAManifest: return .invalidData
+        case .symbolicLink: return .invalidArgument
+        case .notWritable: return .io
+        }
+    }
 
     /// The refusal in words: the file and the reason.
     public var description: String { "\(file): \(reason)" }

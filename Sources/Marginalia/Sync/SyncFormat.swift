@@ -1,22 +1,38 @@
-/// The layout of a sync folder: a manifest, and one directory of immutable segment files per device.
+/// The layout of a sync folder: one directory per device, each written by that device alone.
 ///
-///     FOLDER/marginalia-sync.json                      the manifest (format, version, minimum reader version)
-///     FOLDER/devices/<device-id>/<first>-<last>-<nonce>.jsonl.gz
+///     FOLDER/devices/<device-id>/device.json                          the device's manifest, written once
+///     FOLDER/devices/<device-id>/<first>-<last>-<nonce>.jsonl.gz      segments of the changes made on the device
+///     FOLDER/devices/<device-id>/unreadable.json                      the other devices' files it could not read
 ///
 /// A segment is gzip JSON Lines in the archive's record format: a header naming the writer and the range of its
-/// log it holds, its change records, and a trailer with their count. Only the device named by a directory writes
-/// in it, and only new files (written as `.name….tmp`, flushed, then renamed); no file is rewritten in place.
+/// log it covers, its change records, and a trailer with their count. A device's directory holds the changes made
+/// on that device (and those it brought in from outside the folder, by an import, whose device has no directory
+/// of its own): each change is in the folder once, and a new device catches up from every directory. Only the
+/// device named by a directory writes in it: new segment files (written as `.syncthing.name….tmp`, flushed,
+/// then renamed), its manifest once, its status file replaced whole; no other file is rewritten in place.
+///
+/// Folders of format 1 had one manifest for the folder (`marginalia-sync.json`), written by whichever device came
+/// first, and every device published its whole log. Such a manifest is still read (a newer one is refused), never
+/// written; the segments of format 1 read as those of today.
 package enum SyncFormat {
-    /// The manifest's `format`.
+    /// The manifests' `format`.
     package static let name = "marginalia-sync"
     /// The folder format version this build writes, and the newest it reads.
-    package static let version: Int64 = 1
-    /// The oldest reader version that can read a folder this build writes.
-    package static let minimumReaderVersion: Int64 = 1
-    /// The manifest's file name in the folder.
+    package static let version: Int64 = 2
+    /// The oldest reader version that can read a device directory this build writes.
+    package static let minimumReaderVersion: Int64 = 2
+    /// The folder-wide manifest of format 1, read when present.
     package static let manifestName = "marginalia-sync.json"
     /// The directory in the folder holding one directory per device.
     package static let devicesDirectory = "devices"
+    /// A device's manifest, in its directory.
+    static let deviceManifestName = "device.json"
+    /// A device's list of the other devices' files it could not read, in its directory.
+    static let statusName = "unreadable.json"
+    /// The start of every temporary file a round makes in the folder. Syncthing takes names beginning so for its
+    /// own temporary files and never scans or sends them ("IsTemporary", lib/fs/tempname.go); the other tools
+    /// skip them by the ignore patterns the README gives.
+    static let temporaryPrefix = ".syncthing."
     /// The segment header's `format`.
     static let segmentFormat = "marginalia-sync-segment"
     /// The segment format version this build writes, and the newest it reads: 2 lets a change record carry
@@ -24,18 +40,20 @@ package enum SyncFormat {
     static let segmentVersion: Int64 = 2
     /// How many of its own segments a store keeps before it folds them into one.
     package static let compactionThreshold = 64
+    /// How long a segment stays in the folder before a compaction may fold it into another (milliseconds): the
+    /// time the sync tools have to carry it to the other machines before it is replaced.
+    package static let compactionGrace: Int64 = 60 * 60 * 1000
+    /// How long a file that is not a segment (a sync tool's temporary or partial file, a placeholder) or a segment
+    /// cut short may stay unchanged and still count as a copy in progress (seconds); older, it is a leftover.
+    package static let leftoverAge: Int64 = 15 * 60
     /// The largest segment file read (compressed bytes).
     static let maxSegmentBytes: Int64 = 1 << 30
+    /// The limits a segment is read with: an archive's, with no more than 4 GiB of text.
+    static let segmentLimits = ArchiveLimits(maxDecompressedBytes: 4 << 30)
+    /// The largest manifest or status file read.
+    static let maxSmallFileBytes: Int64 = 1 << 20
 
-    /// The manifest as this build writes it.
-    static var manifest: JSONValue {
-        .object(JSONObject([
-            ("format", .string(name)), ("formatVersion", .int(version)),
-            ("minReaderVersion", .int(minimumReaderVersion)),
-        ]))
-    }
-
-    /// The name of a segment holding `first...last` of its writer's log; `nonce` keeps two copies of one store
+    /// The name of a segment covering `first...last` of its writer's log; `nonce` keeps two copies of one store
     /// from ever writing the same name.
     static func segmentName(first: Int64, last: Int64, nonce: String) -> String {
         func padded(_ value: Int64) -> String {
@@ -45,100 +63,59 @@ package enum SyncFormat {
         return "\(padded(first))-\(padded(last))-\(nonce).jsonl.gz"
     }
 
-    /// Whether `name` is a segment's final name: 12 digits, `-`, 12 digits, `-`, 8 lowercase hex digits,
-    /// `.jsonl.gz`.
-    static func isSegmentName(_ name: String) -> Bool {
+    /// The range of the writer's log a segment name covers, for a segment's final name (12 digits, `-`,
+    /// 12 digits, `-`, 8 lowercase hex digits, `.jsonl.gz`) or a sync tool's conflict copy of one; nil for any other
+    /// name.
+    static func segmentRange(of name: String) -> ClosedRange<Int64>? {
         let bytes = Array(name.utf8)
-        guard bytes.count == 12 + 1 + 12 + 1 + 8 + 9, name.hasSuffix(".jsonl.gz") else { return false }
+        guard bytes.count >= 34, isSegmentName(name) || isConflictCopy(name) else { return nil }
+        guard let first = Int64(String(decoding: bytes[0..<12], as: UTF8.self)),
+              let last = Int64(String(decoding: bytes[13..<25], as: UTF8.self)), first <= last else { return nil }
+        return first...last
+    }
+
+    /// Whether `name` is a segment's final name.
+    static func isSegmentName(_ name: String) -> Bool {
+        name.utf8.count == 12 + 1 + 12 + 1 + 8 + 9 && hasSegmentStem(name) && name.hasSuffix(".jsonl.gz")
+    }
+
+    /// Whether `name` is a sync tool's conflict copy of a segment (Syncthing's `….sync-conflict-…`, Dropbox's
+    /// `… (conflicted copy …)`): the same immutable bytes under another name, read like the segment itself
+    /// (merging is idempotent and each change is checked).
+    static func isConflictCopy(_ name: String) -> Bool {
+        !isSegmentName(name) && hasSegmentStem(name) && name.lowercased().contains("conflict")
+            && name.hasSuffix(".gz")
+    }
+
+    private static func hasSegmentStem(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard bytes.count >= 34 else { return false }
         func digits(_ range: Range<Int>) -> Bool { bytes[range].allSatisfy { $0 >= 48 && $0 <= 57 } }
         let hex = bytes[26..<34].allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
         return digits(0..<12) && bytes[12] == 45 && digits(13..<25) && bytes[25] == 45 && hex
     }
 
-    /// Why a file in a device directory that is not a segment's final name is not read, in words: what a sync
-    /// tool or another program left there.
+    /// Why a file in a device directory that is not a segment is not read while it may still be changing: what a
+    /// sync tool or another program is doing there.
     static func pendingReason(forName name: String) -> String {
         if name.hasSuffix(".icloud") { return "an iCloud placeholder: the file is not downloaded yet" }
         if name.hasPrefix(".syncthing.") || name.hasPrefix("~syncthing~") {
             return "a Syncthing temporary file: a copy in progress"
-        }
-        if name.contains(".sync-conflict-") || name.contains("conflicted copy") || name.contains("Conflict")
-            || name.contains("conflict") {
-            return "a conflict copy made by a sync tool: a duplicate, never read"
         }
         if name.hasPrefix(".") || name.hasSuffix(".tmp") || name.hasSuffix(".part") || name.hasSuffix(".partial") {
             return "a temporary file: a write or copy in progress"
         }
         return "not a segment file name"
     }
-}
 
-/// The first line of a segment: who wrote it and which part of the writer's log it holds.
-struct SegmentHeader: Equatable {
-    var formatVersion: Int64 = SyncFormat.segmentVersion
-    /// The device id of the writer (the directory it lies in).
-    var device: String
-    /// The writer's log (its creation time): sequence numbers count within it.
-    var log: String
-    /// The first and last sequence number of the writer's log the segment holds.
-    var firstSequence: Int64
-    var lastSequence: Int64
-    /// When it was written (ISO 8601).
-    var createdAt: String
-
-    var json: JSONValue {
-        .object(JSONObject([
-            ("type", .string("header")), ("format", .string(SyncFormat.segmentFormat)),
-            ("formatVersion", .int(formatVersion)), ("device", .string(device)), ("log", .string(log)),
-            ("firstSeq", .int(firstSequence)), ("lastSeq", .int(lastSequence)), ("createdAt", .string(createdAt)),
-        ]))
-    }
-
-    /// Reads a header record strictly: exactly these keys, each of the right type.
-    init(json object: JSONObject) throws {
-        guard case .string("header")? = object["type"] else {
-            throw FieldError(field: "type", reason: "the first line must be the segment header")
+    /// Why such a file, unchanged for longer than `leftoverAge`, is left alone: what it is, and what to do.
+    static func leftoverReason(forName name: String) -> String {
+        if name.hasSuffix(".icloud") {
+            return "an iCloud placeholder not downloaded for a long time: keep the folder downloaded on this Mac"
         }
-        guard case .string(let format)? = object["format"], format == SyncFormat.segmentFormat else {
-            throw FieldError(field: "format", reason: "must be \"\(SyncFormat.segmentFormat)\"")
+        if pendingReason(forName: name) == "not a segment file name" {
+            return "not a file of marginalia's: left alone"
         }
-        guard case .int(let version)? = object["formatVersion"], version >= 1 else {
-            throw FieldError(field: "formatVersion", reason: "must be a positive integer")
-        }
-        guard version <= SyncFormat.segmentVersion else {
-            throw FieldError(field: "formatVersion", reason: "segment format \(version) is newer than this version "
-                + "reads (\(SyncFormat.segmentVersion)); upgrade marginalia to read it")
-        }
-        let keys = Set(object.map { $0.0 })
-        let expected: Set<String> = ["type", "format", "formatVersion", "device", "log", "firstSeq", "lastSeq",
-                                     "createdAt"]
-        if let unknown = keys.subtracting(expected).sorted().first {
-            throw FieldError(field: unknown, reason: "unknown field")
-        }
-        guard case .string(let device)? = object["device"], !device.isEmpty else {
-            throw FieldError(field: "device", reason: "must be a device id")
-        }
-        guard case .string(let log)? = object["log"] else { throw FieldError(field: "log", reason: "must be text") }
-        guard case .int(let first)? = object["firstSeq"], first >= 1 else {
-            throw FieldError(field: "firstSeq", reason: "must be a positive integer")
-        }
-        guard case .int(let last)? = object["lastSeq"], last >= first else {
-            throw FieldError(field: "lastSeq", reason: "must be an integer no less than firstSeq")
-        }
-        guard case .string(let createdAt)? = object["createdAt"] else {
-            throw FieldError(field: "createdAt", reason: "must be an ISO 8601 time")
-        }
-        self.init(formatVersion: version, device: device, log: log, firstSequence: first, lastSequence: last,
-                  createdAt: createdAt)
-    }
-
-    init(formatVersion: Int64 = SyncFormat.version, device: String, log: String, firstSequence: Int64,
-         lastSequence: Int64, createdAt: String) {
-        self.formatVersion = formatVersion
-        self.device = device
-        self.log = log
-        self.firstSequence = firstSequence
-        self.lastSequence = lastSequence
-        self.createdAt = createdAt
+        return "left by a sync tool or an interrupted copy, unchanged for a long time: safe to delete"
     }
 }

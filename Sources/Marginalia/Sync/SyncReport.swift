@@ -4,14 +4,18 @@ public struct SyncReport: Equatable, Sendable {
     public var folder: String
     /// This store's device id after the round (the directory it writes in).
     public var deviceID: String
-    /// Whether this round created the folder's manifest (the folder's first sync).
+    /// Whether this round created this device's directory and its manifest (`devices/<id>/device.json`): the
+    /// store's first round in the folder, or its first under a new device id.
     public var createdManifest = false
     /// The segment this round wrote (`devices/<id>/<name>`), if anything was new.
     public var written: SyncSegment?
     /// The combined segment a compaction wrote, and the store's own segments it then removed.
     public var compactedInto: SyncSegment?
-    /// The store's own segments the compaction removed, as paths inside the folder.
+    /// The store's own segments the compaction removed (and those it wrote again for a device that found them
+    /// damaged), as paths inside the folder.
     public var removed: [String] = []
+    /// This store's segments another device found damaged, whose changes this round wrote again in a new segment.
+    public var republished: [String] = []
     /// Set when the store took a new device id before writing: the old id, and why (a copy of this store writes
     /// under the same id elsewhere).
     public var renewedFromDeviceID: String?
@@ -24,14 +28,18 @@ public struct SyncReport: Equatable, Sendable {
     /// Changes held in quarantine after the round (made far ahead of this machine's clock, here or in earlier
     /// rounds): merged once their time comes, or at once by a round with `acceptFuture`.
     public var held = 0
-    /// Set when the manifest itself did not read whole (a sync tool still copying it): the round then read and
-    /// wrote nothing, and the next one tries again.
+    /// Set when the folder's manifest of format 1 did not read whole (a sync tool still copying it): the round
+    /// then read and wrote nothing, and the next one tries again.
     public var manifestPending: SyncFileIssue?
 
-    /// Files not read whole this round (being copied, placeholders, conflict copies): retried next round.
+    /// Files still being written or copied (a sync tool's temporary file, a placeholder, a segment cut short that
+    /// is still changing): read by a later round once they are whole.
     public var pending: [SyncFileIssue] { (manifestPending.map { [$0] } ?? []) + devices.flatMap(\.pending) }
-    /// Whole files with a bad record: reported each round until replaced.
-    public var invalid: [SyncFileIssue] { devices.flatMap(\.invalid) }
+    /// Whole files that fail their checks (a flipped bit, a bad record, a symbolic link): reported on every round
+    /// while they are there; nothing of them is merged, and their writer is asked to write their changes again.
+    public var damaged: [SyncFileIssue] { devices.flatMap(\.damaged) }
+    /// Files left by a sync tool or another program, unchanged for a long time: reported once.
+    public var leftovers: [SyncFileIssue] { devices.flatMap(\.leftovers) }
     /// Changes this store did not have, merged this round.
     public var changesApplied: Int { devices.reduce(0) { $0 + $1.changesApplied } }
 
@@ -73,10 +81,17 @@ public struct SyncDeviceReport: Equatable, Sendable {
     public var conflicts: [MergeConflict] = []
     /// Changes held in quarantine, dated too far ahead of this machine's clock.
     public var quarantined = 0
-    /// Files of this device not read whole this round (being copied, placeholders): retried next round.
+    /// Files of this device still being written or copied: read by a later round once whole.
     public var pending: [SyncFileIssue] = []
-    /// Whole files of this device with a bad record: reported each round until replaced.
-    public var invalid: [SyncFileIssue] = []
+    /// Whole files of this device that fail their checks: reported on every round while they are there.
+    public var damaged: [SyncFileIssue] = []
+    /// Files in this device's directory left by a sync tool or another program: reported once.
+    public var leftovers: [SyncFileIssue] = []
+    /// Files of this device that were gone when read (compacted by their writer meanwhile).
+    public var gone: [String] = []
+    /// Changes in this device's files made under the id of another device that has a directory of its own: not
+    /// taken from here (a device's changes come from its own directory), by file.
+    public var refused: [SyncFileIssue] = []
 
     /// A report of `device`'s directory, nothing read yet.
     package init(device: String) {
@@ -84,7 +99,7 @@ public struct SyncDeviceReport: Equatable, Sendable {
     }
 }
 
-/// A file a round did not apply (pending) or applied only in part (invalid), and why.
+/// A file a round did not apply (pending, damaged, left over), or changes it refused, and why.
 public struct SyncFileIssue: Equatable, Sendable, CustomStringConvertible {
     /// Its path inside the folder: `devices/<id>/<name>`.
     public var path: String

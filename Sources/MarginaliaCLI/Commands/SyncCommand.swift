@@ -7,18 +7,23 @@ enum SyncCommand {
             name: "sync", summary: "Exchange changes with other machines through a shared folder.",
             discussion: """
                 FOLDER is a folder that Syncthing, Dropbox, iCloud Drive or a USB stick keeps in step between \
-                machines. Each store writes only in FOLDER/devices/<its device id>/, and only new files: one \
-                compressed segment with its changes the folder does not hold yet (none when nothing is new). \
-                Every other device's segments not applied yet are merged; a file that is still being copied, \
-                a placeholder or a conflict copy is left for the next round and listed as pending (the round \
-                still exits 0). Deletions stay deletions. The store must not live inside FOLDER: a sync tool \
-                that copies an open database corrupts it. --compact folds this store's own segments into one. \
+                machines. Each store writes only in FOLDER/devices/<its device id>/: its manifest once, one \
+                compressed segment of the changes made on this machine since its last (none when nothing is new), \
+                and a list of the files it could not read. Each change is in the folder once; a new machine \
+                catches up from every device's directory. Every other device's segments not applied yet are \
+                checked whole, then merged; a file still being copied is listed as pending and read once whole; \
+                a damaged one (whole but failing its checks) is named on every round, nothing of it is merged, \
+                and its writer writes its changes again; a file a sync tool left unchanged for 15 minutes is \
+                named once as a leftover, safe to delete. The round still exits 0. Deletions stay deletions. \
+                The store must not live inside FOLDER: a sync tool that copies an open database corrupts it. \
+                --compact folds this store's own segments older than an hour into one (done anyway beyond 64). \
                 A change made more than a day ahead of this machine's clock (by when it was made, not by the \
                 clock that orders it) is held in quarantine and named in the output; it is merged once its time \
-                comes, or at once with --accept-future or 'marginalia quarantine --release'.
+                comes, or at once with --accept-future or 'marginalia quarantine --release'. See the README for \
+                the ignore patterns to give the sync tool.
                 """,
             arguments: [.init(name: "FOLDER", help: "The shared folder.")],
-            options: [.init(name: "compact", help: "Fold this store's own segments into one."),
+            options: [.init(name: "compact", help: "Fold this store's own segments older than an hour into one."),
                       .init(name: "accept-future",
                             help: "Merge at once the changes made more than a day ahead of this machine's clock "
                                 + "(those held from earlier rounds too) instead of holding them.")],
@@ -47,13 +52,14 @@ enum SyncCommand {
 
     static func text(_ report: SyncReport) -> [String] {
         var lines: [String] = []
-        if report.createdManifest { lines.append("Created \(report.folder)/marginalia-sync.json.") }
+        if report.createdManifest {
+            lines.append("Joined the folder: created \(report.folder)/devices/\(report.deviceID)/.")
+        }
         if let old = report.renewedFromDeviceID {
             lines.append("This store now writes as device \(report.deviceID) (was \(old)): "
                 + (report.renewalReason ?? "") + ".")
         }
-        for device in report.devices where device.device != report.deviceID || device.segmentsApplied > 0 {
-            guard device.segmentsApplied > 0 || !device.pending.isEmpty || !device.invalid.isEmpty else { continue }
+        for device in report.devices where device.segmentsApplied > 0 {
             lines.append("\(device.device): \(Output.count(device.segmentsApplied, "segment")), "
                 + "\(Output.count(device.changesApplied, "new change")), \(device.duplicates) already here, "
                 + "\(Output.count(device.conflictsResolved, "conflict")) resolved")
@@ -62,13 +68,19 @@ enum SyncCommand {
             lines += ConflictOutput.lines(device.conflicts, total: device.conflictsResolved)
         }
         for issue in report.pending { lines.append("pending: \(issue)") }
-        for issue in report.invalid { lines.append("invalid: \(issue)") }
+        for issue in report.damaged { lines.append("damaged: \(issue)") }
+        for issue in report.devices.flatMap(\.refused) { lines.append("refused: \(issue)") }
+        for issue in report.leftovers { lines.append("leftover: \(issue)") }
         if let written = report.written {
             lines.append("Wrote \(written.path): \(Output.count(written.changes, "change")), "
                 + "\(Output.count(written.bytes, "byte")).")
         }
+        for path in report.republished {
+            lines.append("Wrote again the changes of \(path), which another device found damaged, and removed it.")
+        }
         if let compacted = report.compactedInto {
-            lines.append("Compacted \(Output.count(report.removed.count, "segment")) into \(compacted.path).")
+            let folded = report.removed.count - report.republished.count
+            lines.append("Compacted \(Output.count(folded, "segment")) into \(compacted.path).")
         }
         if report.releasedFromQuarantine > 0 {
             lines.append("Merged \(Output.count(report.releasedFromQuarantine, "change")) held in quarantine.")
@@ -77,8 +89,12 @@ enum SyncCommand {
             lines.append("Nothing new.")
         }
         if !report.pending.isEmpty {
-            lines.append("\(Output.count(report.pending.count, "file")) pending: run sync again once the sync tool "
-                + "has caught up.")
+            lines.append("\(Output.count(report.pending.count, "file")) still being copied: run sync again once "
+                + "the sync tool has caught up.")
+        }
+        if !report.damaged.isEmpty {
+            lines.append("\(Output.count(report.damaged.count, "file")) damaged: nothing of them was merged; their "
+                + "writers will write their changes again at their next sync.")
         }
         return lines
     }
@@ -98,6 +114,23 @@ enum SyncCommand {
                 ("lastSeq", .int(item.lastSequence)),
             ]))
         }
+        func device(_ device: SyncDeviceReport) -> JSONValue {
+            .object(JSONObject([
+                ("device", .string(device.device)), ("segmentsApplied", .int(Int64(device.segmentsApplied))),
+                ("changesApplied", .int(Int64(device.changesApplied))),
+                ("duplicates", .int(Int64(device.duplicates))),
+                ("conflictsResolved", .int(Int64(device.conflictsResolved))),
+                ("conflicts", ConflictOutput.json(device.conflicts)),
+                ("quarantined", .int(Int64(device.quarantined))),
+                ("pending", .array(device.pending.map(issue))), ("damaged", .array(device.damaged.map(issue))),
+                ("leftovers", .array(device.leftovers.map(issue))), ("refused", .array(device.refused.map(issue))),
+                ("gone", .array(device.gone.map(JSONValue.string))),
+            ]))
+        }
+        let files: [(String, JSONValue)] = [
+            ("pending", .array(report.pending.map(issue))), ("damaged", .array(report.damaged.map(issue))),
+            ("leftovers", .array(report.leftovers.map(issue))),
+        ]
         return .object(JSONObject([
             ("folder", .string(report.folder)), ("device", .string(report.deviceID)),
             ("createdManifest", .bool(report.createdManifest)),
@@ -108,18 +141,8 @@ enum SyncCommand {
             ("changesApplied", .int(Int64(report.changesApplied))),
             ("releasedFromQuarantine", .int(Int64(report.releasedFromQuarantine))),
             ("held", .int(Int64(report.held))),
-            ("devices", .array(report.devices.map { device in
-                .object(JSONObject([
-                    ("device", .string(device.device)), ("segmentsApplied", .int(Int64(device.segmentsApplied))),
-                    ("changesApplied", .int(Int64(device.changesApplied))),
-                    ("duplicates", .int(Int64(device.duplicates))),
-                    ("conflictsResolved", .int(Int64(device.conflictsResolved))),
-                    ("conflicts", ConflictOutput.json(device.conflicts)),
-                    ("quarantined", .int(Int64(device.quarantined))),
-                    ("pending", .array(device.pending.map(issue))), ("invalid", .array(device.invalid.map(issue))),
-                ]))
-            })),
-            ("pending", .array(report.pending.map(issue))),
-        ]))
+            ("republished", .array(report.republished.map(JSONValue.string))),
+            ("devices", .array(report.devices.map(device))),
+        ] + files))
     }
 }

@@ -34,7 +34,7 @@ import MarginaliaTestSupport
         func round(_ index: Int, compact: Bool = false) throws {
             let report = try SyncChecks.round(work.replicas[index].store, folder: folders[index], compact: compact,
                                               comment)
-            #expect(report.invalid == [], comment)
+            #expect(report.damaged == [], comment)
             pendingSeen += report.pending.count
             if !report.removed.isEmpty { tool.removed(report.removed, at: index) }
         }
@@ -68,7 +68,7 @@ import MarginaliaTestSupport
             for index in folders.indices {
                 let report = try SyncChecks.round(work.replicas[index].store, folder: folders[index], comment)
                 busy = busy || report.written != nil || report.compactedInto != nil || report.changesApplied > 0
-                #expect(report.invalid == [], comment)
+                #expect(report.damaged == [], comment)
             }
             if !busy && tool.queue.isEmpty {
                 settled = true

@@ -40,9 +40,12 @@ import Testing
         #expect(first.createdManifest)
         let written = try #require(first.written)
         #expect(written.changes == 1 && written.path.hasPrefix("devices/\(laptop.deviceID)/"))
-        let manifest = try JSONParser.parse(Array(Data(contentsOf: URL(fileURLWithPath:
-            "\(setup.folder)/marginalia-sync.json"))))
-        #expect(manifest == SyncFormat.manifest)
+        // The device's own manifest, in its own directory; nothing at the top of the folder but `devices/`.
+        let manifestPath = "\(setup.folder)/devices/\(laptop.deviceID)/device.json"
+        let manifest = try DeviceManifest(bytes: Array(Data(contentsOf: URL(fileURLWithPath: manifestPath))),
+                                          file: manifestPath)
+        #expect(manifest == DeviceManifest(device: laptop.deviceID))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: setup.folder) == ["devices"])
         let before = try SimulatedSyncTool.files(in: setup.folder)
         let again = try SyncChecks.round(laptop, folder: setup.folder)
         #expect(again.written == nil && !again.createdManifest && again.changesApplied == 0)
@@ -74,9 +77,9 @@ import Testing
         written.settle()
         #expect(written.finishedInTime, "the write waited for the whole round")
         #expect(report.changesApplied == 3)
-        // The segment the round wrote holds the log after the round's merges: the three changes merged, and the
-        // write made during the round.
-        #expect(report.written?.changes == 4)
+        // The segment the round wrote holds what was made on this device: the write made during the round (the
+        // three changes merged are in their own devices' directories already).
+        #expect(report.written?.changes == 1)
         #expect(try phone.annotations().count == 4)
     }
 
@@ -102,9 +105,13 @@ import Testing
         #expect(recorded.count == 1 && recorded[0].0 == laptop.deviceID && recorded[0].3.count == 64)
         let path = "\(setup.folder)/devices/\(recorded[0].0)/\(recorded[0].1)"
         #expect(try SHA256Digest.hex(of: Array(Data(contentsOf: URL(fileURLWithPath: path)))) == recorded[0].3)
-        // The laptop's second segment forwards the phone's own change: duplicates only.
+        // The laptop's second round has nothing of its own to write: the phone's change stays in the phone's
+        // directory alone.
         let forwarded = try SyncChecks.round(phone, folder: setup.folder)
         #expect(forwarded.changesApplied == 0 && forwarded.written == nil)
+        let segments = try FileManager.default.subpathsOfDirectory(atPath: "\(setup.folder)/devices")
+            .filter { $0.hasSuffix(".jsonl.gz") }
+        #expect(segments.count == 2)
         let quiet = try SyncChecks.round(phone, folder: setup.folder)
         #expect(quiet.devices.allSatisfy { $0.segmentsApplied == 0 && $0.duplicates == 0 })
         #expect(try Fixtures.state(of: laptop) == Fixtures.state(of: phone))
@@ -146,12 +153,12 @@ import Testing
         }
         let halfRound = try SyncChecks.round(phone, folder: setup.folder)
         #expect(halfRound.pending.count == 4 && halfRound.changesApplied == 0)
-        #expect(halfRound.pending.contains { $0.path == segment.path && $0.reason.contains("does not read whole") })
+        #expect(halfRound.pending.contains { $0.path == segment.path && $0.reason.contains("copy in progress") })
         #expect(try phone.annotations().isEmpty)
         try Data(whole).write(to: URL(fileURLWithPath: path))
         #expect(try SyncChecks.round(phone, folder: setup.folder).changesApplied == 1)
 
-        // A whole file with a bad line: named with its line, the rest of it merged.
+        // A whole file with a bad line: damaged, named with its line, nothing of it merged.
         _ = try setup.note(laptop, "doi")
         _ = try setup.note(laptop, "trei")
         let next = try #require(try SyncChecks.round(laptop, folder: setup.folder).written)
@@ -166,8 +173,8 @@ import Testing
         try gzip.finish()
         try Data(sink.bytes).write(to: URL(fileURLWithPath: nextPath))
         let bad = try SyncChecks.round(phone, folder: setup.folder)
-        #expect(bad.invalid.count == 1 && bad.invalid[0].line == 2 && bad.invalid[0].path == next.path)
-        #expect(bad.changesApplied == 1)
+        #expect(bad.damaged.count == 1 && bad.damaged[0].line == 2 && bad.damaged[0].path == next.path)
+        #expect(bad.changesApplied == 0 && !bad.pending.contains { $0.path == next.path })
     }
 
     @Test func aLateJoinerCatchesUpFromTheFolderAloneAndDeletionsStayDeletions() throws {
@@ -189,7 +196,7 @@ import Testing
         // A new machine, from the folder alone; an old segment seen again resurrects nothing.
         let tablet = try setup.store("tablet")
         let joined = try SyncChecks.round(tablet, folder: setup.folder)
-        #expect(joined.pending.isEmpty && joined.invalid.isEmpty)
+        #expect(joined.pending.isEmpty && joined.damaged.isEmpty)
         #expect(try tablet.annotation(id: gone.id).deleted && !tablet.annotation(id: kept.id).deleted)
         #expect(try Fixtures.state(of: tablet) == Fixtures.state(of: laptop))
         #expect(try Fixtures.state(of: phone) == Fixtures.state(of: laptop))
@@ -224,9 +231,8 @@ import Testing
         #expect(cloneRound.renewalReason?.isEmpty == false)
         let cloneWrote = try #require(cloneRound.written)
         #expect(cloneWrote.path.hasPrefix("devices/\(clone.deviceID)/"))
-        #expect(try setup.files(under: "devices/\(sharedID)") == [
-            try setup.files(under: "devices/\(sharedID)")[0], (originalWrote.path as NSString).lastPathComponent,
-        ].sorted())
+        let shared = try setup.files(under: "devices/\(sharedID)").filter { $0.hasSuffix(".jsonl.gz") }
+        #expect(shared.count == 2 && shared.contains((originalWrote.path as NSString).lastPathComponent))
         _ = try SyncChecks.round(first, folder: setup.folder)
         _ = try SyncChecks.round(clone, folder: setup.folder)
         #expect(try first.annotation(id: fromClone.id).note == "de pe copie")
@@ -252,10 +258,14 @@ import Testing
         // arrived, one replaced segment is already gone, the others not yet.
         let own = "devices/\(laptop.deviceID)"
         let snapshot = try SimulatedSyncTool.files(in: setup.folder)
+        // Segments younger than the grace period stay: the sync tools may still be carrying them.
+        #expect(try SyncChecks.round(laptop, folder: setup.folder, compact: true).compactedInto == nil)
+        setup.clock.advance(SyncFormat.compactionGrace + 1)
         let compacted = try SyncChecks.round(laptop, folder: setup.folder, compact: true)
         let combined = try #require(compacted.compactedInto)
         #expect(combined.firstSequence == 1 && compacted.removed.count == 3)
-        #expect(try setup.files(under: own) == [(combined.path as NSString).lastPathComponent])
+        #expect(try setup.files(under: own).filter { $0.hasSuffix(".gz") }
+            == [(combined.path as NSString).lastPathComponent])
         let racing = setup.directory.path("racing")
         for (path, bytes) in snapshot where path != compacted.removed[0] {
             let url = URL(fileURLWithPath: "\(racing)/\(path)")
@@ -266,7 +276,7 @@ import Testing
         try FileManager.default.copyItem(atPath: "\(setup.folder)/\(combined.path)",
                                          toPath: "\(racing)/\(combined.path)")
         let earlyRound = try SyncChecks.round(early, folder: racing)
-        #expect(earlyRound.invalid.isEmpty && earlyRound.pending.isEmpty)
+        #expect(earlyRound.damaged.isEmpty && earlyRound.pending.isEmpty)
         _ = try SyncChecks.round(late, folder: setup.folder)
         #expect(try Fixtures.state(of: early).annotations == Fixtures.state(of: laptop).annotations)
         #expect(try Fixtures.state(of: late).annotations == Fixtures.state(of: laptop).annotations)
@@ -278,10 +288,12 @@ import Testing
         var last: SyncReport?
         for index in 0...SyncFormat.compactionThreshold {
             _ = try setup.note(laptop, "n\(index)")
+            // The last round finds the others older than the grace period; the one it writes stays.
+            if index == SyncFormat.compactionThreshold { setup.clock.advance(SyncFormat.compactionGrace + 1) }
             last = try SyncChecks.round(laptop, folder: setup.folder)
         }
-        #expect(last?.compactedInto != nil && last?.removed.count == SyncFormat.compactionThreshold + 1)
-        #expect(try setup.files(under: "devices/\(laptop.deviceID)").count == 1)
+        #expect(last?.compactedInto != nil && last?.removed.count == SyncFormat.compactionThreshold)
+        #expect(try setup.files(under: "devices/\(laptop.deviceID)").filter { $0.hasSuffix(".gz") }.count == 2)
         let reader = try setup.store("reader")
         _ = try SyncChecks.round(reader, folder: setup.folder)
         #expect(try reader.annotations().count == SyncFormat.compactionThreshold + 1)
@@ -291,7 +303,7 @@ import Testing
         let setup = try Setup()
         let laptop = try setup.store("laptop")
         _ = try setup.note(laptop, "x")
-        let manifest = #"{"format":"marginalia-sync","formatVersion":3,"minReaderVersion":2}"# + "\n"
+        let manifest = #"{"format":"marginalia-sync","formatVersion":4,"minReaderVersion":3}"# + "\n"
         try Data(manifest.utf8).write(to: URL(fileURLWithPath: "\(setup.folder)/marginalia-sync.json"))
         let before = try SimulatedSyncTool.files(in: setup.folder)
         #expect {
@@ -300,9 +312,17 @@ import Testing
             (error as? MarginaliaError)?.category == .newerVersion && "\(error)".contains("upgrade marginalia")
         }
         #expect(try SimulatedSyncTool.files(in: setup.folder) == before)
-        // A newer version that older readers can still read is synced.
-        let compatible = #"{"format":"marginalia-sync","formatVersion":2,"minReaderVersion":1}"# + "\n"
+        // A device directory's own manifest of a newer format is refused as well, the folder untouched.
+        let compatible = #"{"format":"marginalia-sync","formatVersion":3,"minReaderVersion":1}"# + "\n"
         try Data(compatible.utf8).write(to: URL(fileURLWithPath: "\(setup.folder)/marginalia-sync.json"))
+        let other = "\(setup.folder)/devices/\(Identifiers.make())"
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+        try Data(manifest.utf8).write(to: URL(fileURLWithPath: "\(other)/device.json"))
+        let withDevice = try SimulatedSyncTool.files(in: setup.folder)
+        #expect(throws: MarginaliaError.self) { try laptop.sync(folder: setup.folder) }
+        #expect(try SimulatedSyncTool.files(in: setup.folder) == withDevice)
+        // A newer version that older readers can still read is synced.
+        try FileManager.default.removeItem(atPath: other)
         #expect(try laptop.sync(folder: setup.folder).written != nil)
     }
 

@@ -1,0 +1,167 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The first two steps of a sync round (see `SyncFormat` for the layout): `prepareRound` readies this store's own
+/// directory under the writer, `readFolder` lists what the folder holds that this store has not applied.
+extension StoreConnection {
+    /// Checks the folder and its manifests (a newer format is refused untouched), takes a new device id when the
+    /// store file is a copy of the one that synced under it, creates this device's directory and manifest when
+    /// absent, and takes this store's lock on its directory (another round of the same store waits). Nothing of
+    /// the folder is merged yet.
+    /// - Throws: `SyncFolderError` for a newer format, a symbolic link in place of a directory, or a folder this
+    ///   store cannot write in; nothing is merged then.
+    func prepareRound(_ path: String) throws -> SyncRound {
+        let folder = try SyncFolder(path: path)
+        try folder.refuseStore(at: self.path)
+        var round = SyncRound(folder: folder, report: SyncReport(folder: folder.root, deviceID: deviceID),
+                              log: try createdAt())
+        do {
+            try folder.checkFolderManifest()
+        } catch is SyncFolder.ManifestPending {
+            round.report.manifestPending = SyncFileIssue(
+                path: SyncFormat.manifestName,
+                reason: "does not read whole (a sync tool may still be copying it): nothing was read or written")
+            return round
+        }
+        for (device, isLink) in try folder.deviceDirectories() where !isLink {
+            round.participants.insert(device)
+            do {
+                if let manifest = try folder.manifest(of: device) {
+                    round.formerDevices[device] = Set(manifest.formerDevices)
+                }
+            } catch let error as SyncFolderError where error.kind == .newerVersion {
+                throw error
+            } catch {
+                // A manifest cut short or unreadable names no former ids (yet): the directory's own changes are
+                // still read; only a newer format stops the round.
+            }
+        }
+        try db.transaction(.immediate) {
+            try observeStoredState()
+            try renewIfCopied(&round)
+        }
+        round.report.deviceID = deviceID
+        round.participants.insert(deviceID)
+        round.report.createdManifest = try folder.prepareDirectory(of: deviceID) {
+            DeviceManifest(device: deviceID, formerDevices: try formerDeviceIDs())
+        }
+        round.lock = try folder.lock(directoryOf: deviceID)
+        round.lockedDevice = deviceID
+        return round
+    }
+
+    /// The device ids under which this store made changes, other than its own now.
+    func formerDeviceIDs() throws -> [String] {
+        try db.fetchAll(
+            sql: """
+                SELECT id FROM devices WHERE id != ?
+                    AND number IN (SELECT DISTINCT device FROM changes WHERE receipt IS NULL) ORDER BY id
+                """,
+            arguments: [deviceID]) { try $0.string(0) }
+    }
+
+    /// Takes a new device id when the store file is not the one that last synced under this id (a copy of it,
+    /// made by hand or by a backup tool, with the same id): the copy, not the first, moves to a new directory,
+    /// before it writes anything in the folder. The file is known by its device and inode.
+    private func renewIfCopied(_ round: inout SyncRound) throws {
+        guard path != ":memory:", let identity = Self.fileIdentity(of: path) else { return }
+        let recorded = try db.text(sql: "SELECT value FROM meta WHERE key = 'store_file'")
+        if let recorded, recorded != identity {
+            let old = deviceID
+            deviceID = try renewDeviceID()
+            round.report.renewedFromDeviceID = old
+            round.report.renewalReason = "the store file is a copy of the one that synced as device \(old) (another "
+                + "file, \(identity), than the one it was, \(recorded)): the copy takes a new id before it writes"
+        }
+        if recorded != identity {
+            try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('store_file', ?)",
+                           arguments: [identity])
+        }
+    }
+
+    /// The file at `path` as "device:inode", or nil when it cannot be read.
+    static func fileIdentity(of path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return "\(info.st_dev):\(info.st_ino)"
+    }
+
+    /// Lists, in every device's directory, the segments this store has not applied or written yet, for the round to
+    /// check and apply one by one; notes the files still being copied (pending), those left for long (leftovers,
+    /// once), those found damaged before (unchanged: reported again, not read), and this store's own segments that
+    /// other devices report damaged. Reads the store; writes nothing.
+    func readFolder(_ round: inout SyncRound) throws {
+        let ledger = SyncLedger(db: db)
+        let known = try ledger.known()
+        let seen = try ledger.seen()
+        let now = Int64(time(nil))
+        let own = round.report.deviceID
+        for (device, isLink) in try round.folder.deviceDirectories() {
+            var report = SyncDeviceReport(device: device)
+            defer { round.report.devices.append(report) }
+            if isLink {
+                report.damaged.append(SyncFileIssue(
+                    path: "\(SyncFormat.devicesDirectory)/\(device)",
+                    reason: "a symbolic link: not followed (a device's directory must lie inside the folder)"))
+                continue
+            }
+            let directory = round.folder.directory(of: device)
+            for name in try SyncFolder.list(directory) {
+                let relative = "\(SyncFormat.devicesDirectory)/\(device)/\(name)"
+                let key = "\(device)/\(name)"
+                if name == SyncFormat.deviceManifestName || name == ".DS_Store" { continue }
+                if name == SyncFormat.statusName {
+                    if device != own { noteStatus(of: "\(directory)/\(name)", in: &round) }
+                    continue
+                }
+                // This store's own temporary files: a round of its own is writing them, or they are removed at
+                // the end of this one.
+                if device == own && name.hasPrefix(SyncFormat.temporaryPrefix) { continue }
+                guard let info = SyncFolder.info("\(directory)/\(name)") else { continue }
+                round.listed.insert(key)
+                guard info.kind == .regular else {
+                    report.damaged.append(SyncFileIssue(path: relative, reason: info.kind == .symbolicLink
+                        ? "a symbolic link: not read" : "not a regular file: not read"))
+                    continue
+                }
+                if let range = SyncFormat.segmentRange(of: name) {
+                    if let file = known[key], file.size == info.size { continue }
+                    if let file = seen[key], file.state == .damaged, file.size == info.size,
+                       file.modified == info.modified {
+                        report.damaged.append(SyncFileIssue(path: relative, line: file.line, reason: file.reason))
+                        continue
+                    }
+                    let segment = SyncRound.Segment(deviceIndex: round.report.devices.count, device: device,
+                                                    name: name, relative: relative, path: "\(directory)/\(name)",
+                                                    info: info)
+                    if device != own, ledger.covers(range, of: device, in: known) {
+                        round.covered.append(segment)
+                    } else {
+                        round.segments.append(segment)
+                    }
+                } else if now - info.modified / 1_000_000_000 < SyncFormat.leftoverAge {
+                    report.pending.append(SyncFileIssue(path: relative, reason: SyncFormat.pendingReason(forName: name)))
+                } else if seen[key].map({ $0.state == .leftover && $0.size == info.size
+                                          && $0.modified == info.modified }) != true {
+                    let reason = SyncFormat.leftoverReason(forName: name)
+                    report.leftovers.append(SyncFileIssue(path: relative, reason: reason))
+                    round.seen.append(SyncRound.Seen(device: device, name: name, file: SyncLedger.SeenFile(
+                        state: .leftover, size: info.size, modified: info.modified, line: nil, reason: reason)))
+                }
+            }
+        }
+    }
+
+    /// Notes the segments of this store's that another device's status file reports damaged.
+    private func noteStatus(of path: String, in round: inout SyncRound) {
+        guard let bytes = try? SyncFolder.readFile(path, limit: SyncFormat.maxSmallFileBytes),
+              let status = SyncStatusFile(bytes: bytes) else { return }
+        let prefix = "\(SyncFormat.devicesDirectory)/\(round.report.deviceID)/"
+        for entry in status.files where entry.path.hasPrefix(prefix) {
+            round.damagedOwn[String(entry.path.dropFirst(prefix.count))] = entry.size
+        }
+    }
+}
