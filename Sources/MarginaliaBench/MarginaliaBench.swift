@@ -76,9 +76,11 @@ enum MarginaliaBench {
         try TimelineBenchmarks(workspace: workspace, report: report).run(archive: archive.path, content: edition1)
 
         var syncRandom = SeededGenerator(seed: options.seed &+ 3)
-        try SyncBenchmarks(workspace: workspace, options: options, report: report)
-            .run(store: built.store, annotations: options.annotations, maker: maker, content: edition1,
-                 using: &syncRandom)
+        let sync = SyncBenchmarks(workspace: workspace, options: options, report: report)
+        try sync.run(store: built.store, annotations: options.annotations, maker: maker, content: edition1,
+                     using: &syncRandom)
+        try sync.lateJoiner(changes: options.quick ? 4_000 : 100_000, maker: maker, content: edition1,
+                            using: &syncRandom)
 
         var queryRandom = SeededGenerator(seed: options.seed &+ 2)
         let search = SearchBenchmarks(options: options, report: report, store: built.store,

@@ -77,3 +77,77 @@ struct SyncBenchmarks {
             figure: Quantity(value: Double(written.bytes), unit: "bytes"), target: .below(8 * 1024)))
     }
 }
+
+extension SyncBenchmarks {
+    /// A late joiner: a new store catching up from a folder where four devices have each published a quarter of
+    /// `changes` changes, against a new store importing the same changes from one archive. Each through the
+    /// `marginalia` binary when there is one beside this one (time and peak memory), else in this process.
+    func lateJoiner(changes: Int, maker: AnnotationMaker, content: String, using random: inout SeededGenerator)
+        throws
+    {
+        Log.say("A late joiner catching up from \(changes) changes of 4 devices…")
+        let folder = workspace.run("joiner-folder")
+        try? FileManager.default.removeItem(atPath: folder)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for device in 0..<4 {
+            let path = workspace.run("joiner-device-\(device).db")
+            workspace.remove(path)
+            let store = try AnnotationStore.open(path: path, access: .create)
+            try store.attachContent(path: content)
+            try store.batch {
+                for index in 0..<(changes / 4) {
+                    let request = maker.request(using: &random)
+                    try store.createAnnotation(request.kind, at: request.anchor, note: "notă \(device)-\(index)")
+                }
+            }
+            _ = try store.sync(folder: folder)
+            try store.close()
+            workspace.remove(path)
+        }
+        let joiner = workspace.run("joiner.db")
+        let archive = workspace.run("joiner.jsonl.gz")
+        let imported = workspace.run("joiner-imported.db")
+        for path in [joiner, archive, imported] { workspace.remove(path) }
+        let (syncSeconds, syncMiB) = try timed(["sync", folder], store: joiner) {
+            let store = try AnnotationStore.open(path: joiner, access: .create)
+            defer { try? store.close() }
+            let report = try store.sync(folder: folder)
+            guard report.changesApplied == changes / 4 * 4 else {
+                throw BenchError("the late joiner applied \(report.changesApplied) changes")
+            }
+        }
+        let source = try AnnotationStore.open(path: joiner, access: .readWrite)
+        _ = try source.exportArchive(toFile: archive)
+        try source.close()
+        let (importSeconds, importMiB) = try timed(["import", archive], store: imported) {
+            let store = try AnnotationStore.open(path: imported, access: .create)
+            defer { try? store.close() }
+            _ = try store.importArchive(path: archive)
+        }
+        let count = Report.grouped(Double(changes / 4 * 4))
+        report.add(Measurement(
+            id: "sync.lateJoiner", name: "a new store catching up from a folder of 4 devices (\(count) changes)",
+            figure: Quantity(value: syncSeconds, unit: "s"), seconds: syncSeconds,
+            referenceName: "importing the same changes from one archive",
+            reference: Quantity(value: importSeconds, unit: "s"), referenceSeconds: importSeconds,
+            target: .timeRatioAtMost(2)))
+        if let syncMiB, let importMiB {
+            report.add(Measurement(
+                id: "memory.sync.lateJoiner", name: "peak memory, marginalia sync of a late joiner (\(count) changes)",
+                figure: Quantity(value: syncMiB, unit: "MiB"), seconds: syncSeconds, target: .below(64)))
+            report.extra("memory.import.lateJoinerMiB", importMiB)
+        }
+        for path in [joiner, archive, imported] { workspace.remove(path) }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// Runs `marginalia --store STORE ARGUMENTS` when the binary is there (seconds and peak MiB), else `body` in
+    /// this process (seconds only).
+    private func timed(_ arguments: [String], store: String, _ body: () throws -> Void) throws -> (Double, Double?) {
+        if let cli = workspace.cli {
+            let run = try Subprocess.run([cli, "--store", store] + arguments, underTime: true)
+            return (run.seconds, run.peakMiB)
+        }
+        return (try Timing.time(body).1, nil)
+    }
+}
