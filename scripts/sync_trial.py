@@ -100,6 +100,7 @@ class Marginalia:
     def __init__(self, binary):
         self.binary = binary
         self.calls = 0
+        self.sync_stderr = collections.Counter()  # what sync rounds said on stderr
 
     def run(self, store, *args, faketime=None, check_rc=True):
         cmd = [self.binary, "--store", store, *args]
@@ -109,6 +110,9 @@ class Marginalia:
             env["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
         self.calls += 1
         p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        if args and args[0] == "sync" and p.stderr.strip():
+            for line in p.stderr.strip().splitlines():
+                self.sync_stderr[line[:200]] += 1
         if check_rc and p.returncode != 0:
             raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}\n"
                                f"stdout: {p.stdout}\nstderr: {p.stderr}")
@@ -914,6 +918,10 @@ def main():
                 check(False, "rsync variant ran to its end", repr(e)[:800])
     finally:
         log(f"\n== Summary (seed {seed}, {time.time() - t0:.0f}s, {m.calls} marginalia calls)")
+        if m.sync_stderr:
+            log(f"  sync rounds said on stderr ({sum(m.sync_stderr.values())} lines), e.g.:")
+            for line, n in m.sync_stderr.most_common(8):
+                log(f"    {n} x {line}")
         for k, v in results.items():
             if k != "seed":
                 log(f"  {k}: {v if not isinstance(v, float) else round(v, 3)}")

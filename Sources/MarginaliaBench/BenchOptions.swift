@@ -16,6 +16,8 @@ struct BenchOptions {
     var syntheticPassages = 100_000
     var seed: UInt64 = 1
     var python = "python3"
+    /// Changes a late joiner catches up from (four devices' worth); nil: 100000, or 4000 with `quick`.
+    var lateJoinerChanges: Int?
 
     /// Queries are run this many times each (after one warm-up round).
     var searchRounds: Int { quick ? 2 : 5 }
@@ -43,6 +45,8 @@ struct BenchOptions {
           --memory                 Also measure the peak memory of export and import at --memory-annotations.
           --memory-annotations N   The size of the --memory store (default 1000000).
           --passages N             Passages of the synthetic content (default 100000).
+          --late-joiner N          Changes of 4 devices a new store catches up from through a sync folder,
+                                   against one archive's import (default 100000; 4000 with --quick).
           --seed N                 Seed of the generated data (default 1).
           --python PATH            The Python interpreter for the reference (default python3).
           -h, --help               Show this help.
@@ -86,6 +90,8 @@ struct BenchOptions {
             case "--passages":
                 options.syntheticPassages = try number(name, try value(name, inline: inline), minimum: 100)
                 passagesGiven = true
+            case "--late-joiner":
+                options.lateJoinerChanges = try number(name, try value(name, inline: inline), minimum: 4)
             case "--seed":
                 options.seed = UInt64(try number(name, try value(name, inline: inline), minimum: 0))
             case "--json":

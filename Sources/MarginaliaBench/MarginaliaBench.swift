@@ -79,7 +79,8 @@ enum MarginaliaBench {
         let sync = SyncBenchmarks(workspace: workspace, options: options, report: report)
         try sync.run(store: built.store, annotations: options.annotations, maker: maker, content: edition1,
                      using: &syncRandom)
-        try sync.lateJoiner(changes: options.quick ? 4_000 : 100_000, maker: maker, content: edition1,
+        try sync.lateJoiner(changes: options.lateJoinerChanges ?? (options.quick ? 4_000 : 100_000), maker: maker,
+                            content: edition1,
                             using: &syncRandom)
 
         var queryRandom = SeededGenerator(seed: options.seed &+ 2)

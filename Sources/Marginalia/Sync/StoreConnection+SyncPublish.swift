@@ -23,7 +23,7 @@ extension StoreConnection {
         if newest > published {
             round.report.written = try writeSegment(covering: (published + 1)...newest, in: &round, ledger: ledger)
         }
-        try ledger.setPublished(device: deviceID, log: round.log, through: max(published, newest))
+        if newest > published { try ledger.setPublished(device: deviceID, log: round.log, through: newest) }
         var known = try ledger.known()
         for (name, size) in round.damagedOwn.sorted(by: { $0.key < $1.key }) {
             guard let file = known["\(deviceID)/\(name)"], file.written, file.size == size,
@@ -45,11 +45,11 @@ extension StoreConnection {
     /// segments whose every change came in the files they replace (a compaction's).
     private func recordFindings(of round: SyncRound, in ledger: SyncLedger, at time: String) throws {
         for seen in round.seen { try ledger.note(device: seen.device, name: seen.name, seen.file, at: time) }
-        for key in try ledger.seen().keys where !round.listed.contains(key) {
+        for key in round.remembered where !round.listed.contains(key) {
             let parts = key.split(separator: "/", maxSplits: 1).map(String.init)
             if parts.count == 2 { try ledger.forget(device: parts[0], name: parts[1]) }
         }
-        let known = try ledger.known()
+        let known = round.covered.isEmpty ? [:] : try ledger.known()
         for segment in round.covered {
             guard let range = SyncFormat.segmentRange(of: segment.name),
                   let log = known.first(where: { $0.key.hasPrefix("\(segment.device)/") })?.value.log else { continue }

@@ -16,6 +16,8 @@ extension StoreConnection {
     func prepareRound(_ path: String) throws -> SyncRound {
         let folder = try SyncFolder(path: path)
         try folder.refuseStore(at: self.path)
+        // Another connection may have renewed the id (a restore).
+        if let stored = try db.text(sql: "SELECT value FROM meta WHERE key = 'device_id'") { deviceID = stored }
         var round = SyncRound(folder: folder, report: SyncReport(folder: folder.root, deviceID: deviceID),
                               log: try createdAt())
         do {
@@ -39,10 +41,7 @@ extension StoreConnection {
                 // still read; only a newer format stops the round.
             }
         }
-        try db.transaction(.immediate) {
-            try observeStoredState()
-            try renewIfCopied(&round)
-        }
+        try renewIfCopied(&round)
         round.report.deviceID = deviceID
         round.participants.insert(deviceID)
         round.report.createdManifest = try folder.prepareDirectory(of: deviceID) {
@@ -67,16 +66,21 @@ extension StoreConnection {
     /// made by hand or by a backup tool, with the same id): the copy, not the first, moves to a new directory,
     /// before it writes anything in the folder. The file is known by its device and inode.
     private func renewIfCopied(_ round: inout SyncRound) throws {
-        guard path != ":memory:", let identity = Self.fileIdentity(of: path) else { return }
-        let recorded = try db.text(sql: "SELECT value FROM meta WHERE key = 'store_file'")
-        if let recorded, recorded != identity {
-            let old = deviceID
-            deviceID = try renewDeviceID()
-            round.report.renewedFromDeviceID = old
-            round.report.renewalReason = "the store file is a copy of the one that synced as device \(old) (another "
-                + "file, \(identity), than the one it was, \(recorded)): the copy takes a new id before it writes"
-        }
-        if recorded != identity {
+        guard path != ":memory:", let identity = Self.fileIdentity(of: path),
+              try db.text(sql: "SELECT value FROM meta WHERE key = 'store_file'") != identity else { return }
+        try db.transaction(.immediate) {
+            // Under the write lock: another round of this store may have renewed meanwhile.
+            try observeStoredState()
+            let recorded = try db.text(sql: "SELECT value FROM meta WHERE key = 'store_file'")
+            guard recorded != identity else { return }
+            if let recorded {
+                let old = deviceID
+                deviceID = try renewDeviceID()
+                round.report.renewedFromDeviceID = old
+                round.report.renewalReason = "the store file is a copy of the one that synced as device \(old) "
+                    + "(another file, \(identity), than the one it was, \(recorded)): the copy takes a new id "
+                    + "before it writes"
+            }
             try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('store_file', ?)",
                            arguments: [identity])
         }
@@ -97,6 +101,7 @@ extension StoreConnection {
         let ledger = SyncLedger(db: db)
         let known = try ledger.known()
         let seen = try ledger.seen()
+        round.remembered = Set(seen.keys)
         let now = Int64(time(nil))
         let own = round.report.deviceID
         for (device, isLink) in try round.folder.deviceDirectories() {

@@ -42,6 +42,8 @@ struct SyncRound {
     var covered: [Segment] = []
     /// Files to remember as damaged or left over.
     var seen: [Seen] = []
+    /// The files the store remembered as damaged or left over when the round listed the folder, by `device/name`.
+    var remembered: Set<String> = []
     /// This store's own segments (names) that other devices report damaged, by name, with the size they saw.
     var damagedOwn: [String: Int64] = [:]
     /// Why this store takes its own directory to be written by a copy of it too, when it does.
