@@ -142,8 +142,12 @@ extension StoreConnection {
         guard force || own.count > SyncFormat.compactionThreshold else { return }
         let cutoff = Timestamp.iso8601(milliseconds: clock.wallMilliseconds - SyncFormat.compactionGrace)
         let justWritten = Set([round.report.written?.path].compactMap { $0 })
-        let due = own.filter { key, file in
-            file.recordedAt < cutoff && !justWritten.contains("\(SyncFormat.devicesDirectory)/\(key)")
+        // The oldest run of segments in the log's order, up to the first one still young: the combined file then
+        // covers exactly the ranges of the files it replaces (a young one in between would be stored twice).
+        var due: [String: SyncLedger.KnownFile] = [:]
+        for (key, file) in own.sorted(by: { $0.value.range.lowerBound < $1.value.range.lowerBound }) {
+            guard file.recordedAt < cutoff, !justWritten.contains("\(SyncFormat.devicesDirectory)/\(key)") else { break }
+            due[key] = file
         }
         guard due.count > 1, let first = due.values.map(\.range.lowerBound).min(),
               let last = due.values.map(\.range.upperBound).max() else { return }

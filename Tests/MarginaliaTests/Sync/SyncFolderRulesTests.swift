@@ -70,6 +70,29 @@ import Testing
         #expect(read.segmentsApplied == 1 && read.changesApplied == 2 && read.duplicates == 1)
     }
 
+    /// A segment written while the clock was ahead is young to a later compaction: the combined file covers only the
+    /// run of old segments before it, so no change is stored twice.
+    @Test func aCompactionNeverFoldsPastAYoungSegment() throws {
+        let setup = try Setup()
+        let laptop = try setup.store("laptop")
+        let start = ArchiveFixtures.epoch + 10_000_000
+        for (index, time) in [start, start + 3 * 3_600_000, start + 1_000, start + 2_000].enumerated() {
+            setup.clock.set(time)
+            _ = try setup.note(laptop, "n\(index)")
+            _ = try SyncChecks.round(laptop, folder: setup.folder)
+        }
+        setup.clock.set(start + 2 * 3_600_000)
+        let report = try SyncChecks.round(laptop, folder: setup.folder, compact: true)
+        #expect(report.compactedInto == nil, "only one old segment comes before the young one")
+        var stored = try Self.storedChanges(in: setup.folder)
+        #expect(stored.count == 4 && Set(stored).count == 4)
+        setup.clock.set(start + 5 * 3_600_000)
+        let later = try SyncChecks.round(laptop, folder: setup.folder, compact: true)
+        #expect(later.compactedInto != nil && later.removed.count == 4)
+        stored = try Self.storedChanges(in: setup.folder)
+        #expect(stored.count == 4 && Set(stored).count == 4)
+    }
+
     @Test func aFileLeftForLongIsNamedOnceAndAConflictCopyIsRead() throws {
         let setup = try Setup()
         let laptop = try setup.store("laptop")
