@@ -9,8 +9,8 @@ How to run
 Needs `syncthing` (v1.x, the `generate`/`serve` sub-commands or the older
 `-generate` flag forms), `faketime`, and for the secondary variants `unison`
 and `rsync` (Debian: `apt-get install -y syncthing unison rsync faketime`).
-The marginalia binary is `--bin` (default: $MARGINALIA_BIN, else
-/tmp/trial-bin/marginalia, else `marginalia` on PATH).  Everything lives in a
+The marginalia binary is `--bin` (default: $MARGINALIA_BIN, else the
+package's .build/release or .build/debug one, else `marginalia` on PATH).  Everything lives in a
 fresh temporary directory (kept with `--keep`); the seed is printed so a run
 can be repeated.  Exit status 0 when every check passed, 1 otherwise.
 
@@ -881,9 +881,10 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = ap.parse_args()
 
-    binary = args.bin or os.environ.get("MARGINALIA_BIN") or (
-        "/tmp/trial-bin/marginalia" if os.path.exists("/tmp/trial-bin/marginalia")
-        else shutil.which("marginalia"))
+    built = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".build", kind, "marginalia")
+             for kind in ("release", "debug")]
+    binary = args.bin or os.environ.get("MARGINALIA_BIN") or next(
+        (path for path in built if os.path.exists(path)), None) or shutil.which("marginalia")
     for tool in ("syncthing", "faketime"):
         if not shutil.which(tool):
             sys.exit(f"{tool} is not installed (apt-get install -y syncthing faketime)")
