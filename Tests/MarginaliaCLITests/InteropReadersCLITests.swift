@@ -110,8 +110,8 @@ import Testing
         #expect(report.contains("books not in the content: 1 (1 item, not imported;"))
         #expect(!report.contains("1 items"))
         try workspace.ok(["import", Self.koreader])
-        let export = try workspace.run(["export", "-", "--format", "csv", "--document", "luceafarul"])
-        #expect(export.stderr == "Exported 1 annotation as csv\n")
+        let export = try workspace.run(["export", "-", "--format", "readwise", "--document", "luceafarul"])
+        #expect(export.stderr == "Exported 1 annotation as readwise\n")
     }
 
     @Test func theCSVExportImportsBackIntoAnotherStore() throws {
@@ -119,7 +119,7 @@ import Testing
         try workspace.ok(["import", Self.koreader])
         try workspace.ok(["import", Self.readwise])
         let csv = workspace.path("notes.csv")
-        try workspace.ok(["export", csv, "--format", "csv"])
+        try workspace.ok(["export", csv, "--format", "readwise"])
         let other = ["--store", workspace.path("other.db")]
         let report = try #require(try workspace.run(other + ["import", csv, "--json"]).json() as? [String: Any])
         #expect(report["format"] as? String == "readwise")

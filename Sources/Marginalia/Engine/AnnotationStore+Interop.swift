@@ -52,17 +52,19 @@ extension AnnotationStore {
     ///
     ///     let (annotations, context) = try store.exportItems()
     ///     let markdown = MarkdownWriter.render(annotations, context: context)
-    public func exportItems(filter: ExportFilter = ExportFilter()) throws
+    public func exportItems(filter: ExportFilter = ExportFilter(), for format: InteropExportFormat? = nil) throws
         -> (annotations: [Annotation], context: InteropExportContext)
     {
-        try engine.read { try $0.interopExport(filter: filter) }
+        try engine.read { try $0.interopExport(filter: filter, includeDeleted: format?.carriesDeleted ?? false) }
     }
 
     /// Writes the live annotations in `format` to `path`, through a temporary file beside it, as an archive export
     /// is (never over a store or the content; an existing file only with `force`). Returns how many it wrote.
     @discardableResult
     public func exportInterop(_ format: InteropExportFormat, toFile path: String,
-                              filter: ExportFilter = ExportFilter(), force: Bool = false) throws -> Int {
+                              filter: ExportFilter = ExportFilter(), force: Bool = false) throws
+        -> InteropExportReport
+    {
         try engine.read { try $0.exportInterop(format, toFile: path, filter: filter, force: force) }
     }
 }

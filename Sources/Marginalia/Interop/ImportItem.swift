@@ -8,6 +8,8 @@ public enum InteropFormat: String, Sendable, CaseIterable {
     case readwise
     /// W3C Web Annotation JSON-LD: one Annotation, an array of them, or an AnnotationCollection.
     case w3c
+    /// Marginalia's own CSV (`export --format csv`): every annotation with its own anchor, deleted ones too.
+    case csv
 }
 
 /// Where an item sits in its source, as the source counts: Kindle locations, a page, a KOReader position.
@@ -110,12 +112,15 @@ public struct NativeAnnotation: Hashable, Sendable {
     public var created: Int64
     /// When it was last changed.
     public var modified: Int64
+    /// Whether it is deleted (a tombstone the export carried).
+    public var deleted: Bool
 
     /// A native annotation with the given values.
-    public init(id: String, anchor: Anchor, created: Int64, modified: Int64) {
+    public init(id: String, anchor: Anchor, created: Int64, modified: Int64, deleted: Bool = false) {
         self.id = id
         self.anchor = anchor
         self.created = created
         self.modified = modified
+        self.deleted = deleted
     }
 }

@@ -2,10 +2,24 @@
 public enum InteropExportFormat: String, Sendable, CaseIterable {
     /// Markdown for people: per document, in reading order; orphans in their own section.
     case markdown
-    /// A W3C Web Annotation `AnnotationCollection`.
+    /// A W3C Web Annotation `AnnotationCollection` of the live annotations.
     case w3c
-    /// Readwise's CSV import layout.
+    /// Marginalia's own CSV: every annotation, deleted ones too, with what a round trip needs (`MarginaliaCSV`).
     case csv
+    /// Readwise's CSV import layout: the live highlights and notes (Readwise has no bookmarks).
+    case readwise
+
+    /// Whether the format carries deleted annotations (a round trip keeps them deleted).
+    var carriesDeleted: Bool { self == .csv }
+}
+
+/// What an export in another tool's format wrote.
+public struct InteropExportReport: Equatable, Sendable {
+    /// Annotations written (rows, entries or items of the format).
+    public var written: Int
+    /// Annotations in the export's scope the format cannot carry (Readwise's layout: bookmarks, and notes with
+    /// no text), left out.
+    public var leftOut: Int
 }
 
 /// What the writers need to know of the content besides the annotations: titles, reading order, orphans. The store
@@ -80,9 +94,12 @@ public struct InteropExportContext: Sendable {
 extension StoreConnection {
     /// The live annotations an export in `filter`'s scope holds (changed at or after `filter.since`), with what the
     /// attached content says of them.
-    func interopExport(filter: ExportFilter) throws -> (annotations: [Annotation], context: InteropExportContext) {
+    func interopExport(filter: ExportFilter, includeDeleted: Bool = false) throws
+        -> (annotations: [Annotation], context: InteropExportContext)
+    {
         try db.transaction(.deferred) {
-            var annotations = try self.annotations(matching: AnnotationFilter(document: filter.document))
+            var annotations = try self.annotations(matching: AnnotationFilter(document: filter.document,
+                                                                              includeDeleted: includeDeleted))
             var context = InteropExportContext(exportedAt: clock.wallMilliseconds)
             try db.forEachRow(sql: """
                 SELECT entity_id, min(\(Self.madeAt)) FILTER (WHERE op = 'create'), max(\(Self.madeAt)) FROM changes
@@ -113,12 +130,13 @@ extension StoreConnection {
         }
     }
 
-    /// Writes the live annotations in `format` to `path` (through a temporary file, as an archive export is).
+    /// Writes the annotations in `format` to `path` (through a temporary file, as an archive export is): the live
+    /// ones, and the deleted ones too when the format carries them.
     func exportInterop(_ format: InteropExportFormat, toFile path: String, filter: ExportFilter, force: Bool) throws
-        -> Int
+        -> InteropExportReport
     {
-        let (annotations, context) = try interopExport(filter: filter)
-        let bytes = try InteropWriter.render(format, annotations, context: context)
+        let (annotations, context) = try interopExport(filter: filter, includeDeleted: format.carriesDeleted)
+        let (bytes, report) = try InteropWriter.render(format, annotations, context: context)
         let target = try OutputTarget.resolve(path, policy: outputPolicy(force: force))
         try target.write(purpose: "export") { temporary in
             let sink = FileSink(fileDescriptor: try temporary.openForWriting(), name: temporary.path,
@@ -126,19 +144,23 @@ extension StoreConnection {
             try bytes.withUnsafeBytes { try sink.write($0) }
             try sink.close()
         }
-        return annotations.count
+        return report
     }
 }
 
 /// The writers, by format.
 public enum InteropWriter {
-    /// The annotations in `format`, as UTF-8 bytes.
-    public static func render(_ format: InteropExportFormat, _ annotations: some Sequence<Annotation>,
-                              context: InteropExportContext) throws -> [UInt8] {
+    /// The annotations in `format`, as UTF-8 bytes, and how many of them it wrote and left out.
+    public static func render(_ format: InteropExportFormat, _ annotations: some Collection<Annotation>,
+                              context: InteropExportContext) throws -> (bytes: [UInt8], report: InteropExportReport) {
+        let text: String
+        var written = annotations.count
         switch format {
-        case .markdown: return Array(MarkdownWriter.render(annotations, context: context).utf8)
-        case .csv: return Array(ReadwiseCSVWriter.render(annotations, context: context).utf8)
-        case .w3c: return Array(try WebAnnotationWriter.render(annotations, context: context).utf8)
+        case .markdown: text = MarkdownWriter.render(annotations, context: context)
+        case .csv: text = try MarginaliaCSV.render(annotations, context: context)
+        case .w3c: text = try WebAnnotationWriter.render(annotations, context: context)
+        case .readwise: (text, written) = ReadwiseCSVWriter.render(annotations, context: context)
         }
+        return (Array(text.utf8), InteropExportReport(written: written, leftOut: annotations.count - written))
     }
 }

@@ -14,6 +14,7 @@ public enum InteropReader {
             return nil
         }
         let lines = SourceText.lines(String(String.UnicodeScalarView(start)))
+        if let header = lines.first, MarginaliaCSV.looksLike(header: header) { return .csv }
         if let header = lines.first, ReadwiseCSV.looksLike(header: header) { return .readwise }
         if KindleClippings.looksLike(lines) { return .kindle }
         return nil
@@ -28,6 +29,12 @@ public enum InteropReader {
         case .koreader: return try KOReaderExport.read(bytes, file: file)
         case .readwise: return try ReadwiseCSV.read(bytes, file: file)
         case .w3c: return try WebAnnotationReader.read(bytes, file: file)
+        case .csv:
+            do {
+                return try MarginaliaCSV.read(bytes, file: file)
+            } catch {
+                throw MarginaliaError(error)
+            }
         }
     }
 }

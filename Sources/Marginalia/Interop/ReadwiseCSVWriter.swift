@@ -8,21 +8,25 @@ public enum ReadwiseCSVWriter {
     /// The columns, as Readwise names them.
     package static let columns = ["Highlight", "Title", "Author", "URL", "Note", "Location", "Date"]
 
-    /// The CSV text of `annotations`.
-    public static func render(_ annotations: some Sequence<Annotation>, context: InteropExportContext) -> String {
+    /// The CSV text of `annotations`, and how many rows it holds.
+    public static func render(_ annotations: some Sequence<Annotation>, context: InteropExportContext)
+        -> (text: String, rows: Int)
+    {
         var out = row(columns)
+        var rows = 0
         for annotation in context.readingOrder(annotations) where annotation.kind != .bookmark {
             let quote = annotation.anchor.quote
             let note = annotation.note ?? ""
             // Readwise requires a highlight; a note with no text of the book is its own highlight.
             let highlight = quote.isEmpty ? note : quote
             guard !highlight.isEmpty else { continue }
+            rows += 1
             let location = context.passageOrder[annotation.anchor.start.passage].map { String($0 + 1) } ?? ""
             out += row([highlight, context.title(of: annotation.anchor.document), "", "", quote.isEmpty ? "" : note,
                         location, Timestamp.iso8601(milliseconds: context.created(annotation))
                             .replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: "")])
         }
-        return out
+        return (out, rows)
     }
 
     private static func row(_ fields: [String]) -> String {

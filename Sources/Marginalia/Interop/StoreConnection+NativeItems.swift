@@ -20,6 +20,7 @@ extension StoreConnection {
         guard let existing = try loadRegisters(id: id)?.annotation else {
             try add(.create, ChangeFields(kind: item.kind, anchor: native.anchor, note: item.note, color: item.color,
                                           tags: tags), at: native.created)
+            if native.deleted { try add(.delete, ChangeFields(deleted: true), at: native.modified) }
             return PlannedAnnotation(id: id, changes: changes, orphaned: false)
         }
         var edit = ChangeFields()
@@ -30,6 +31,9 @@ extension StoreConnection {
         if edit != ChangeFields() { try add(.edit, edit, at: native.modified) }
         if existing.anchor != native.anchor {
             try add(.reattach, ChangeFields(anchor: native.anchor), at: native.modified)
+        }
+        if existing.deleted != native.deleted {
+            try add(native.deleted ? .delete : .undelete, ChangeFields(deleted: native.deleted), at: native.modified)
         }
         return PlannedAnnotation(id: id, changes: changes, orphaned: false)
     }

@@ -116,8 +116,10 @@ extension StoreConnection {
         return result
     }
 
-    /// The shortest unique prefix of one id (see `abbreviatedIDs`).
+    /// The shortest unique prefix of one id (see `abbreviatedIDs`); a device named rather than numbered (an
+    /// import's, `import-kindle`) is given whole.
     func abbreviatedID(_ id: String, kind: IDKind) throws -> String {
+        if kind == .device && !Self.isUUIDShaped(id) { return id }
         var shared = 0
         for neighbour in try neighbours(of: id, kind: kind) where neighbour != id {
             shared = max(shared, Self.sharedPrefixLength(id, neighbour))
@@ -152,6 +154,12 @@ extension StoreConnection {
                         arguments: [id], decode),
         ].compactMap { $0 }
         return kind == .device ? found + [deviceID] : found
+    }
+
+    /// Whether `id` has a UUID's shape: 36 characters, hyphens at 8, 13, 18 and 23.
+    private static func isUUIDShaped(_ id: String) -> Bool {
+        let bytes = Array(id.utf8)
+        return bytes.count == 36 && [8, 13, 18, 23].allSatisfy { bytes[$0] == 0x2D }
     }
 
     /// How many leading bytes `a` and `b` have in common, ignoring ASCII case as LIKE does.

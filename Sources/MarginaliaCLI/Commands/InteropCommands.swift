@@ -1,7 +1,7 @@
 import Foundation
 import Marginalia
 
-/// `import --format kindle|koreader|readwise|w3c`: other tools' files, beside Marginalia's own archive.
+/// `import --format kindle|koreader|readwise|w3c|csv`: other tools' files, beside Marginalia's own archive.
 enum InteropCommands {
     /// The formats `import --format` names (the archive is Marginalia's own).
     static let importFormats = ["archive"] + InteropFormat.allCases.map(\.rawValue)
@@ -12,7 +12,8 @@ enum InteropCommands {
     static let importOptions: [CommandSpec.Option] = [
         .init(name: "format", value: "F",
               help: "archive (the default for gzip), kindle (My Clippings.txt), koreader (its exporter's JSON), "
-                  + "readwise (its CSV) or w3c (Web Annotation JSON-LD); told from the content when omitted."),
+                  + "readwise (its CSV), w3c (Web Annotation JSON-LD) or csv (Marginalia's own CSV); told from the "
+                  + "content when omitted."),
         .init(name: "keep-unmatched",
               help: "Import the highlights of books the content does not hold, as orphans (else only counted)."),
     ]
@@ -199,11 +200,12 @@ extension InteropCommands {
     /// The `export` option this file adds.
     static let exportOptions: [CommandSpec.Option] = [
         .init(name: "format", value: "F",
-              help: "archive (the default), markdown (for people), w3c (Web Annotation JSON-LD) or csv (Readwise's "
+              help: "archive (the default), markdown (for people), w3c (Web Annotation JSON-LD), csv (Marginalia's "
+                  + "own CSV: every annotation, deleted ones too; imports back exactly) or readwise (Readwise's CSV "
                   + "import layout)."),
     ]
 
-    /// Runs `export --format markdown|w3c|csv` and returns true; returns false for an archive, which the caller
+    /// Runs `export --format markdown|w3c|csv|readwise` and returns true; returns false for an archive, which the caller
     /// writes.
     static func runExport(_ context: Context) throws -> Bool {
         guard let given = context.arguments.value("format"), given != "archive" else { return false }
@@ -217,19 +219,23 @@ extension InteropCommands {
             since: try HistoryCommands.time(context.arguments.value("since"), option: "since"))
         // Titles, reading order and orphans come from the content; without it, documents go by their ids.
         let store = try context.openStore(.readOnly, content: .optional)
-        let count: Int
+        let report: InteropExportReport
         if path == "-" {
-            let (annotations, exportContext) = try store.exportItems(filter: filter)
-            let bytes = try InteropWriter.render(format, annotations, context: exportContext)
+            let (annotations, exportContext) = try store.exportItems(filter: filter, for: format)
+            let (bytes, written) = try InteropWriter.render(format, annotations, context: exportContext)
             let error = Console.writeAll(bytes, to: STDOUT_FILENO)
             if error != 0 { Console.outputFailure.set(error) }
-            count = annotations.count
+            report = written
         } else {
-            count = try store.exportInterop(format, toFile: path, filter: filter,
-                                            force: context.arguments.flag("force"))
+            report = try store.exportInterop(format, toFile: path, filter: filter,
+                                             force: context.arguments.flag("force"))
         }
-        context.console.err("Exported \(Output.count(count, "annotation")) as \(format.rawValue)"
-            + "\(path == "-" ? "" : " to \(path)")")
+        var line = "Exported \(Output.count(report.written, "annotation")) as \(format.rawValue)"
+            + "\(path == "-" ? "" : " to \(path)")"
+        if report.leftOut > 0 {
+            line += "; left out \(report.leftOut) that Readwise's layout cannot carry (bookmarks, notes without text)"
+        }
+        context.console.err(line)
         return true
     }
 }

@@ -36,7 +36,7 @@ let hasJSONSchema = (try? runPython(["-c", "import jsonschema, rfc3339_validator
         let live = try store.annotations()
         #expect(live.count == 11)
         let path = directory.path("export.json")
-        #expect(try store.exportInterop(.w3c, toFile: path) == 11)
+        #expect(try store.exportInterop(.w3c, toFile: path) == InteropExportReport(written: 11, leftOut: 0))
         let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
             as? [String: Any])
         #expect(json["type"] as? String == "AnnotationCollection")
@@ -81,6 +81,47 @@ let hasJSONSchema = (try? runPython(["-c", "import jsonschema, rfc3339_validator
         // Into the store it came from: nothing new.
         let back = try store.importFile(bytes, name: path)
         #expect(back.created == 0 && back.updated == 0 && back.duplicates == 11)
+    }
+
+    /// The annotations' ids, kinds, anchors, notes, colours, tags and deletions, in id order.
+    static func essence(_ annotations: [Annotation]) -> [String] {
+        annotations.sorted { $0.id < $1.id }.map {
+            "\($0.id) \($0.kind) \($0.anchor) \($0.note ?? "-") \($0.color ?? "-") \($0.tags.sorted()) \($0.deleted)"
+        }
+    }
+
+    @Test func theCSVExportComesBackExactlyDeletedOnesAndSharedPlacesToo() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(in: directory)
+        // A highlight over four passages, and two that start in the same passage.
+        _ = try store.createAnnotation(.highlight, at: AnchorRequest(passage: "luceafarul.1", start: 0, end: 4,
+                                                                     endPassage: "luceafarul.4", endOffset: 5),
+                                       note: "the opening")
+        _ = try store.createAnnotation(.highlight, at: AnchorRequest(passage: "luceafarul.1", start: 0, end: 8),
+                                       color: "blue")
+        let all = try store.annotations(matching: AnnotationFilter(includeDeleted: true))
+        #expect(all.contains { $0.deleted } && all.contains { $0.kind == .bookmark })
+        let path = directory.path("notes.csv")
+        #expect(try store.exportInterop(.csv, toFile: path) == InteropExportReport(written: all.count, leftOut: 0))
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(InteropReader.detect(bytes) == .csv)
+        // One row per annotation, and a header.
+        #expect(try CSVRecords.records(String(decoding: bytes, as: UTF8.self)).count == all.count + 1)
+
+        let other = try makeStore(directory, name: "other.db")
+        let report = try other.importFile(bytes, name: path)
+        #expect(report.created == all.count && report.orphaned == 0)
+        #expect(Self.essence(try other.annotations(matching: AnnotationFilter(includeDeleted: true)))
+                == Self.essence(all))
+        // Again: nothing new; into the store it came from: nothing new either.
+        let again = try other.importFile(bytes, name: path)
+        #expect(again.created == 0 && again.updated == 0)
+        let back = try store.importFile(bytes, name: path)
+        #expect(back.created == 0 && back.updated == 0 && back.duplicates == all.count)
+        // Readwise's layout says what it leaves out.
+        let readwise = try store.exportInterop(.readwise, toFile: directory.path("readwise.csv"))
+        let live = try store.annotations().count
+        #expect(readwise.leftOut > 0 && readwise.written + readwise.leftOut == live)
     }
 
     @Test(.enabled(if: hasJSONSchema)) func everyExportedAnnotationPassesTheW3CMustAssertions() throws {
@@ -128,7 +169,7 @@ let hasJSONSchema = (try? runPython(["-c", "import jsonschema, rfc3339_validator
         let directory = try TemporaryDirectory()
         let store = try store(in: directory)
         let path = directory.path("export.csv")
-        try store.exportInterop(.csv, toFile: path)
+        try store.exportInterop(.readwise, toFile: path)
         let annotations = try store.annotations().filter { $0.kind != .bookmark }
         guard (try? runPython(["-c", "import csv"]).status) == 0 else { return }
         let read = try runPython(["-c", """

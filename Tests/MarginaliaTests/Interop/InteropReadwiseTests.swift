@@ -143,7 +143,7 @@ import Testing
         _ = try store.importFile(try InteropFixtures.interop("readwise-export.csv"), name: "r.csv")
         _ = try store.importFile(try InteropFixtures.interop("koreader-poezii.json"), name: "k.json")
         let (annotations, context) = try store.exportItems()
-        let csv = Array(ReadwiseCSVWriter.render(annotations, context: context).utf8)
+        let csv = Array(ReadwiseCSVWriter.render(annotations, context: context).text.utf8)
         #expect(InteropReader.detect(csv) == .readwise)
         let other = try self.store(in: directory, name: "other.db")
         let report = try other.importFile(csv, name: "export.csv")
