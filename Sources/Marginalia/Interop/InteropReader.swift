@@ -23,7 +23,21 @@ public enum InteropReader {
     /// The items of a file in `format`.
     /// - Parameter file: the file's name, for messages.
     /// - Throws: `MarginaliaError` (`.invalidData`) naming the line or entry that cannot be read.
+    /// - Throws: `MarginaliaError` (`.invalidData`) naming the line of an item whose text or note is longer than an
+    ///   annotation holds: nothing is cut short.
     public static func read(_ bytes: [UInt8], format: InteropFormat, file: String) throws -> [ImportItem] {
+        let items = try items(bytes, format: format, file: file)
+        let limit = FieldLimits.maxTextBytes
+        for item in items where item.text.utf8.count > limit || (item.note?.utf8.count ?? 0) > limit {
+            let size = max(item.text.utf8.count, item.note?.utf8.count ?? 0)
+            throw MarginaliaError(InteropError(file: file, line: item.line, reason: "the \(item.kind.rawValue) holds "
+                + "\(size) bytes of text; an annotation holds at most \(limit): nothing was imported (nothing is cut "
+                + "short)"))
+        }
+        return items
+    }
+
+    private static func items(_ bytes: [UInt8], format: InteropFormat, file: String) throws -> [ImportItem] {
         switch format {
         case .kindle: return try KindleClippings.read(bytes, file: file)
         case .koreader: return try KOReaderExport.read(bytes, file: file)

@@ -10,6 +10,8 @@ struct PlannedAnnotation {
     var changes: [Change]
     /// Whether its anchor is an orphan's (its text was not placed in the content).
     var orphaned: Bool
+    /// Why, for an orphan of a highlight whose text was looked for.
+    var orphan: ImportOrphan? = nil
 }
 
 extension StoreConnection {
@@ -53,6 +55,9 @@ extension StoreConnection {
             }
         }
         if !books.isEmpty { _ = try requireContent() }
+        if let document = options.document, try !documents().contains(where: { $0.id == document }) {
+            throw StoreError.documentNotFound(id: document)
+        }
         for book in books {
             var scope = try self.scope(ofBook: book.title, author: book.author)
             // A W3C target names its source by an IRI, not by a title: its texts are looked for in the whole content,
@@ -62,6 +67,19 @@ extension StoreConnection {
             // Resized highlights and notes on highlights count only for a book that is imported.
             var grouping = InteropImportReport(format: format)
             let groups = ImportGrouping.groups(book.items, report: &grouping)
+            var closest: String?
+            if scope == nil, let document = options.document {
+                scope = BookScope(documents: [document])
+                report.matchedBooks.append(MatchedBook(title: book.title, author: book.author, document: document))
+            } else if scope == nil {
+                let guess = try bookByText(groups, cache: &cache)
+                if let document = guess.document {
+                    scope = BookScope(documents: [document])
+                    report.matchedBooks.append(MatchedBook(title: book.title, author: book.author, document: document,
+                                                           textsFound: guess.found, textsTried: guess.tried))
+                }
+                closest = guess.closest
+            }
             var placements = try placeHighlights(of: groups, in: scope, cache: &cache)
             if byText && !placements.values.contains(where: \.isFound) {
                 scope = nil
@@ -70,7 +88,7 @@ extension StoreConnection {
             if scope == nil {
                 report.unmatchedItems += book.items.count
                 report.unmatchedBooks.append(UnmatchedBook(title: book.title, author: book.author,
-                                                           items: book.items.count))
+                                                           items: book.items.count, closestDocument: closest))
                 guard options.keepUnmatched else { continue }
             }
             report.resized += grouping.resized
@@ -93,17 +111,26 @@ extension StoreConnection {
                 var fresh: [Change] = []
                 for annotation in planned {
                     let new = annotation.changes.filter { !known.contains($0.changeID) }
-                    if new.isEmpty {
-                        report.duplicates += 1
-                    } else if let create = annotation.changes.first, !known.contains(create.changeID) {
-                        report.created += 1
-                        if annotation.orphaned { report.orphaned += 1 } else { report.anchored += 1 }
-                    } else {
-                        report.updated += 1
-                    }
                     fresh.append(contentsOf: new)
                 }
                 report.merge = try merge(fresh, source: source)
+                let held = try quarantinedChangeIDs(planned.compactMap { $0.changes.first?.changeID })
+                for annotation in planned {
+                    let new = annotation.changes.filter { !known.contains($0.changeID) }
+                    if new.isEmpty {
+                        report.duplicates += 1
+                    } else if let create = annotation.changes.first, !known.contains(create.changeID) {
+                        if held.contains(create.changeID) {
+                            report.held += 1
+                            continue
+                        }
+                        report.created += 1
+                        if annotation.orphaned { report.orphaned += 1 } else { report.anchored += 1 }
+                        if let orphan = annotation.orphan, report.orphans.count < 100 { report.orphans.append(orphan) }
+                    } else {
+                        report.updated += 1
+                    }
+                }
                 report.merge.duplicates += planned.reduce(0) { $0 + $1.changes.count } - fresh.count
                 report.merge.changesRead = planned.reduce(0) { $0 + $1.changes.count }
                 if options.dryRun { throw InteropDryRun() }
@@ -112,6 +139,42 @@ extension StoreConnection {
             return report
         }
         return report
+    }
+
+    /// The change ids of `ids` held in quarantine.
+    private func quarantinedChangeIDs(_ ids: [String]) throws -> Set<String> {
+        var held: Set<String> = []
+        try db.forEachRow(
+            sql: "SELECT change_id FROM quarantine WHERE change_id IN (SELECT value FROM json_each(?))",
+            arguments: [try ProjectionCache.jsonList(ids)]
+        ) { held.insert(try $0.string(0)) }
+        return held
+    }
+
+    /// Which document a book whose title the content lacks is, by its highlights' texts: up to 40 of them (of a
+    /// dozen letters or more, spread over the book) are looked for in the whole content. The document holding more
+    /// than half of those tried is the book; else the one holding the most is only the closest.
+    private func bookByText(_ groups: [ImportGroup], cache: inout PassageCache) throws
+        -> (document: String?, closest: String?, found: Int, tried: Int)
+    {
+        let texts = groups.map(\.first).filter { $0.kind == .highlight && $0.text.unicodeScalars.count >= 12 }
+            .map(\.text)
+        let step = max(1, texts.count / 40)
+        let sample = stride(from: 0, to: texts.count, by: step).prefix(40).map { texts[$0] }
+        var found: [String: Int] = [:]
+        for text in sample {
+            switch try place(text, in: BookScope(documents: nil), cache: &cache) {
+            case .anchored(let anchor): found[anchor.document, default: 0] += 1
+            case .ambiguous(let anchors) where Set(anchors.map(\.document)).count == 1:
+                found[anchors[0].document, default: 0] += 1
+            default: break
+            }
+        }
+        guard let best = found.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }) else {
+            return (nil, nil, 0, sample.count)
+        }
+        return best.value * 2 > sample.count ? (best.key, nil, best.value, sample.count)
+            : (nil, best.key, best.value, sample.count)
     }
 
     /// The change ids of `ids` the log already holds.
@@ -138,12 +201,22 @@ extension StoreConnection {
             first.kind == .highlight ? "" : first.note ?? "",
         ] + (first.sourceID.map { [$0] } ?? []))
         var orphaned = false
+        var orphan: ImportOrphan?
         func anchor(for item: ImportItem) throws -> Anchor {
-            if item.kind == .highlight, case .anchored(let anchor)? = placements[PlacementKey(item)] {
+            let placement = item.kind == .highlight ? placements[PlacementKey(item)] : nil
+            if case .anchored(let anchor)? = placement {
                 orphaned = false
+                orphan = nil
                 return anchor
             }
             orphaned = true
+            let reason: String? = switch placement {
+            case .ambiguous(let anchors)?: "found at \(anchors.count) places, none clearly where its location says"
+            case .unplaced(let why)?: why
+            default: nil
+            }
+            orphan = reason.map { ImportOrphan(location: item.location.label,
+                                               text: String(item.text.prefix(60)), reason: $0) }
             return try orphanAnchor(for: item, scope: scope)
         }
         var fields = ChangeFields(kind: first.kind, anchor: try anchor(for: first))
@@ -175,7 +248,7 @@ extension StoreConnection {
                                   hlc: clock.next(change.date), device: device, entity: .annotation, entityID: id,
                                   operation: change.operation, fields: change.fields, wall: change.date))
         }
-        return PlannedAnnotation(id: id, changes: changes, orphaned: orphaned)
+        return PlannedAnnotation(id: id, changes: changes, orphaned: orphaned, orphan: orphan)
     }
 
     /// The anchor of an item whose text is not placed: it keeps the text as its quote, and names the book and the
@@ -186,8 +259,11 @@ extension StoreConnection {
         let book = item.author.map { "\(item.title) (\($0))" } ?? item.title
         let format = item.format.rawValue
         let passage = DerivedIdentifiers.identifier("\(format):\(item.location.label) of \(book)")
-        var quote = item.text
-        while quote.utf8.count > FieldLimits.maxTextBytes { quote.removeLast() }
+        let quote = item.text
+        guard quote.utf8.count <= FieldLimits.maxTextBytes else {
+            throw StoreError.invalidChange(reason: "the item on line \(item.line) holds \(quote.utf8.count) bytes of "
+                + "text; an annotation's text is at most \(FieldLimits.maxTextBytes) bytes: nothing was imported")
+        }
         return Anchor(
             document: scope?.document ?? DerivedIdentifiers.identifier("\(format):\(book)"),
             start: TextPosition(passage: passage, offset: 0), end: TextPosition(passage: passage, offset: 0),

@@ -2,8 +2,11 @@
 
 extension StoreConnection {
     /// Places the text of every highlight of a book (and of its resized clippings) in the book's part of the
-    /// content. A text found at several places is placed when exactly one of them lies, in reading order, between
-    /// the places of the book's highlights just before and just after it by the source's locations.
+    /// content. A text found at several places takes the one its context (a W3C prefix and suffix) names, else the
+    /// one its location predicts: the highlights placed once, with their locations in the source, map a location to
+    /// a place in the text (piecewise linearly between the two nearest, beyond them at the book's average rate), and
+    /// the nearest place wins when it is clearly nearer (at most half as far as the next). Otherwise it stays
+    /// ambiguous: an orphan, "found at N places".
     func placeHighlights(of groups: [ImportGroup], in scope: BookScope?, cache: inout PassageCache) throws
         -> [PlacementKey: TextPlacement]
     {
@@ -14,37 +17,49 @@ extension StoreConnection {
             try reportProgress("anchoring highlights", done: index, total: items.count, every: 50)
             placements[PlacementKey(item)] = try place(item.text, in: scope, cache: &cache)
         }
-        var known: [(location: Int, order: [Int])] = []
-        for item in items {
-            guard let start = item.location.start, case .anchored(let anchor)? = placements[PlacementKey(item)] else {
-                continue
-            }
-            known.append((start, try cache.readingOrder(of: anchor.start, in: anchor.document, store: self)))
-        }
-        for item in items {
-            guard let start = item.location.start, case .ambiguous(let anchors)? = placements[PlacementKey(item)] else {
-                continue
-            }
-            let before = known.filter { $0.location < start }.max { $0.location < $1.location }?.order
-            let after = known.filter { $0.location > start }.min { $0.location < $1.location }?.order
-            guard before != nil || after != nil else { continue }
-            var fitting: [Anchor] = []
-            for anchor in anchors {
-                let order = try cache.readingOrder(of: anchor.start, in: anchor.document, store: self)
-                if before.map({ !order.lexicographicallyPrecedes($0) }) ?? true,
-                   after.map({ !$0.lexicographicallyPrecedes(order) }) ?? true {
-                    fitting.append(anchor)
-                }
-            }
-            if fitting.count == 1 { placements[PlacementKey(item)] = .anchored(fitting[0]) }
-        }
         for item in items where item.prefix != nil || item.suffix != nil {
             guard case .ambiguous(let anchors)? = placements[PlacementKey(item)] else { continue }
             if let anchor = try byContext(anchors, prefix: item.prefix, suffix: item.suffix, cache: &cache) {
                 placements[PlacementKey(item)] = .anchored(anchor)
             }
         }
+        var known: [(location: Double, offset: Double)] = []
+        for item in items {
+            guard let start = item.location.start, case .anchored(let anchor)? = placements[PlacementKey(item)] else {
+                continue
+            }
+            known.append((Double(start), Double(try cache.offset(of: anchor.start, in: anchor.document, store: self))))
+        }
+        known.sort { $0.location < $1.location }
+        for item in items {
+            guard let start = item.location.start, case .ambiguous(let anchors)? = placements[PlacementKey(item)],
+                  let predicted = Self.predictedOffset(of: Double(start), from: known) else { continue }
+            let distances = try anchors.map { anchor in
+                (anchor, abs(Double(try cache.offset(of: anchor.start, in: anchor.document, store: self)) - predicted))
+            }.sorted { $0.1 < $1.1 }
+            if distances.count >= 2, distances[0].1 * 2 < distances[1].1 {
+                placements[PlacementKey(item)] = .anchored(distances[0].0)
+            }
+        }
         return placements
+    }
+
+    /// Where a source location falls in the text, from the placed highlights' (location, offset) pairs in location
+    /// order: between the nearest two on either side, linearly; beyond them, from the nearest at the average rate
+    /// of the first and last; nil with nothing to go by.
+    static func predictedOffset(of location: Double, from known: [(location: Double, offset: Double)]) -> Double? {
+        guard let first = known.first, let last = known.last else { return nil }
+        let below = known.last { $0.location <= location }
+        let above = known.first { $0.location >= location }
+        if let below, let above {
+            guard above.location > below.location else { return (below.offset + above.offset) / 2 }
+            return below.offset + (location - below.location) / (above.location - below.location)
+                * (above.offset - below.offset)
+        }
+        guard last.location > first.location else { return nil }
+        let rate = (last.offset - first.offset) / (last.location - first.location)
+        let side = below ?? first
+        return side.offset + (location - side.location) * rate
     }
 
     /// The one place of `anchors` whose text before and after, across passages, is the source's `prefix` and

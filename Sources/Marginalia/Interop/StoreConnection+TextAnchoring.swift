@@ -167,12 +167,26 @@ struct PassageCache {
     private var passageOrder: [String: Int] = [:]
     private var documentOrder: [String: Int]?
 
+    private var passageStart: [String: Int] = [:]
+
     mutating func passages(of document: String, in store: StoreConnection) throws -> [Passage] {
         if let passages = loaded[document] { return passages }
         let passages = try store.passages(document: document)
         loaded[document] = passages
-        for passage in passages { passageOrder[passage.id] = passage.order }
+        var start = 0
+        for passage in passages {
+            passageOrder[passage.id] = passage.order
+            passageStart[passage.id] = start
+            start += passage.text.unicodeScalars.count + 1
+        }
         return passages
+    }
+
+    /// Where `position` is in the content as one number: its document's place, then the code points before it in
+    /// its document (passages joined by a line feed). Two positions of one document are as far apart as their text.
+    mutating func offset(of position: TextPosition, in document: String, store: StoreConnection) throws -> Int {
+        let order = try readingOrder(of: position, in: document, store: store)
+        return order[0] << 40 + (passageStart[position.passage] ?? 0) + position.offset
     }
 
     /// Where `position` (in `document`) is in reading order: document, passage, offset.

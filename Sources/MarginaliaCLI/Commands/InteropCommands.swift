@@ -16,6 +16,9 @@ enum InteropCommands {
                   + "content when omitted."),
         .init(name: "keep-unmatched",
               help: "Import the highlights of books the content does not hold, as orphans (else only counted)."),
+        .init(name: "document", value: "DOC",
+              help: "Take a book whose title matches no document of the content for DOC (else such a book is "
+                  + "looked for by its texts)."),
     ]
 
     /// Runs `import` for another tool's file and returns true; returns false for an archive, which the caller
@@ -49,7 +52,8 @@ enum InteropCommands {
         // Read once before the store is opened, so that a bad file is refused without touching it.
         _ = try InteropReader.read(data, format: format, file: name)
         let options = InteropImportOptions(keepUnmatched: context.arguments.flag("keep-unmatched"),
-                                           dryRun: context.arguments.flag("dry-run"))
+                                           dryRun: context.arguments.flag("dry-run"),
+                                           document: context.arguments.value("document"))
         // Text formats are anchored by their text, so they need content; W3C annotations may carry their anchors.
         let use: ContentUse = format == .w3c ? .optional : .required
         let store = options.dryRun && !context.storeExists
@@ -154,17 +158,28 @@ enum InteropCommands {
             \(report.orphaned) orphaned)
               updated:             \(report.updated)
               already here:        \(report.duplicates)
+              held (future-dated): \(report.held)
               notes on highlights: \(report.notesOnHighlights)
               resized highlights:  \(report.resized)
             """)
+        for book in report.matchedBooks {
+            let how = book.textsFound.map { found in
+                "found by its text: \(found) of \(book.textsTried ?? 0) highlights tried are there"
+            } ?? "as --document said"
+            console.out("  book \(book.title)\(book.author.map { " (\($0))" } ?? "") is \(book.document) (\(how))")
+        }
         if !report.unmatchedBooks.isEmpty {
             let what = report.keptUnmatched
                 ? "imported as orphans" : "not imported; --keep-unmatched imports them as orphans"
             console.out("  books not in the content: \(report.unmatchedBooks.count) "
                 + "(\(Output.count(report.unmatchedItems, "item")), \(what))")
             for book in report.unmatchedBooks {
-                console.out("    \(book.title)\(book.author.map { " (\($0))" } ?? ""): \(book.items)")
+                console.out("    \(book.title)\(book.author.map { " (\($0))" } ?? ""): \(book.items)"
+                    + (book.closestDocument.map { "; closest document: \($0) (--document \($0) takes it for it)" } ?? ""))
             }
+        }
+        for orphan in report.orphans {
+            console.out("  orphan at \(orphan.location) “\(orphan.text)”: \(orphan.reason)")
         }
         if report.orphaned > 0 {
             console.out("  orphans keep their text, note, title and location: see 'marginalia list --status orphaned'")
@@ -182,12 +197,23 @@ enum InteropCommands {
             ("itemsRead", .int(Int64(report.itemsRead))), ("created", .int(Int64(report.created))),
             ("anchored", .int(Int64(report.anchored))), ("orphaned", .int(Int64(report.orphaned))),
             ("updated", .int(Int64(report.updated))), ("duplicates", .int(Int64(report.duplicates))),
+            ("held", .int(Int64(report.held))),
+            ("matchedBooks", .array(report.matchedBooks.map { book in
+                .object(JSONObject([("title", .string(book.title)), ("document", .string(book.document)),
+                                    ("textsFound", book.textsFound.map { .int(Int64($0)) } ?? .null),
+                                    ("textsTried", book.textsTried.map { .int(Int64($0)) } ?? .null)]))
+            })),
+            ("orphans", .array(report.orphans.map { orphan in
+                .object(JSONObject([("location", .string(orphan.location)), ("text", .string(orphan.text)),
+                                    ("reason", .string(orphan.reason))]))
+            })),
             ("notesOnHighlights", .int(Int64(report.notesOnHighlights))), ("resized", .int(Int64(report.resized))),
             ("unmatchedItems", .int(Int64(report.unmatchedItems))), ("keptUnmatched", .bool(report.keptUnmatched)),
             ("unmatchedBooks", .array(report.unmatchedBooks.map { book in
                 .object(JSONObject([("title", .string(book.title)),
                                     ("author", book.author.map(JSONValue.string) ?? .null),
-                                    ("items", .int(Int64(book.items)))]))
+                                    ("items", .int(Int64(book.items))),
+                                    ("closestDocument", book.closestDocument.map(JSONValue.string) ?? .null)]))
             })),
             ("changes", ArchiveCommands.importJSON(report.merge, dryRun: dryRun)),
         ]))
