@@ -10,6 +10,8 @@ public enum InteropFormat: String, Sendable, CaseIterable {
     case w3c
     /// Marginalia's own CSV (`export --format csv`): every annotation with its own anchor, deleted ones too.
     case csv
+    /// Calibre's annotation collection (its E-book viewer's export).
+    case calibre
 }
 
 /// Where an item sits in its source, as the source counts: Kindle locations, a page, a KOReader position.

@@ -8,9 +8,12 @@ public enum InteropExportFormat: String, Sendable, CaseIterable {
     case csv
     /// Readwise's CSV import layout: the live highlights and notes (Readwise has no bookmarks).
     case readwise
+    /// Calibre's annotation collection, each annotation's own anchor kept in a `marginalia` member; deleted ones
+    /// as removed highlights.
+    case calibre
 
     /// Whether the format carries deleted annotations (a round trip keeps them deleted).
-    var carriesDeleted: Bool { self == .csv }
+    var carriesDeleted: Bool { self == .csv || self == .calibre }
 }
 
 /// What an export in another tool's format wrote.
@@ -160,6 +163,7 @@ public enum InteropWriter {
         case .csv: text = try MarginaliaCSV.render(annotations, context: context)
         case .w3c: text = try WebAnnotationWriter.render(annotations, context: context)
         case .readwise: (text, written) = ReadwiseCSVWriter.render(annotations, context: context)
+        case .calibre: text = try CalibreAnnotations.render(annotations, context: context)
         }
         return (Array(text.utf8), InteropExportReport(written: written, leftOut: annotations.count - written))
     }

@@ -9,6 +9,7 @@ public enum InteropReader {
         let start = text.unicodeScalars.drop { $0 == SourceText.byteOrderMark || $0.properties.isWhitespace }
         if let first = start.first, first == "{" || first == "[" {
             let head = String(String.UnicodeScalarView(start.prefix(4096)))
+            if head.contains("\"\(CalibreAnnotations.type)\"") { return .calibre }
             if head.contains("\"@context\"") || head.contains("\"Annotation") { return .w3c }
             if head.contains("\"entries\"") || head.contains("\"documents\"") { return .koreader }
             return nil
@@ -43,9 +44,10 @@ public enum InteropReader {
         case .koreader: return try KOReaderExport.read(bytes, file: file)
         case .readwise: return try ReadwiseCSV.read(bytes, file: file)
         case .w3c: return try WebAnnotationReader.read(bytes, file: file)
-        case .csv:
+        case .csv, .calibre:
             do {
-                return try MarginaliaCSV.read(bytes, file: file)
+                return format == .csv ? try MarginaliaCSV.read(bytes, file: file)
+                    : try CalibreAnnotations.read(bytes, file: file)
             } catch {
                 throw MarginaliaError(error)
             }

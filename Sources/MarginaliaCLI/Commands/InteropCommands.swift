@@ -12,8 +12,8 @@ enum InteropCommands {
     static let importOptions: [CommandSpec.Option] = [
         .init(name: "format", value: "F",
               help: "archive (the default for gzip), kindle (My Clippings.txt), koreader (its exporter's JSON), "
-                  + "readwise (its CSV), w3c (Web Annotation JSON-LD) or csv (Marginalia's own CSV); told from the "
-                  + "content when omitted."),
+                  + "readwise (its CSV), w3c (Web Annotation JSON-LD), calibre (its viewer's annotation export) or "
+                  + "csv (Marginalia's own CSV); told from the content when omitted."),
         .init(name: "keep-unmatched",
               help: "Import the highlights of books the content does not hold, as orphans (else only counted)."),
         .init(name: "document", value: "DOC",
@@ -55,7 +55,7 @@ enum InteropCommands {
                                            dryRun: context.arguments.flag("dry-run"),
                                            document: context.arguments.value("document"))
         // Text formats are anchored by their text, so they need content; W3C annotations may carry their anchors.
-        let use: ContentUse = format == .w3c ? .optional : .required
+        let use: ContentUse = [.w3c, .csv, .calibre].contains(format) ? .optional : .required
         let store = options.dryRun && !context.storeExists
             ? try context.openStoreIfPresent(content: use)
             : try context.openStore(.create, content: use)
@@ -227,8 +227,8 @@ extension InteropCommands {
     static let exportOptions: [CommandSpec.Option] = [
         .init(name: "format", value: "F",
               help: "archive (the default), markdown (for people), w3c (Web Annotation JSON-LD), csv (Marginalia's "
-                  + "own CSV: every annotation, deleted ones too; imports back exactly) or readwise (Readwise's CSV "
-                  + "import layout)."),
+                  + "own CSV: every annotation, deleted ones too; imports back exactly), readwise (Readwise's CSV "
+                  + "import layout) or calibre (Calibre's annotation collection; imports back exactly)."),
     ]
 
     /// Runs `export --format markdown|w3c|csv|readwise` and returns true; returns false for an archive, which the caller
