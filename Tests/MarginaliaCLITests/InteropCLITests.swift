@@ -94,7 +94,7 @@ enum InteropFiles {
         #expect(refused.stderr.contains("broken.txt: line 6: a clipping has a title but no line describing it"))
         let unknown = try workspace.run(["import", broken, "--format", "kobo"])
         #expect(unknown.status == 64)
-        #expect(unknown.stderr.contains("--format is archive, kindle, koreader, readwise, w3c, csv, not 'kobo'"))
+        #expect(unknown.stderr.contains("--format is archive, kindle, koreader, readwise, w3c, csv, calibre, not 'kobo'"))
         let text = workspace.path("notes.txt")
         try Data("just some notes\n".utf8).write(to: URL(fileURLWithPath: text))
         // Not another tool's format: read as an archive, which it is not either.
@@ -121,6 +121,6 @@ enum InteropFiles {
         #expect(csv.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == 3)
         let bogus = try workspace.run(["export", "-", "--format", "pdf"])
         #expect(bogus.status == 64)
-        #expect(bogus.stderr.contains("--format is archive, markdown, w3c, csv, readwise, not 'pdf'"))
+        #expect(bogus.stderr.contains("--format is archive, markdown, w3c, csv, readwise, calibre, not 'pdf'"))
     }
 }

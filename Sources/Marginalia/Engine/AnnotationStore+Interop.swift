@@ -52,6 +52,20 @@ extension AnnotationStore {
     ///
     ///     let (annotations, context) = try store.exportItems()
     ///     let markdown = MarkdownWriter.render(annotations, context: context)
+    /// Writes the live annotations as Markdown into `directory`, one file per document, rewriting only the files
+    /// whose annotations changed and only Marginalia's section of each (see the README's `export DIR --format
+    /// markdown`).
+    public func exportMarkdown(toDirectory directory: String, filter: ExportFilter = ExportFilter()) throws
+        -> MarkdownFolderReport
+    {
+        let (annotations, context) = try exportItems(filter: filter)
+        do {
+            return try MarkdownFolder.write(annotations, context: context, to: directory)
+        } catch {
+            throw MarginaliaError(error)
+        }
+    }
+
     public func exportItems(filter: ExportFilter = ExportFilter(), for format: InteropExportFormat? = nil) throws
         -> (annotations: [Annotation], context: InteropExportContext)
     {

@@ -4,15 +4,25 @@
 ///
 /// CommonMark throughout (https://spec.commonmark.org/): quote lines end with a backslash, a hard line break, so
 /// that a poem keeps its lines on GitHub and in Obsidian alike; text that Markdown would read as markup is escaped
-/// with backslashes.
+/// with backslashes. Each annotation ends with a block id derived from its id (`^` and the id, Obsidian's form of
+/// a block reference), the same at every export, so that a note app's links to it survive a new export.
 public enum MarkdownWriter {
     /// The Markdown text of `annotations`.
     public static func render(_ annotations: some Sequence<Annotation>, context: InteropExportContext) -> String {
-        let ordered = context.readingOrder(annotations)
         var out = "# \(escape(context.contentTitle.flatMap { $0.isEmpty ? nil : $0 } ?? "Annotations"))\n\n"
         out += "Exported from Marginalia on \(Timestamp.iso8601(milliseconds: context.exportedAt))"
         out += context.edition.map { " (content edition \(escape($0)))" } ?? ""
         out += ".\n"
+        return out + sections(annotations, context: context, level: 2)
+    }
+
+    /// The documents' sections of `annotations` (headings at `level`), then their orphans'.
+    static func sections(_ annotations: some Sequence<Annotation>, context: InteropExportContext, level: Int)
+        -> String
+    {
+        let ordered = context.readingOrder(annotations)
+        let heading = String(repeating: "#", count: level)
+        var out = ""
         var documents: [String] = []
         for annotation in ordered where !documents.contains(annotation.anchor.document) {
             documents.append(annotation.anchor.document)
@@ -21,21 +31,22 @@ public enum MarkdownWriter {
         for document in documents {
             let here = ordered.filter { $0.anchor.document == document && !context.orphaned.contains($0.id) }
             guard !here.isEmpty else { continue }
-            out += "\n## \(escape(context.title(of: document)))\n"
+            out += "\n\(heading) \(escape(context.title(of: document)))\n"
             for annotation in here where annotation.kind != .bookmark {
                 out += "\n" + block(annotation, context: context)
             }
             let bookmarks = here.filter { $0.kind == .bookmark }
             if !bookmarks.isEmpty {
-                out += "\n### Bookmarks\n\n"
+                out += "\n\(heading)# Bookmarks\n\n"
                 for bookmark in bookmarks {
                     let title = bookmark.note.map { escape(inline($0)) } ?? "Bookmark"
-                    out += "- \(title) (passage `\(bookmark.anchor.start.passage)`, \(date(bookmark, context: context)))\n"
+                    out += "- \(title) (passage `\(bookmark.anchor.start.passage)`, \(date(bookmark, context: context)))"
+                        + " \(blockID(bookmark.id))\n"
                 }
             }
         }
         if !orphans.isEmpty {
-            out += "\n## Orphaned\n\nTheir text is no longer in the content; each keeps its last known text.\n"
+            out += "\n\(heading) Orphaned\n\nTheir text is no longer in the content; each keeps its last known text.\n"
             for orphan in orphans {
                 out += "\n" + block(orphan, orphaned: true, context: context)
             }
@@ -65,8 +76,14 @@ public enum MarkdownWriter {
         if orphaned {
             details.append("was at `\(annotation.anchor.start.passage)` in \(escape(annotation.anchor.document))")
         }
-        out += "\n*\(details.joined(separator: " · "))*\n"
+        out += "\n*\(details.joined(separator: " · "))* \(blockID(annotation.id))\n"
         return out
+    }
+
+    /// The annotation's block id: `^` and its id, of the letters, digits and hyphens Obsidian allows in one.
+    static func blockID(_ id: String) -> String {
+        "^" + String(id.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || $0 == "-"
+            || ("0"..."9").contains($0)) }.map(Character.init))
     }
 
     /// `#tag` when it is one word (Obsidian and others read it as a tag), else the tag in backticks.

@@ -245,6 +245,19 @@ extension InteropCommands {
             since: try HistoryCommands.time(context.arguments.value("since"), option: "since"))
         // Titles, reading order and orphans come from the content; without it, documents go by their ids.
         let store = try context.openStore(.readOnly, content: .optional)
+        var isDirectory: ObjCBool = false
+        if format == .markdown, path != "-",
+           path.hasSuffix("/") || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+                                   && isDirectory.boolValue) {
+            let folder = try store.exportMarkdown(toDirectory: path, filter: filter)
+            context.console.err("Wrote \(Output.count(folder.written.count, "file")) in \(path) "
+                + "(\(folder.unchanged.count) unchanged; \(Output.count(folder.annotations, "annotation")))")
+            for name in folder.leftAlone {
+                context.console.err("left alone: \(name) has no section of marginalia's (its markers); move it away "
+                    + "to have it written")
+            }
+            return true
+        }
         let report: InteropExportReport
         if path == "-" {
             let (annotations, exportContext) = try store.exportItems(filter: filter, for: format)
