@@ -22,23 +22,39 @@ struct ImportGroup {
 /// contains the old one (or is contained in it) was resized, and is one annotation; a note whose location is where
 /// a highlight ends is that highlight's note; the same clipping twice is one.
 enum ImportGrouping {
+    /// Each lookup goes through an index (by start, by end, by page, by what was seen), so that grouping takes
+    /// time in proportion to the items, not to their square.
     static func groups(_ items: [ImportItem], report: inout InteropImportReport) -> [ImportGroup] {
         var groups: [ImportGroup] = []
         /// For each group, the index in `items` of its latest item: notes on a page attach to what came before.
         var latest: [Int] = []
+        /// For each group, its text as it stands, folded.
+        var foldedTexts: [String] = []
+        var byStart: [String: [Int]] = [:]
+        /// Highlights by where they end (an entry may be stale after a resize: checked on use).
+        var byEnd: [Int: [Int]] = [:]
+        /// Highlights with a page and no location, by page.
+        var byPage: [String: [Int]] = [:]
+        var seenNotes: Set<String> = []
+        var seenBookmarks: Set<String> = []
         func folded(_ text: String) -> String { FoldedText(text, level: .words).string }
+        func append(_ group: ImportGroup, at index: Int, folded text: String = "") {
+            groups.append(group)
+            latest.append(index)
+            foldedTexts.append(text)
+        }
         for (index, item) in items.enumerated() {
             switch item.kind {
             case .highlight:
                 let text = folded(item.text)
                 let place = startKey(item.location)
-                if let place, let found = groups.lastIndex(where: { group in
-                    guard startKey(group.first.location) == place else { return false }
-                    let known = folded(group.text)
-                    return text.contains(known) || known.contains(text)
+                if let place, let found = byStart[place]?.last(where: { group in
+                    text.contains(foldedTexts[group]) || foldedTexts[group].contains(text)
                 }) {
-                    if folded(groups[found].text) != text {
+                    if foldedTexts[found] != text {
                         groups[found].revisions.append(item)
+                        foldedTexts[found] = text
+                        if let end = groups[found].endLocation { byEnd[end, default: []].append(found) }
                         report.resized += 1
                     }
                     latest[found] = index
@@ -50,18 +66,18 @@ enum ImportGrouping {
                 var group = ImportGroup(first: item)
                 // A note the source writes with its highlight (KOReader, Readwise, W3C) is a note on it too.
                 if let note = item.note, addNote(note, of: item, to: &group) { report.notesOnHighlights += 1 }
-                groups.append(group)
-                latest.append(index)
+                let number = groups.count
+                if let place { byStart[place, default: []].append(number) }
+                if let end = group.endLocation { byEnd[end, default: []].append(number) }
+                if item.location.start == nil, let page = item.location.page { byPage[page, default: []].append(number) }
+                append(group, at: index, folded: text)
             case .note:
                 guard let note = item.note, !note.isEmpty else { continue }
                 let target: Int?
                 if let start = item.location.start {
-                    target = groups.lastIndex { $0.first.kind == .highlight && $0.endLocation == start }
+                    target = byEnd[start]?.filter { groups[$0].endLocation == start }.max()
                 } else if let page = item.location.page {
-                    target = groups.indices.last { i in
-                        groups[i].first.kind == .highlight && groups[i].first.location.start == nil
-                            && groups[i].first.location.page == page && latest[i] < index
-                    }
+                    target = byPage[page]?.last { latest[$0] < index }
                 } else {
                     target = nil
                 }
@@ -69,15 +85,12 @@ enum ImportGrouping {
                     if addNote(note, of: item, to: &groups[target]) { report.notesOnHighlights += 1 }
                     continue
                 }
-                if groups.contains(where: { $0.first.kind == .note && $0.first.note == note
-                    && $0.first.location == item.location }) { continue }
-                groups.append(ImportGroup(first: item))
-                latest.append(index)
+                guard seenNotes.insert("\(note)\u{1F}\(item.location.label)").inserted else { continue }
+                append(ImportGroup(first: item), at: index)
             case .bookmark:
-                if groups.contains(where: { $0.first.kind == .bookmark && $0.first.location == item.location
-                    && $0.first.note == item.note }) { continue }
-                groups.append(ImportGroup(first: item))
-                latest.append(index)
+                guard seenBookmarks.insert("\(item.note ?? "")\u{1F}\(item.note == nil)\u{1F}\(item.location.label)")
+                    .inserted else { continue }
+                append(ImportGroup(first: item), at: index)
             }
         }
         return groups

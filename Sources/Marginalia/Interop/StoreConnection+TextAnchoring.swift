@@ -43,6 +43,9 @@ extension StoreConnection {
         let needle = text.precomposedStringWithCanonicalMapping
         let length = needle.unicodeScalars.count
         guard length > 0 else { return .unplaced(reason: "it has no text to find") }
+        if let exact = try exactPlacement(of: Array(needle.unicodeScalars), in: scope, cache: &cache) {
+            return exact
+        }
         var found: [AnchorKey: (Anchor, AnchorMatcher.Quality)] = [:]
         for (document, order) in try candidates(for: needle, in: scope) {
             let passages = try cache.passages(of: document, in: self)
@@ -93,6 +96,33 @@ extension StoreConnection {
             return .unplaced(reason: "its text is longer than \(FieldLimits.maxTextBytes) bytes")
         }
         return .anchored(place.0)
+    }
+
+    /// The text's exact occurrences in the book, through each document's `ExactTextIndex`: the one place, or the
+    /// several; nil when it is nowhere exactly (or too short for the index), for the matcher to look further.
+    private func exactPlacement(of needle: [Unicode.Scalar], in scope: BookScope, cache: inout PassageCache) throws
+        -> TextPlacement?
+    {
+        let content = try requireContent()
+        var anchors: [Anchor] = []
+        for document in try scope.documents ?? cache.documentIDs(in: self) {
+            guard let index = try cache.exactIndex(of: document, in: self),
+                  let ranges = index.occurrences(of: needle) else { return nil }
+            let span = index.span
+            for range in ranges {
+                anchors.append(Anchor(
+                    document: document, start: span.position(ofStart: range.lowerBound),
+                    end: span.position(ofEnd: range.upperBound), quote: span.text(range),
+                    prefix: span.context(before: range.lowerBound), suffix: span.context(after: range.upperBound),
+                    edition: content.edition))
+            }
+        }
+        guard !anchors.isEmpty else { return nil }
+        guard anchors.count == 1 else { return .ambiguous(anchors) }
+        guard anchors[0].quote.utf8.count <= FieldLimits.maxTextBytes else {
+            return .unplaced(reason: "its text is longer than \(FieldLimits.maxTextBytes) bytes")
+        }
+        return .anchored(anchors[0])
     }
 
     /// How many punctuation marks (not spaces) the text has before its first letter and after its last: a folded
@@ -168,6 +198,33 @@ struct PassageCache {
     private var documentOrder: [String: Int]?
 
     private var passageStart: [String: Int] = [:]
+    private var exactIndexes: [String: ExactTextIndex] = [:]
+    private var indexedScalars = 0
+    /// The most code points the exact-text indexes of one import cover (about 40 MB of index): past it, texts are
+    /// placed by the full-text search and the matcher alone.
+    static let maxIndexedScalars = 2_000_000
+
+    private var allDocuments: [String]?
+
+    /// The ids of every document of the content, read once.
+    mutating func documentIDs(in store: StoreConnection) throws -> [String] {
+        if let allDocuments { return allDocuments }
+        let ids = try store.documents().map(\.id)
+        allDocuments = ids
+        return ids
+    }
+
+    /// The exact-text index of `document`, built on first use; nil once the indexes would outgrow their budget.
+    mutating func exactIndex(of document: String, in store: StoreConnection) throws -> ExactTextIndex? {
+        if let index = exactIndexes[document] { return index }
+        let passages = try passages(of: document, in: store)
+        let size = passages.reduce(0) { $0 + $1.text.unicodeScalars.count + 1 }
+        guard indexedScalars + size <= Self.maxIndexedScalars else { return nil }
+        indexedScalars += size
+        let index = ExactTextIndex(passages)
+        exactIndexes[document] = index
+        return index
+    }
 
     mutating func passages(of document: String, in store: StoreConnection) throws -> [Passage] {
         if let passages = loaded[document] { return passages }
