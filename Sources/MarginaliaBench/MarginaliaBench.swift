@@ -83,6 +83,10 @@ enum MarginaliaBench {
                             content: edition1,
                             using: &syncRandom)
 
+        var clippingRandom = SeededGenerator(seed: options.seed &+ 4)
+        try InteropBenchmarks(workspace: workspace, report: report)
+            .kindle(count: options.quick ? 5_000 : 100_000, source: source, content: edition1, using: &clippingRandom)
+
         var queryRandom = SeededGenerator(seed: options.seed &+ 2)
         let search = SearchBenchmarks(options: options, report: report, store: built.store,
                                       queries: text.queries(100, using: &queryRandom))
