@@ -27,9 +27,16 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // Snowball's stemmers, for the word forms a content build records (Debian's libstemmer-dev has no
+        // pkg-config file: the module map links it by name).
+        .systemLibrary(
+            name: "CStemmer",
+            providers: [.apt(["libstemmer-dev"])]
+        ),
         .target(
             name: "Marginalia",
-            dependencies: ["CSQLite", "CZlib", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]
+            dependencies: ["CSQLite", "CZlib", .target(name: "CCrypto", condition: .when(platforms: [.linux])),
+                           .target(name: "CStemmer", condition: .when(platforms: [.linux]))]
         ),
         .executableTarget(
             name: "MarginaliaCLI",

@@ -55,11 +55,20 @@ enum BundledContent {
             throw ToolError("cannot read the bundled sample \(source)")
         }
         let name = (source as NSString).lastPathComponent.replacingOccurrences(of: ".json", with: "")
-        let path = "\(cacheDirectory)/\(name)-\(FNV1a.hex(of: bytes)).db"
+        // The content schema in the name too: a cache built by an earlier version (without word forms) is rebuilt.
+        let path = "\(cacheDirectory)/\(name)-\(FNV1a.hex(of: bytes))-c\(ContentBuilder.schemaVersion).db"
         if !FileManager.default.fileExists(atPath: path) {
-            try ContentBuilder.build(try ContentSource(bytes: Array(bytes), path: source), output: path)
+            try ContentBuilder.build(try ContentSource(bytes: Array(bytes), path: source), output: path,
+                                     lemmas: try lemmaTable(language: "ro"))
         }
         return path
+    }
+
+    /// The bundled lemma table for content in `language` (Romanian only), or nil when there is none.
+    static func lemmaTable(language: String) throws -> String? {
+        guard language.lowercased().hasPrefix("ro") else { return nil }
+        let path = try samplesDirectory() + "/ro-lemmas.tsv.gz"
+        return FileManager.default.fileExists(atPath: path) ? path : nil
     }
 }
 

@@ -56,14 +56,14 @@ import Testing
         let environment = ["MARGINALIA_CONTENT": ""]
         let search = try workspace.run(["search", "stiinta"], environment: environment)
         #expect(search.status == 0)
-        #expect(search.stdout == """
-            scrisoarea-ii.39       La aceste acad? mii de [ştiinţ]- a zânei Vineri
-            scrisoarea-iii.266     Drept [ştiinţ]-având în minte vre un vals de Bal-Mabil,
-
-            """)
-        #expect(search.stderr == "Nothing matches the words as typed; showing words that begin with 'stiint'\n")
+        // No passage holds "stiinta" as typed: its other forms are found (by the stem and lemma the content
+        // build recorded), and the count is told.
+        #expect(search.stdout.contains("scrisoarea-ii.39") && search.stdout.contains("scrisoarea-iii.266"))
+        #expect(search.stdout.contains("[ştiinţ]"))
+        #expect(search.stderr.hasPrefix("1–") && search.stderr.contains(" passages"))
         let tara = try workspace.run(["search", "tara", "--limit", "2"], environment: environment)
-        #expect(tara.status == 0 && tara.stderr.isEmpty && tara.stdout.contains("[ţara]"))
+        #expect(tara.status == 0 && tara.stdout.contains("[ţara]"))
+        #expect(tara.stderr.hasPrefix("1–2 of ") && tara.stderr.contains("--offset 2 shows more"))
         let none = try workspace.run(["search", "xyzzyq"], environment: environment)
         #expect(none.status == 0 && none.stdout.isEmpty && none.stderr == "No passages match\n")
     }

@@ -2,6 +2,9 @@ import Foundation
 
 /// Builds a content database from a content source.
 package enum ContentBuilder {
+    /// The content schema version `build` writes.
+    package static var schemaVersion: Int32 { ContentSchema.version }
+
     /// Builds the content database for `source` at `output`.
     ///
     /// The database is written to a temporary file beside `output`, flushed to disk and renamed over it, so
@@ -14,24 +17,29 @@ package enum ContentBuilder {
     /// - Returns: what the new database holds.
     /// - Throws: `OutputRefusal`, `SQLiteError` or a file-system error; the temporary file is removed.
     @discardableResult
+    ///   - lemmas: a lemma table (see `Vocabulary`) whose lemmas the word forms are recorded with, beside their
+    ///     stems.
     package static func build(_ source: ContentSource, output: String, force: Bool = false,
-                             protecting store: String? = nil, progress: ProgressHandler? = nil) throws -> ContentInfo
+                             protecting store: String? = nil, lemmas: String? = nil,
+                             progress: ProgressHandler? = nil) throws -> ContentInfo
     {
         try PrivateFiles.createDirectories(FileSync.parentDirectory(of: output))
         let target = try OutputTarget.resolve(
             output, policy: OutputTarget.Policy(force: force, replaceContent: true, store: store))
         try target.write(purpose: "content") { temporary in
-            try write(source, to: temporary.path, progress: progress)
+            try write(source, to: temporary.path, lemmas: lemmas, progress: progress)
         }
         return ContentInfo(
             path: output, edition: source.edition, language: source.language, title: source.title,
             documentCount: source.documents.count, passageCount: source.documents.reduce(0) { $0 + $1.passages.count })
     }
 
-    private static func write(_ source: ContentSource, to path: String, progress: ProgressHandler?) throws {
+    private static func write(_ source: ContentSource, to path: String, lemmas: String?,
+                              progress: ProgressHandler?) throws {
         let db = try SQLiteDatabase(path: path, mode: .readWriteCreate)
         // A fresh scratch file that is renamed into place only when complete needs no rollback journal.
         try db.executeScript(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+        var vocabulary = Vocabulary(language: source.language)
         try db.transaction(.immediate) {
             try db.executeScript(sql: ContentSchema.sql)
             try db.executeScript(sql: """
@@ -59,8 +67,11 @@ package enum ContentBuilder {
                     try db.execute(
                         sql: "INSERT INTO passages_fts (rowid, text) VALUES (last_insert_rowid(), ?)",
                         arguments: [SearchText.indexable(passage.text)])
+                    vocabulary.add(passage.text)
                 }
             }
+            if let lemmas { try vocabulary.addLemmas(from: lemmas) }
+            try vocabulary.write(to: db)
         }
         // Merge the index's segments into one: "optimize … merges all existing index structures into a
         // single large b-tree … the fastest to query" https://www.sqlite.org/fts5.html#the_optimize_command

@@ -3,8 +3,11 @@ enum ContentSchema {
     /// `PRAGMA application_id` of a content database: 0x4D524743, "MRGC".
     static let applicationID: Int32 = 0x4D52_4743
 
-    /// The content schema version this build writes and reads; a newer one is refused at attach.
-    static let version: Int32 = 1
+    /// The content schema version this build writes, and the newest it reads; a newer one is refused at attach.
+    /// Version 2 adds `vocabulary`; content of version 1 is still read (its search matches no other forms).
+    static let version: Int32 = 2
+    /// The oldest content schema read.
+    static let oldestReadable: Int32 = 1
 
     /// The schema name content is attached under.
     static let schemaName = "content"
@@ -32,5 +35,16 @@ enum ContentSchema {
         CREATE VIRTUAL TABLE passages_fts USING fts5(
             text, tokenize = 'unicode61 remove_diacritics 2'
         );
+
+        CREATE TABLE vocabulary (
+            form TEXT NOT NULL,
+            stem TEXT NOT NULL,
+            folded_stem TEXT NOT NULL,
+            PRIMARY KEY (form, stem)
+        ) STRICT, WITHOUT ROWID;
+
+        CREATE INDEX vocabulary_by_stem ON vocabulary (stem, form);
+
+        CREATE INDEX vocabulary_by_folded_stem ON vocabulary (folded_stem, form);
         """
 }

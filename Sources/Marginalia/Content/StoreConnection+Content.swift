@@ -52,7 +52,7 @@ extension StoreConnection {
             guard version <= ContentSchema.version else {
                 throw ContentError.newerSchema(path: path, found: version, supported: ContentSchema.version)
             }
-            guard version == ContentSchema.version else {
+            guard version >= ContentSchema.oldestReadable else {
                 throw ContentError.notContent(path: path, reason: "content schema \(version) is not supported")
             }
             var meta: [String: String] = [:]

@@ -185,10 +185,10 @@ extension AnnotationStore {
 
     /// Searches the user's own notes and quotes (not deleted ones), best matches first, folding case and
     /// diacritics as content search does. Works without content.
-    public func searchNotes(_ text: String, limit: Int = 20, matchingInflections: Bool = false) throws
+    public func searchNotes(_ text: String, limit: Int = 20, matchingInflections: Bool = true) throws
         -> [Annotation]
     {
-        try engine.read { try $0.search.notes(text, limit: limit, matchingInflections: matchingInflections) }
+        try engine.read { try $0.search.notes(text, limit: limit, inflections: matchingInflections) }
     }
 
     /// Checks the store: SQLite's integrity check, that the log is intact and append-only, and that replaying the

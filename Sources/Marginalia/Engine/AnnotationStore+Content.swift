@@ -48,12 +48,21 @@ extension AnnotationStore {
     /// - Parameter matchingInflections: look for each plain word of 5 letters or more by its stem, as a prefix
     ///   (`stiinta` finds `ştiinţei` and `ştiinţ-`; see `SearchQuery.stem(of:)`).
     public func searchContent(_ text: String, limit: Int = 20, markers: SnippetMarkers = .brackets,
-                              matchingInflections: Bool = false) throws -> [SearchHit]
+                              matchingInflections: Bool = true) throws -> [SearchHit]
+    {
+        try searchPassages(text, limit: limit, markers: markers, matchingInflections: matchingInflections).hits
+    }
+
+    /// A page of a content search: `limit` passages from `offset`, in the search's tiers (the words as typed, their
+    /// other forms, their prefixes; bm25 within each), and how many passages there are in all.
+    /// - Throws: `MarginaliaError` for a malformed query or no content.
+    public func searchPassages(_ text: String, limit: Int = 20, offset: Int = 0, markers: SnippetMarkers = .brackets,
+                               matchingInflections: Bool = true) throws -> SearchPage
     {
         try engine.read {
             _ = try $0.requireContent()
-            return try $0.search.content(text, limit: limit, markers: markers,
-                                         matchingInflections: matchingInflections)
+            return try $0.search.content(text, limit: limit, offset: offset, markers: markers,
+                                         inflections: matchingInflections)
         }
     }
 }

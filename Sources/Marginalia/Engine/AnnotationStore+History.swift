@@ -20,7 +20,7 @@ extension AnnotationStore {
     /// Searches the notes and quotes of the annotations that were not deleted at `milliseconds`, as
     /// `searchNotes` searches the current ones (with `matchingInflections`, words match by their stems).
     public func searchNotes(_ text: String, asOf milliseconds: Int64, limit: Int = 20,
-                            matchingInflections: Bool = false) throws -> [Annotation] {
+                            matchingInflections: Bool = true) throws -> [Annotation] {
         try engine.read {
             try $0.searchNotes(text, asOf: milliseconds, limit: limit, matchingInflections: matchingInflections)
         }

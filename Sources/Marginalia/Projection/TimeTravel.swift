@@ -148,10 +148,12 @@ extension StoreConnection {
     /// With `matchingInflections`, words match by their stems, as `searchNotes` does. The index holds deleted
     /// annotations too, as `notes_fts` does, so that bm25 weighs words against the same collection; they are
     /// left out of the results.
-    func searchNotes(_ text: String, asOf milliseconds: Int64, limit: Int = 20, matchingInflections: Bool = false)
+    func searchNotes(_ text: String, asOf milliseconds: Int64, limit: Int = 20, matchingInflections: Bool = true)
         throws -> [Annotation]
     {
-        let query = try SearchQuery(text, matchingInflections: matchingInflections)
+        let attached = try db.int(sql: "SELECT 1 FROM pragma_database_list WHERE name = 'content'") != nil
+        let query = try SearchQuery(text, forms: matchingInflections
+            ? { attached ? try self.search.forms(of: $0) : [] } : nil)
         var all: [Annotation] = []
         try replayAnnotations(before: Self.bound(asOf: milliseconds)) { all.append($0) }
         // In the order they were made, as the rows of `annotations` were inserted: ties in rank come out alike.
@@ -175,10 +177,16 @@ extension StoreConnection {
                     """,
                 arguments: [Int64(index + 1), annotation.anchor.quote, annotation.note])
         }
-        let rows = try Search.run(query: text) {
-            try db.fetchAll(
-                sql: "SELECT rowid FROM temp.notes_as_of WHERE notes_as_of MATCH ? ORDER BY rank",
-                arguments: [query.expression]) { try $0.int(0) }
+        // The tiers in order, each by rank; a row found by an earlier tier is not repeated.
+        var rows: [Int] = []
+        var seen: Set<Int> = []
+        for tier in query.tiers {
+            let found: [Int] = try Search.run(query: text) {
+                try db.fetchAll(
+                    sql: "SELECT rowid FROM temp.notes_as_of WHERE notes_as_of MATCH ? ORDER BY rank",
+                    arguments: [tier]) { try $0.int(0) }
+            }
+            for row in found where seen.insert(row).inserted { rows.append(row) }
         }
         let found = rows.compactMap { $0 >= 1 && $0 <= all.count ? all[$0 - 1] : nil }.filter { !$0.deleted }
         return Array(found.prefix(limit))

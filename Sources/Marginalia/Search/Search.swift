@@ -4,8 +4,9 @@
 struct Search {
     let db: any Database
 
-    /// The statement `content` runs; its arguments are the snippet's opening and closing markers, the FTS5 query
-    /// expression and the limit. The benchmark runs the very same statement directly.
+    /// The statement of one tier: what a query of the words as typed runs (its arguments are the snippet's
+    /// opening and closing markers, the FTS5 query expression and the limit). The benchmark compares the library's
+    /// search with it run directly.
     static let contentSQL = """
         SELECT p.id, p.document_id, d.title, p.text, snippet(passages_fts, 0, ?, ?, '…', 16),
             bm25(passages_fts),
@@ -18,40 +19,108 @@ struct Search {
         LIMIT ?
         """
 
-    /// Searches the attached content (the caller checks that there is one), best matches first; with
-    /// `matchingInflections`, words are looked for by their stems (see `SearchQuery`).
+    /// Searches the attached content (the caller checks that there is one) in the query's tiers (`SearchQuery`):
+    /// the words as typed, then their other forms, then their prefixes, each tier by bm25; `limit` passages from
+    /// `offset`, and how many there are. Without `inflections`, the words as typed only.
     ///
     /// - Throws: `SearchError.malformedQuery`.
-    func content(_ text: String, limit: Int = 20, markers: SnippetMarkers = .brackets,
-                 matchingInflections: Bool = false) throws -> [SearchHit] {
-        let query = try SearchQuery(text, matchingInflections: matchingInflections)
+    func content(_ text: String, limit: Int = 20, offset: Int = 0, markers: SnippetMarkers = .brackets,
+                 inflections: Bool = true) throws -> SearchPage {
+        let formsAvailable = try hasVocabulary()
+        let query = try SearchQuery(text, forms: inflections ? { try self.forms(of: $0) } : nil)
+        let tiers = query.tiers
+        let branches = tiers.indices.map { tier in
+            """
+            SELECT rowid AS id, \(tier) AS tier, bm25(passages_fts) AS score,
+                snippet(passages_fts, 0, ?1, ?2, '…', 16) AS snip
+            FROM content.passages_fts WHERE passages_fts MATCH ?\(tier + 3)
+            """
+        }.joined(separator: "\nUNION ALL\n")
+        let found = "WITH hits AS MATERIALIZED (\(branches)), best AS (SELECT id, min(tier) AS tier, score, snip FROM hits GROUP BY id)"
+        var arguments: [DatabaseValue] = [.text(markers.open), .text(markers.close)] + tiers.map { .text($0) }
         return try Self.run(query: text) {
-            try db.fetchAll(
-                sql: Self.contentSQL,
-                arguments: [markers.open, markers.close, query.expression, limit]
+            let hits = try db.fetchAll(
+                sql: """
+                    \(found)
+                    SELECT p.id, p.document_id, d.title, p.text, best.snip, best.score,
+                        (SELECT count(*) FROM main.annotations a WHERE a.start_passage = p.id AND a.deleted = 0)
+                    FROM best
+                    JOIN content.passages p ON p.rowid = best.id
+                    JOIN content.documents d ON d.id = p.document_id
+                    ORDER BY best.tier, best.score, p.rowid
+                    LIMIT ?\(tiers.count + 3) OFFSET ?\(tiers.count + 4)
+                    """,
+                arguments: StatementArguments(arguments + [.integer(Int64(limit)), .integer(Int64(offset))])
             ) { row in
                 SearchHit(
                     passage: try row.string(0), document: try row.string(1), documentTitle: try row.string(2),
                     text: try row.string(3), snippet: try row.string(4), score: try row.double(5),
                     annotationCount: try row.int(6))
             }
+            var total = offset + hits.count
+            if hits.count == limit || (hits.isEmpty && offset > 0) {
+                arguments.removeFirst(2)
+                let counting = tiers.indices.map { tier in
+                    "SELECT rowid FROM content.passages_fts WHERE passages_fts MATCH ?\(tier + 1)"
+                }.joined(separator: " UNION ")
+                total = Int(try db.int(sql: "SELECT count(*) FROM (\(counting))",
+                                       arguments: StatementArguments(arguments)) ?? 0)
+            }
+            return SearchPage(hits: hits, total: total, formsAvailable: formsAvailable)
         }
     }
 
-    /// Searches the user's own notes and quotes (not deleted ones), best matches first, with the same folding
-    /// as content search. Works without content.
-    func notes(_ text: String, limit: Int = 20, matchingInflections: Bool = false) throws -> [Annotation] {
-        let query = try SearchQuery(text, matchingInflections: matchingInflections)
+    /// Whether the attached content records word forms.
+    func hasVocabulary() throws -> Bool {
+        try db.int(sql: "SELECT 1 FROM content.sqlite_schema WHERE type = 'table' AND name = 'vocabulary'") != nil
+    }
+
+    /// The forms of the content sharing a stem with `form` (folded, as the index holds words): read from the
+    /// content's vocabulary; a form the content does not hold is stemmed here when the stemmer is built in. None
+    /// without a vocabulary (content built by an older version, or without content).
+    func forms(of form: String) throws -> [String] {
+        guard try hasVocabulary() else { return [] }
+        let stems = try db.fetchAll(sql: "SELECT stem FROM content.vocabulary WHERE form = ?", arguments: [form]) {
+            try $0.string(0)
+        }
+        if stems.isEmpty {
+            // A form the content does not hold, typed without its diacritics: its stem, folded, against the
+            // folded stems of the content's words.
+            guard let stemmer = RomanianStemmer() else { return [] }
+            return try db.fetchAll(
+                sql: "SELECT DISTINCT form FROM content.vocabulary WHERE folded_stem = ? ORDER BY form",
+                arguments: [Vocabulary.form(of: stemmer.stem(form))]) { try $0.string(0) }
+        }
+        return try db.fetchAll(
+            sql: """
+                SELECT DISTINCT form FROM content.vocabulary
+                WHERE stem IN (SELECT value FROM json_each(?)) ORDER BY form
+                """,
+            arguments: [try ProjectionCache.jsonList(stems)]) { try $0.string(0) }
+    }
+
+    /// Searches the user's own notes and quotes (not deleted ones) in the query's tiers, as `content` does (the
+    /// forms from the attached content's vocabulary, when there is one). Works without content.
+    func notes(_ text: String, limit: Int = 20, inflections: Bool = true) throws -> [Annotation] {
+        let attached = try db.int(sql: "SELECT 1 FROM pragma_database_list WHERE name = 'content'") != nil
+        let query = try SearchQuery(text, forms: inflections ? { attached ? try self.forms(of: $0) : [] } : nil)
         let columns = StoreConnection.annotationColumns(of: "a")
+        let tiers = query.tiers
+        let branches = tiers.indices.map { tier in
+            "SELECT rowid AS id, \(tier) AS tier, bm25(notes_fts) AS score FROM notes_fts WHERE notes_fts MATCH ?\(tier + 1)"
+        }.joined(separator: " UNION ALL ")
         return try Self.run(query: text) {
             try db.fetchAll(
                 sql: """
-                    SELECT \(columns) FROM notes_fts JOIN annotations a ON a.rowid = notes_fts.rowid
-                    WHERE notes_fts MATCH ? AND a.deleted = 0
-                    ORDER BY rank
-                    LIMIT ?
+                    WITH hits AS MATERIALIZED (\(branches)),
+                        best AS (SELECT id, min(tier) AS tier, score FROM hits GROUP BY id)
+                    SELECT \(columns) FROM best JOIN annotations a ON a.rowid = best.id
+                    WHERE a.deleted = 0
+                    ORDER BY best.tier, best.score, a.rowid
+                    LIMIT ?\(tiers.count + 1)
                     """,
-                arguments: [query.expression, limit], Annotation.init(row:))
+                arguments: StatementArguments(tiers.map { DatabaseValue.text($0) } + [.integer(Int64(limit))]),
+                Annotation.init(row:))
         }
     }
 

@@ -1,75 +1,95 @@
-/// A query as a reader types it, turned into an FTS5 query that cannot be a syntax error.
+/// A query as a reader types it, turned into FTS5 queries that cannot be a syntax error.
 ///
 /// The reader's syntax: words (all must match), `"a phrase"`, `prefix*`, `OR` between two terms, and
 /// `-word` to exclude. Every word is passed to FTS5 as a quoted string, so punctuation, FTS5 keywords and
 /// column names in it are plain text; diacritics are folded by the index's tokenizer
 /// (`remove_diacritics 2`), so `stiinta`, `ştiinţă` and `știință` all find the same passages.
+///
+/// A query is looked for in tiers, each ranked by bm25 and shown after the one before: the words as typed; then
+/// every form of each plain word (the forms sharing its stem in the content's vocabulary: `codru` finds `codrului`,
+/// `stea` finds `stelele`); then each plain word of four letters or more as a prefix. Phrases, prefixes and
+/// exclusions are as typed in every tier.
 package struct SearchQuery: Equatable, Sendable {
-    /// The FTS5 MATCH expression.
+    /// The FTS5 MATCH expression of the words as typed.
     package let expression: String
-    /// With `matchingInflections`: the stems each changed word is looked for as (`stiinta` → `stiint`), in order.
-    package let stems: [String]
+    /// Every form of each plain word (nil when no word has other forms, or they were not asked for).
+    package let formsExpression: String?
+    /// Each plain word of four letters or more as a prefix (nil when none is, or they were not asked for).
+    package let prefixExpression: String?
 
-    /// The fewest letters a word must have to be looked for by its stem.
-    package static let minimumInflectedLength = 5
+    /// The expressions of the tiers, in order.
+    package var tiers: [String] { [expression] + [formsExpression, prefixExpression].compactMap { $0 } }
 
-    /// - Parameter matchingInflections: look for each plain word of at least `minimumInflectedLength` letters
-    ///   (not a phrase, prefix or exclusion) as a prefix: the word folded (case and diacritics) without its
-    ///   final vowels, `stiinta` → `stiint*`, so that `ştiinţei`, `ştiinţele` and `ştiinţ-` match too.
+    /// - Parameter forms: the other forms of a plain word (folded, as the index holds them), or nil for a query
+    ///   of the words as typed only (no other tier).
     /// - Throws: `SearchError.malformedQuery` for an empty query, an unclosed quote, a dangling `OR`, or a
     ///   query with only exclusions.
-    package init(_ text: String, matchingInflections: Bool = false) throws {
-        var positive: [String] = []
+    package init(_ text: String, forms: ((String) throws -> [String])? = nil) throws {
+        var parts: [[String]] = [[], [], []]
         var negative: [String] = []
         var pendingOr = false
-        var stems: [String] = []
-        for token in try Self.tokens(text, inflecting: matchingInflections ? { stems.append($0) } : nil) {
+        var widened = [false, false]
+        for token in try Self.tokens(text) {
             switch token {
             case .or:
-                guard !positive.isEmpty, !pendingOr else {
+                guard !parts[0].isEmpty, !pendingOr else {
                     throw SearchError.malformedQuery(text, reason: "OR needs a term on each side")
                 }
                 pendingOr = true
-            case .term(let term, let excluded):
+            case .term(let term, let word, let excluded):
                 if excluded {
                     negative.append(term)
-                } else if pendingOr {
-                    positive[positive.count - 1] = "(\(positive[positive.count - 1]) OR \(term))"
-                    pendingOr = false
-                } else {
-                    positive.append(term)
+                    continue
                 }
+                var variants = [term, term, term]
+                if let word, let forms {
+                    let others = try forms(FoldedText(word, level: .letters).string).compactMap {
+                        Self.quoted($0, prefix: false)
+                    }
+                    if others.contains(where: { $0 != term }) {
+                        variants[1] = "(" + ([term] + others.filter { $0 != term }).joined(separator: " OR ") + ")"
+                        widened[0] = true
+                    }
+                    if FoldedText(word, level: .letters).string.count >= 4, let prefix = Self.quoted(word, prefix: true) {
+                        variants[2] = "(\(variants[1]) OR \(prefix))"
+                        widened[1] = true
+                    } else {
+                        variants[2] = variants[1]
+                    }
+                }
+                for tier in 0..<3 {
+                    if pendingOr {
+                        parts[tier][parts[tier].count - 1] = "(\(parts[tier][parts[tier].count - 1]) OR \(variants[tier]))"
+                    } else {
+                        parts[tier].append(variants[tier])
+                    }
+                }
+                pendingOr = false
             }
         }
         if pendingOr { throw SearchError.malformedQuery(text, reason: "OR needs a term on each side") }
-        guard !positive.isEmpty else {
+        guard !parts[0].isEmpty else {
             let reason = negative.isEmpty
                 ? "it has no words to look for" : "it only excludes words; say what to look for"
             throw SearchError.malformedQuery(text, reason: reason)
         }
-        var expression = positive.joined(separator: " AND ")
-        for term in negative { expression = "(\(expression)) NOT \(term)" }
-        self.expression = expression
-        self.stems = stems
-    }
-
-    /// The stem a word is looked for as when inflections match, or nil when it is looked for as typed: the word
-    /// folded, without its final vowels, when the word is at least `minimumInflectedLength` letters and the stem
-    /// keeps at least 4.
-    package static func stem(of word: String) -> String? {
-        let folded = FoldedText(word, level: .letters).string
-        guard folded.count >= minimumInflectedLength, folded.allSatisfy(\.isLetter) else { return nil }
-        var stem = Substring(folded)
-        while let last = stem.last, "aeiouy".contains(last) { stem = stem.dropLast() }
-        return stem.count >= 4 ? String(stem) : nil
+        func expression(_ positive: [String]) -> String {
+            var expression = positive.joined(separator: " AND ")
+            for term in negative { expression = "(\(expression)) NOT \(term)" }
+            return expression
+        }
+        self.expression = expression(parts[0])
+        formsExpression = widened[0] ? expression(parts[1]) : nil
+        prefixExpression = widened[1] ? expression(parts[2]) : nil
     }
 
     private enum Token {
-        case term(String, excluded: Bool)
+        /// A term as an FTS5 string; `word` is the plain word it came from (not a phrase, prefix or exclusion).
+        case term(String, word: String?, excluded: Bool)
         case or
     }
 
-    private static func tokens(_ text: String, inflecting: ((String) -> Void)?) throws -> [Token] {
+    private static func tokens(_ text: String) throws -> [Token] {
         var tokens: [Token] = []
         let characters = Array(text)
         var index = 0
@@ -95,7 +115,9 @@ package struct SearchQuery: Equatable, Sendable {
                     prefix = true
                     index += 1
                 }
-                if let term = quoted(phrase, prefix: prefix) { tokens.append(.term(term, excluded: excluded)) }
+                if let term = quoted(phrase, prefix: prefix) {
+                    tokens.append(.term(term, word: nil, excluded: excluded))
+                }
                 continue
             }
             var end = index
@@ -110,12 +132,13 @@ package struct SearchQuery: Equatable, Sendable {
             if word.hasSuffix("*") {
                 prefix = true
                 while word.hasSuffix("*") { word.removeLast() }
-            } else if let inflecting, !excluded, let stem = stem(of: word) {
-                inflecting(stem)
-                word = stem
-                prefix = true
             }
-            if let term = quoted(word, prefix: prefix) { tokens.append(.term(term, excluded: excluded)) }
+            if let term = quoted(word, prefix: prefix) {
+                let plain = !prefix && !excluded && word.unicodeScalars.allSatisfy {
+                    $0.properties.isAlphabetic || $0.properties.generalCategory == .nonspacingMark
+                }
+                tokens.append(.term(term, word: plain ? word : nil, excluded: excluded))
+            }
         }
         return tokens
     }

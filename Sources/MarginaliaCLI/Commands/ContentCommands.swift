@@ -13,7 +13,10 @@ enum ContentCommands {
             arguments: [.init(name: "SOURCE", help: "The content source, a JSON file.")],
             options: [.init(name: "output", short: "o", value: "FILE",
                             help: "Where to write the content database (required)."),
-                      .init(name: "force", help: "Replace an existing content database or file at FILE.")],
+                      .init(name: "force", help: "Replace an existing content database or file at FILE."),
+                      .init(name: "lemmas", value: "TABLE",
+                            help: "A lemma table the word forms are recorded with (default for Romanian: the "
+                                + "bundled samples/ro-lemmas.tsv.gz, from the Romanian Hunspell dictionary).")],
             examples: ["marginalia content build samples/eminescu-2026.2.json --output poezii-2.db"]),
         run: { context in
             guard let output = context.arguments.value("output") else {
@@ -23,8 +26,11 @@ enum ContentCommands {
             let source = try ContentSource(path: sourcePath)
             let progress = ProgressLine(console: context.console)
             defer { progress.finish() }
+            let lemmas = try context.arguments.value("lemmas")
+                ?? (try? BundledContent.lemmaTable(language: source.language)) ?? nil
             let info = try ContentBuilder.build(source, output: output, force: context.arguments.flag("force"),
-                                                protecting: context.storePath, progress: progress.handler)
+                                                protecting: context.storePath, lemmas: lemmas,
+                                                progress: progress.handler)
             if context.json {
                 try Output.print(infoJSON(info), to: context.console)
             } else {

@@ -7,14 +7,19 @@ enum SearchCommand {
             discussion: """
                 Words typed without diacritics find text with them, and case does not count: 'tara' finds ţara, \
                 Țară and țară. All words must match; "a phrase" matches words in order; stiin* matches a prefix; \
-                a OR b matches either; -word excludes. Best matches first; each hit shows how many of your \
-                annotations start there. When the words as typed match nothing, each plain word of 5 letters or \
-                more is looked for again by its stem: the word without its final vowels, as a prefix ('stiinta' \
-                finds ştiinţei, ştiinţele and ştiinţ-, as stiint* would), and stderr says so.
+                a OR b matches either; -word excludes. A word is found in every form: the passages holding it as \
+                typed come first, then those holding another form of it (codru finds codrul, codrului, codrii; \
+                stea finds stele, stelei, steaua: the forms the content build recorded with Snowball's Romanian \
+                stemmer), then those holding a word it begins (4 letters or more); best matches first within \
+                each. Each hit shows how many of your annotations start there; the count says how many passages \
+                there are ('20 of 93 passages'), and --limit and --offset page through them. A content built by \
+                an earlier version has no word forms: the words as typed and their prefixes are looked for, and \
+                stderr says that 'marginalia content build' adds the forms.
                 """,
             arguments: [.init(name: "QUERY", help: "What to look for.")],
             options: [
                 .init(name: "limit", short: "n", value: "N", help: "At most N results (default 20)."),
+                .init(name: "offset", value: "N", help: "Skip the first N results (with --limit, a page)."),
                 .init(name: "notes", help: "Search your notes and highlighted quotes instead of the content."),
                 .init(name: "as-of", value: "TIME",
                       help: "With --notes: the notes as they were at TIME (ISO 8601, as for 'log'), replayed from "
@@ -40,23 +45,18 @@ enum SearchCommand {
         let query = context.arguments.positionals[0]
         let limit = try context.arguments.integer("limit") ?? 20
         guard limit > 0 else { throw UsageError("--limit must be at least 1") }
+        let offset = try context.arguments.integer("offset") ?? 0
+        guard offset >= 0 else { throw UsageError("--offset must be 0 or more") }
         _ = try SearchQuery(query)
         let asOf = try HistoryCommands.time(context.arguments.value("as-of"), option: "as-of")
         if asOf != nil && !context.arguments.flag("notes") {
             throw UsageError("--as-of searches your notes as they were: give --notes too")
         }
         if context.arguments.flag("notes") {
-            let store = try context.openStore(.readOnly, content: .none)
-            func search(matchingInflections: Bool) throws -> [Annotation] {
-                try asOf.map {
-                    try store.searchNotes(query, asOf: $0, limit: limit, matchingInflections: matchingInflections)
-                } ?? store.searchNotes(query, limit: limit, matchingInflections: matchingInflections)
-            }
-            var annotations = try search(matchingInflections: false)
-            if annotations.isEmpty, let stems = try inflections(of: query, context: context) {
-                annotations = try search(matchingInflections: true)
-                if !annotations.isEmpty { context.console.err(stems) }
-            }
+            let store = try context.openStore(.readOnly, content: .optional)
+            let found = try asOf.map { try store.searchNotes(query, asOf: $0, limit: limit + offset) }
+                ?? store.searchNotes(query, limit: limit + offset)
+            let annotations = Array(found.dropFirst(offset))
             if context.json {
                 try Output.print(.array(annotations.map(\.json)), to: context.console)
             } else {
@@ -67,36 +67,36 @@ enum SearchCommand {
             return
         }
         let store = try context.openStoreIfPresent(content: .required)
-        var hits = try store.searchContent(query, limit: limit)
-        if hits.isEmpty, let stems = try inflections(of: query, context: context) {
-            hits = try store.searchContent(query, limit: limit, matchingInflections: true)
-            if !hits.isEmpty { context.console.err(stems) }
+        let page = try store.searchPassages(query, limit: limit, offset: offset)
+        if !page.formsAvailable {
+            context.console.err("This content records no word forms (built by an earlier version): only the words "
+                + "as typed and their prefixes are looked for; 'marginalia content build' adds the forms.")
         }
         if context.json {
-            try Output.print(.array(hits.map { hit in
-                .object(JSONObject([
-                    ("passage", .string(hit.passage)), ("document", .string(hit.document)),
-                    ("documentTitle", .string(hit.documentTitle)), ("text", .string(hit.text)),
-                    ("snippet", .string(hit.snippet)), ("score", .double(hit.score)),
-                    ("annotations", .int(Int64(hit.annotationCount))),
-                ]))
-            }), to: context.console)
-        } else {
-            for hit in hits {
-                let count = hit.annotationCount > 0
-                    ? "  (\(hit.annotationCount) annotation\(hit.annotationCount == 1 ? "" : "s"))" : ""
-                context.console.out("\(hit.passage.padding(22)) \(hit.snippet)\(count)")
-            }
-            if hits.isEmpty { context.console.err("No passages match") }
+            try Output.print(.object(JSONObject([
+                ("total", .int(Int64(page.total))), ("offset", .int(Int64(offset))),
+                ("hits", .array(page.hits.map { hit in
+                    .object(JSONObject([
+                        ("passage", .string(hit.passage)), ("document", .string(hit.document)),
+                        ("documentTitle", .string(hit.documentTitle)), ("text", .string(hit.text)),
+                        ("snippet", .string(hit.snippet)), ("score", .double(hit.score)),
+                        ("annotations", .int(Int64(hit.annotationCount))),
+                    ]))
+                })),
+            ])), to: context.console)
+            return
         }
-    }
-
-    /// What stderr says when the words as typed matched nothing and their stems are tried instead, or nil when no
-    /// word has a stem to try.
-    private static func inflections(of query: String, context: Context) throws -> String? {
-        let stems = try SearchQuery(query, matchingInflections: true).stems
-        guard !stems.isEmpty else { return nil }
-        return "Nothing matches the words as typed; showing words that begin with "
-            + stems.map { "'\($0)'" }.joined(separator: ", ")
+        for hit in page.hits {
+            let count = hit.annotationCount > 0
+                ? "  (\(hit.annotationCount) annotation\(hit.annotationCount == 1 ? "" : "s"))" : ""
+            context.console.out("\(hit.passage.padding(22)) \(hit.snippet)\(count)")
+        }
+        if page.total == 0 {
+            context.console.err("No passages match")
+        } else {
+            let shown = page.hits.isEmpty ? "none" : "\(offset + 1)–\(offset + page.hits.count)"
+            context.console.err("\(shown) of \(Output.count(page.total, "passage"))"
+                + (offset + page.hits.count < page.total ? "; --offset \(offset + page.hits.count) shows more" : ""))
+        }
     }
 }

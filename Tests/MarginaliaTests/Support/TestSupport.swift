@@ -33,7 +33,8 @@ enum Samples {
     /// Builds the content database of a sample source into `directory`, returning its path.
     static func buildContent(_ source: String, in directory: TemporaryDirectory) throws -> String {
         let output = directory.path(source.replacingOccurrences(of: ".json", with: ".db"))
-        try ContentBuilder.build(try ContentSource(path: path(source)), output: output)
+        try ContentBuilder.build(try ContentSource(path: path(source)), output: output,
+                                 lemmas: path("ro-lemmas.tsv.gz"))
         return output
     }
 }

@@ -1,0 +1,85 @@
+/// The word forms of a content and their stems, recorded when the content is built (`vocabulary`): each word of
+/// its passages as the full-text index sees it (folded: case and diacritics gone) beside the Snowball stem of the
+/// word as written (in today's orthography, `RomanianStemmer`), and beside its lemma when a lemma table knows the
+/// word (`=` and the lemma: `gândurile` → `=gând`, which no stem of Snowball's can give, as `gând` and `gânduri`
+/// stem apart). A search then finds every form of a word typed in any of its forms, without a stemmer of its own:
+/// the forms sharing a stem or a lemma with the typed one are read from the table. Only Romanian content
+/// (`language` "ro") gets one, and only where libstemmer is built in.
+///
+/// The lemma table (`samples/ro-lemmas.tsv.gz`, made by `scripts/ro_lemmas.py` from the Romanian Hunspell
+/// dictionary): gzip text, one entry a line, the lemma then its forms, separated by tabs.
+struct Vocabulary {
+    private let stemmer: RomanianStemmer?
+    private var pairs: Set<Pair> = []
+    /// The content's words, lowercase in today's orthography, for the lemma table.
+    private var words: Set<String> = []
+
+    private struct Pair: Hashable {
+        var form: String
+        var stem: String
+    }
+
+    init(language: String) {
+        stemmer = language.lowercased().hasPrefix("ro") ? RomanianStemmer() : nil
+    }
+
+    /// Records the words of `text`.
+    mutating func add(_ text: String) {
+        guard let stemmer else { return }
+        for word in Self.words(of: text) {
+            let stem = stemmer.stem(word)
+            let form = Self.form(of: word)
+            guard !form.isEmpty, !stem.isEmpty else { continue }
+            pairs.insert(Pair(form: form, stem: stem))
+            words.insert(RomanianStemmer.modernized(word))
+            // The same word in today's orthography (cînd → când), as a reader may type it.
+            let modern = Self.form(of: RomanianStemmer.modernized(word))
+            if modern != form { pairs.insert(Pair(form: modern, stem: stem)) }
+        }
+    }
+
+    /// Adds the lemmas of the content's words from the lemma table at `path`, read as a stream (only the entries
+    /// holding a word of the content are kept).
+    mutating func addLemmas(from path: String) throws {
+        guard stemmer != nil else { return }
+        let file = try FileSource(path: path)
+        defer { try? file.close() }
+        let lines = ArchiveLineReader(source: try GzipReader(source: file), maxLineBytes: 1 << 20)
+        while let line = try lines.next() {
+            let forms = line.bytes.split(separator: 0x09).map { String(decoding: $0, as: UTF8.self) }
+            guard let lemma = forms.first, forms.contains(where: words.contains) else { continue }
+            for form in forms where words.contains(form) {
+                pairs.insert(Pair(form: Self.form(of: form), stem: "=" + lemma))
+            }
+        }
+    }
+
+    /// Writes the pairs recorded into the database being built.
+    func write(to db: SQLiteDatabase) throws {
+        for pair in pairs.sorted(by: { ($0.form, $0.stem) < ($1.form, $1.stem) }) {
+            try db.execute(sql: "INSERT INTO vocabulary (form, stem, folded_stem) VALUES (?, ?, ?)",
+                           arguments: [pair.form, pair.stem, Self.form(of: pair.stem)])
+        }
+    }
+
+    /// The words of `text`: runs of letters and the marks inside them (a hyphen or an apostrophe ends one).
+    static func words(of text: String) -> [String] {
+        var words: [String] = []
+        var current = String.UnicodeScalarView()
+        for scalar in SearchText.indexable(text).unicodeScalars {
+            if scalar.properties.isAlphabetic || (!current.isEmpty && scalar.properties.generalCategory == .nonspacingMark) {
+                current.append(scalar)
+            } else if !current.isEmpty {
+                words.append(String(current))
+                current = String.UnicodeScalarView()
+            }
+        }
+        if !current.isEmpty { words.append(String(current)) }
+        return words
+    }
+
+    /// A word as the full-text index and a query see it: lowercase, without diacritics.
+    static func form(of word: String) -> String {
+        FoldedText(word, level: .letters).string
+    }
+}
