@@ -27,7 +27,8 @@ struct Search {
     func content(_ text: String, limit: Int = 20, offset: Int = 0, markers: SnippetMarkers = .brackets,
                  inflections: Bool = true) throws -> SearchPage {
         let formsAvailable = try hasVocabulary()
-        let query = try SearchQuery(text, forms: inflections ? { try self.forms(of: $0) } : nil)
+        let query = try SearchQuery(text, forms: inflections
+            ? { formsAvailable ? try self.forms(of: $0, checked: true) : [] } : nil)
         let tiers = query.tiers
         let branches = tiers.indices.map { tier in
             """
@@ -78,8 +79,9 @@ struct Search {
     /// The forms of the content sharing a stem with `form` (folded, as the index holds words): read from the
     /// content's vocabulary; a form the content does not hold is stemmed here when the stemmer is built in. None
     /// without a vocabulary (content built by an older version, or without content).
-    func forms(of form: String) throws -> [String] {
-        guard try hasVocabulary() else { return [] }
+    /// - Parameter checked: the caller knows the content has a vocabulary.
+    func forms(of form: String, checked: Bool = false) throws -> [String] {
+        guard try checked || hasVocabulary() else { return [] }
         let stems = try db.fetchAll(sql: "SELECT stem FROM content.vocabulary WHERE form = ?", arguments: [form]) {
             try $0.string(0)
         }
