@@ -11,14 +11,35 @@ struct Console {
     /// incomplete, and the failure is reported once, when the command ends.
     func out(_ text: String = "") {
         guard Self.outputFailure.value == nil else { return }
-        let error = Self.writeAll(Array((text + "\n").utf8), to: STDOUT_FILENO)
+        let error = Self.writeAll(Array((Self.shown(text) + "\n").utf8), to: STDOUT_FILENO)
         if error != 0 { Self.outputFailure.set(error) }
     }
 
     /// Writes a line of messages (progress, warnings, errors) to stderr.
     func err(_ text: String) {
         // Nothing can be reported about a failure to report; the exit status still tells.
-        _ = Self.writeAll(Array((text + "\n").utf8), to: STDERR_FILENO)
+        _ = Self.writeAll(Array((Self.shown(text) + "\n").utf8), to: STDERR_FILENO)
+    }
+
+    /// `text` with every control character but the line feed and the tab written out as `\u{…}`: a note, a
+    /// title or a file name that came from another machine cannot move the cursor, recolour or retitle the
+    /// terminal, or hide what is printed after it (ESC, BEL, CR, the C1 controls, DEL). JSON output has none
+    /// left to escape: the JSON writer escapes them.
+    static func shown(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isHidden) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isHidden(scalar) {
+                out.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 && scalar != "\n" && scalar != "\t" || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// Writes text to stderr as it is, without a line feed (a progress line redrawn in place).

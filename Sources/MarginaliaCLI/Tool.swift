@@ -57,11 +57,12 @@ enum Tool {
     }
 
     /// Runs one command line; returns the exit status: 74 when the command succeeded but its output could not be
-    /// written to stdout (a full disk, a closed pipe).
+    /// written to stdout (a full disk, a closed pipe). A reader that went away (`marginalia list | head -3`) is
+    /// not an error to tell: the command ends quietly, as Unix tools do, with the status alone saying so.
     static func run(_ words: [String], environment: [String: String]) -> Int32 {
         let status = runCommand(words, environment: environment)
         guard let failure = Console.outputFailure.value else { return status }
-        Console().err("Error: " + Console.outputFailureMessage(failure))
+        if failure != EPIPE { Console().err("Error: " + Console.outputFailureMessage(failure)) }
         return status == 0 ? 74 : status
     }
 

@@ -40,9 +40,9 @@ import Testing
         let pipe = Pipe()
         try pipe.fileHandleForReading.close()
         let listed = try Self.run(workspace, ["list"], stdout: pipe.fileHandleForWriting)
+        // Quiet, as Unix tools are when their reader goes away; the status says so.
         #expect(listed.status == 74)
-        #expect(listed.stderr == "Error: cannot write to standard output: Broken pipe; the output is incomplete, "
-            + "but the command ran to its end (any change it reported is saved)\n")
+        #expect(listed.stderr == "")
         let note = try Self.run(workspace, ["note", "mai-am-un-singur-dor.2", "second"], stdout: pipe.fileHandleForWriting)
         #expect(note.status == 74)
         #expect(try workspace.ok(["list"]).components(separatedBy: "\n").filter { $0.contains("note:") }.count == 2)

@@ -85,7 +85,7 @@ struct Quarantine {
         defer { try? db.detach("previous") }
         let carried = "FROM previous.quarantine WHERE change_id NOT IN (SELECT change_id FROM main.changes)"
         // The receipts the carried changes point to come along, renumbered after this store's own.
-        let withReceipts = try? db.transaction(.immediate) {
+        let withReceipts: Void? = try? db.transaction(.immediate) {
             let offset = try db.int(sql: "SELECT coalesce(max(id), 0) FROM main.receipts") ?? 0
             try db.execute(
                 sql: """

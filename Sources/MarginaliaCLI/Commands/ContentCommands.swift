@@ -26,7 +26,7 @@ enum ContentCommands {
             let source = try ContentSource(path: sourcePath)
             let progress = ProgressLine(console: context.console)
             defer { progress.finish() }
-            let lemmas = try context.arguments.value("lemmas")
+            let lemmas = context.arguments.value("lemmas")
                 ?? (try? BundledContent.lemmaTable(language: source.language)) ?? nil
             let info = try ContentBuilder.build(source, output: output, force: context.arguments.flag("force"),
                                                 protecting: context.storePath, lemmas: lemmas,
