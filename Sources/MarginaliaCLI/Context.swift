@@ -35,6 +35,16 @@ final class Context {
         return dataDirectory() + "/marginalia/user.db"
     }
 
+    /// A command to suggest, as the user would run it here: `marginalia`, the `--store` and `--content` given on
+    /// this command line (so that the hint acts on the same store and content), then `words`.
+    func suggested(_ words: String) -> String {
+        var parts = ["marginalia"]
+        for option in ["store", "content"] {
+            if let value = arguments.value(option) { parts.append("--\(option) \(Output.shellQuoted(value))") }
+        }
+        return (parts + [words]).joined(separator: " ")
+    }
+
     /// Whether the store file exists.
     var storeExists: Bool { FileManager.default.fileExists(atPath: storePath) }
 
@@ -168,7 +178,7 @@ final class Context {
         }
         if remind, let previous = try store.pendingReconciliation(), let current = store.content?.edition {
             console.err("note: the content is now edition \(current); annotations were anchored on \(previous). "
-                + "Run 'marginalia anchors' to check them.")
+                + "To check them, run: \(suggested("anchors"))")
         }
     }
 

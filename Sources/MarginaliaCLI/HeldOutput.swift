@@ -4,8 +4,9 @@ import Marginalia
 /// clock, by which device), and the commands that let them in now.
 enum HeldOutput {
     /// The lines for the changes `held` (the store's quarantine), or none when it is empty; `retry` is the
-    /// command that takes them in at once, as the user would type it.
-    static func lines(_ held: [QuarantinedChange], now: Int64, retry: String) -> [String] {
+    /// command that takes them in at once and `release` the one that lets every held change in, as the user
+    /// would type them.
+    static func lines(_ held: [QuarantinedChange], now: Int64, retry: String, release: String) -> [String] {
         guard let furthest = held.max(by: { $0.change.madeAt < $1.change.madeAt }) else { return [] }
         let ahead = furthest.change.madeAt - now
         let devices = Set(held.map(\.change.device))
@@ -13,7 +14,7 @@ enum HeldOutput {
         let when = (ahead > 0 ? "up to \(Timestamp.duration(ahead)) " : "") + "ahead of this machine's clock"
         return [
             "Held \(Output.count(held.count, "change")) made \(when) (\(by)): each is merged once its time comes.",
-            "  To let them in now: \(retry), or marginalia quarantine --release",
+            "  To let them in now: \(retry), or \(release)",
         ]
     }
 }

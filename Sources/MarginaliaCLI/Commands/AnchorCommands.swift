@@ -58,7 +58,8 @@ enum AnchorCommands {
                 context.console.out("Re-anchored \(Output.count(report.reanchored, "annotation")) "
                     + "and confirmed \(report.confirmed) on edition \(report.edition ?? "?")")
             } else if report.moved > 0 {
-                context.console.err("Nothing was written; run 'marginalia anchors --reanchor' to record the moves")
+                context.console.err("Nothing was written; to record the moves, run: "
+                    + context.suggested("anchors --reanchor"))
             }
         })
 

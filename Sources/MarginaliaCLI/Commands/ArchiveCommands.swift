@@ -107,9 +107,9 @@ enum ArchiveCommands {
             if report.quarantined > 0 {
                 context.console.out("  held in quarantine:  \(report.quarantined) (made more than a day ahead of this "
                     + "machine's clock; see 'marginalia quarantine')")
-                let retry = "marginalia import \(Output.shellQuoted(path)) --accept-future"
+                let retry = context.suggested("import \(Output.shellQuoted(path)) --accept-future")
                 for line in HeldOutput.lines(try store.quarantinedChanges(), now: Timestamp.nowMilliseconds(),
-                                             retry: retry) {
+                                             retry: retry, release: context.suggested("quarantine --release")) {
                     context.console.out(line)
                 }
             }

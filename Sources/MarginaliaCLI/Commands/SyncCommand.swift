@@ -42,9 +42,9 @@ enum SyncCommand {
             }
             for line in text(report) { context.console.out(line) }
             if report.held > 0 {
-                let retry = "marginalia sync \(Output.shellQuoted(folder)) --accept-future"
+                let retry = context.suggested("sync \(Output.shellQuoted(folder)) --accept-future")
                 for line in HeldOutput.lines(try store.quarantinedChanges(), now: Timestamp.nowMilliseconds(),
-                                             retry: retry) {
+                                             retry: retry, release: context.suggested("quarantine --release")) {
                     context.console.out(line)
                 }
             }
