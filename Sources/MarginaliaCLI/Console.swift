@@ -25,11 +25,20 @@ struct Console {
     /// title or a file name that came from another machine cannot move the cursor, recolour or retitle the
     /// terminal, or hide what is printed after it (ESC, BEL, CR, the C1 controls, DEL). JSON output has none
     /// left to escape: the JSON writer escapes them.
+    ///
+    /// The tool's own reverse video (`read` on a terminal) is written as `reverseVideoOn` and `reverseVideoOff`,
+    /// which become the terminal's sequences only here, after the text's own control characters are escaped.
     static func shown(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isHidden) else { return text }
+        guard text.unicodeScalars.contains(where: { isHidden($0) || $0 == reverseOn || $0 == reverseOff }) else {
+            return text
+        }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            if isHidden(scalar) {
+            if scalar == reverseOn {
+                out.append(contentsOf: "\u{1B}[7m".unicodeScalars)
+            } else if scalar == reverseOff {
+                out.append(contentsOf: "\u{1B}[0m".unicodeScalars)
+            } else if isHidden(scalar) {
                 out.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
             } else {
                 out.append(scalar)
@@ -37,6 +46,13 @@ struct Console {
         }
         return String(out)
     }
+
+    /// Where the tool's reverse video starts and ends in a line (two code points of the private-use area, which
+    /// no text of a book or a note means to print).
+    static let reverseVideoOn = "\u{F8FE}"
+    static let reverseVideoOff = "\u{F8FF}"
+    private static let reverseOn: Unicode.Scalar = "\u{F8FE}"
+    private static let reverseOff: Unicode.Scalar = "\u{F8FF}"
 
     private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 && scalar != "\n" && scalar != "\t" || (0x7F...0x9F).contains(scalar.value)

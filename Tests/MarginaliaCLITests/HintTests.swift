@@ -32,3 +32,23 @@ import Testing
         #expect(String(decoding: ran.output, as: UTF8.self).contains("on edition tiny-2"))
     }
 }
+
+/// The views a reader expects: a whole document, and every reading position.
+@Suite struct ReaderViewTests {
+    @Test func readTakesAWholeDocumentAndPositionAllListsEveryPosition() throws {
+        let workspace = try CLIWorkspace()
+        let passages = try workspace.ok(["content", "passages", "mai-am-un-singur-dor"])
+            .split(separator: "\n").count
+        let whole = try workspace.run(["read", "mai-am-un-singur-dor", "--json"])
+        #expect(whole.status == 0, "\(whole.stderr)")
+        let read = try #require(try whole.json() as? [String: Any])
+        #expect((read["passages"] as? [Any])?.count == passages)
+        try workspace.ok(["bookmark", "mai-am-un-singur-dor.1"])
+        #expect(try workspace.run(["position", "--all"]).stderr == "No reading positions\n")
+        try workspace.ok(["position", "mai-am-un-singur-dor", "mai-am-un-singur-dor.2"])
+        let all = try workspace.ok(["position", "--all"])
+        #expect(all.hasPrefix("mai-am-un-singur-dor") && all.contains("mai-am-un-singur-dor.2"))
+        #expect(try workspace.run(["position", "--all", "x"]).status == 64)
+        #expect(try workspace.run(["position"]).status == 64)
+    }
+}

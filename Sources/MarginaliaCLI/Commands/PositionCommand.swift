@@ -3,15 +3,36 @@ import Marginalia
 enum PositionCommand {
     static let command = Command(
         spec: CommandSpec(
-            name: "position", summary: "Set the reading position in a document, or show it.",
+            name: "position", summary: "Set the reading position in a document, or show it (--all: every one).",
             arguments: [
-                .init(name: "DOCUMENT", help: "The document id."),
+                .init(name: "DOCUMENT", help: "The document id (none with --all).", optional: true),
                 .init(name: "PASSAGE[:OFFSET]", help: "Where the reader is; without it, the position is shown.",
                       optional: true),
             ],
-            examples: ["marginalia position luceafarul luceafarul.42", "marginalia position luceafarul"]),
+            options: [.init(name: "all", help: "List the reading position of every document, latest first.")],
+            examples: ["marginalia position luceafarul luceafarul.42", "marginalia position luceafarul",
+                       "marginalia position --all"]),
         run: { context in
-            let document = context.arguments.positionals[0]
+            if context.arguments.flag("all") {
+                guard context.arguments.positional(0) == nil else {
+                    throw UsageError("--all lists every position: give no DOCUMENT")
+                }
+                let store = try context.openStore(.readOnly, content: .none)
+                let positions = try store.positions().sorted { $0.updatedAt > $1.updatedAt }
+                if context.json {
+                    try Output.print(.array(positions.map(\.json)), to: context.console)
+                } else {
+                    for position in positions {
+                        context.console.out("\(position.document.padding(24)) \(position.position)  "
+                            + "(\(position.updatedAt))")
+                    }
+                    if positions.isEmpty { context.console.err("No reading positions") }
+                }
+                return
+            }
+            guard let document = context.arguments.positional(0) else {
+                throw UsageError("give a DOCUMENT, or --all")
+            }
             let position: ReadingPosition?
             if let place = context.arguments.positional(1) {
                 let (passage, offset, end) = try AnchorSyntax.parse(place)

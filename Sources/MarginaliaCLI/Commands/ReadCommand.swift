@@ -15,8 +15,10 @@ enum ReadCommand {
                 With --json, {document, title, passages: [{id, order, text, marks: [{start, end}], annotations}]}, \
                 offsets in code points.
                 """,
-            arguments: [.init(name: "PASSAGE[..PASSAGE]", help: "A passage id, or the first and last of a range.")],
-            examples: ["marginalia read luceafarul.1", "marginalia read luceafarul.1..luceafarul.4 --json"]),
+            arguments: [.init(name: "PASSAGE[..PASSAGE]|DOCUMENT",
+                              help: "A passage id, the first and last of a range, or a document id (all of it).")],
+            examples: ["marginalia read luceafarul.1", "marginalia read luceafarul.1..luceafarul.4 --json",
+                       "marginalia read luceafarul"]),
         run: { context in
             let store = try context.openStoreIfPresent(content: .required)
             let passages = try range(context.arguments.positionals[0], in: store)
@@ -34,8 +36,11 @@ enum ReadCommand {
             for line in layout.lines(document: document, color: color, ids: ids) { context.console.out(line) }
         })
 
-    /// The passages `text` names: `P` or `P..Q`, both in one document, P not after Q.
+    /// The passages `text` names: `P` or `P..Q`, both in one document, P not after Q, or a whole document.
     private static func range(_ text: String, in store: AnnotationStore) throws -> [Passage] {
+        if try store.passage(id: text) == nil, try store.document(id: text) != nil {
+            return try store.passages(document: text)
+        }
         var ends = [text]
         if try store.passage(id: text) == nil, let dots = text.range(of: "..") {
             ends = [String(text[..<dots.lowerBound]), String(text[dots.upperBound...])]
@@ -141,9 +146,9 @@ private struct Layout {
         func append(_ piece: String) { result.append(contentsOf: piece.unicodeScalars) }
         for mark in marks {
             result.append(contentsOf: scalars[position..<mark.lowerBound])
-            append(color ? "[\u{1B}[7m" : "[")
+            append(color ? "[" + Console.reverseVideoOn : "[")
             result.append(contentsOf: scalars[mark])
-            append(color ? "\u{1B}[0m]" : "]")
+            append(color ? Console.reverseVideoOff + "]" : "]")
             position = mark.upperBound
         }
         result.append(contentsOf: scalars[position...])
