@@ -57,6 +57,17 @@ enum BundledContent {
         let name = (source as NSString).lastPathComponent.replacingOccurrences(of: ".json", with: "")
         // The content schema in the name too: a cache built by an earlier version (without word forms) is rebuilt.
         let path = "\(cacheDirectory)/\(name)-\(FNV1a.hex(of: bytes))-c\(ContentBuilder.schemaVersion).db"
+        guard !FileManager.default.fileExists(atPath: path) else { return path }
+        // Built once, under a lock: a second command started meanwhile waits for the first and then uses its
+        // database, rather than finding one half made.
+        try FileManager.default.createDirectory(atPath: cacheDirectory, withIntermediateDirectories: true)
+        let lockPath = "\(cacheDirectory)/.\(name).build-lock"
+        let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lock >= 0 else { throw ToolError("cannot lock \(lockPath): \(String(cString: strerror(errno)))") }
+        defer { close(lock) }
+        while flock(lock, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw ToolError("cannot lock \(lockPath): \(String(cString: strerror(errno)))") }
+        }
         if !FileManager.default.fileExists(atPath: path) {
             try ContentBuilder.build(try ContentSource(bytes: Array(bytes), path: source), output: path,
                                      lemmas: try lemmaTable(language: "ro"))

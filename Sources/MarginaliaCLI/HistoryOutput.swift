@@ -109,9 +109,11 @@ extension Output {
         }
         return [head] + diff.fields.map { field in
             let after = words(field.after, of: register(field.field))
+            // A bookmark's note is its title.
+            let name = field.field == .note && annotation.kind == .bookmark ? "title" : field.field.rawValue
             // A new annotation had no earlier values: only what it was made with.
-            guard diff.before != nil else { return "          \(field.field.rawValue): \(after)" }
-            return "          \(field.field.rawValue): \(words(field.before, of: register(field.field))) → \(after)"
+            guard diff.before != nil else { return "          \(name): \(after)" }
+            return "          \(name): \(words(field.before, of: register(field.field))) → \(after)"
         }
     }
 }

@@ -161,7 +161,7 @@ import Testing
             "\(short(bookmark.id))  created           bookmark mai-am-un-singur-dor.3:0-0",
             "          kind: bookmark",
             "          anchor: mai-am-un-singur-dor.3:0-0 (edition tiny-1)",
-            "          note: «semn»",
+            "          title: «semn»",
         ])
         // Without --until: up to now, so the color set after `until` is in.
         let toNow = try #require(try workspace.run(["diff", "--since", Self.iso(since), "--json"]).json()
