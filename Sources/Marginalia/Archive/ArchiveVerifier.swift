@@ -28,7 +28,9 @@ public enum ArchiveVerifier {
     /// Verifies the archive at `path` without touching any store.
     public static func verify(path: String, limits: ArchiveLimits = ArchiveLimits()) throws -> ArchiveVerification {
         // The scratch store lives (and its directory with it) until the check is done.
-        let scratch = try ScratchStore(beside: path)
+        // In the user's temporary directory, not beside the archive (a USB stick, a synced folder): the check
+        // writes a store of about five times the archive's size, removed when done.
+        let scratch = try ScratchStore(beside: FileManager.default.temporaryDirectory.path + "/marginalia")
         return try withExtendedLifetime(scratch) {
             try scratch.store.db.transaction(.immediate) {
                 try scratch.store.mergeArchive(path: path, limits: limits, checkState: true, comparingWith: nil,

@@ -12,7 +12,9 @@ enum VerifyCommand {
                 carries is unchanged since BACKUP was written: this catches the newest changes removed, or a \
                 rewrite whose later digests were all recomputed, which the chain alone cannot. With FILE: that \
                 the archive is complete and intact (gzip CRC and length, every record, the trailer) and that its \
-                state equals the state rebuilt from its changes; no store is touched. Reads only. Exits 1 \
+                state equals the state rebuilt from its changes; no store is touched, and the archive is only \
+                read: the check replays it into a scratch store of about five times its size in the system's \
+                temporary directory ($TMPDIR), removed when done. Exits 1 \
                 (store) or 65 (archive) on a problem.
                 """,
             arguments: [.init(name: "FILE", help: "An archive to check instead of the store.", optional: true)],
