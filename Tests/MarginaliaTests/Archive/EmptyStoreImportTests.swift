@@ -12,7 +12,9 @@ import Testing
             "read \(report.changesRead)", "new \(report.newChanges)", "duplicates \(report.duplicates)",
             "created \(report.annotationsCreated)", "updates \(report.updates)", "deletions \(report.deletions)",
             "conflicts \(report.conflictsResolved)", "pending \(report.pending)", "quarantined \(report.quarantined)",
-        ] + report.conflicts.map { "\($0.id) \($0.field) \($0.keptValue) \($0.lostValue) \($0.lostChangeID)" }
+        ] + report.conflicts.map {
+            "\($0.id) \($0.field) \($0.keptValue ?? "-") \($0.lostValue) \($0.lostChangeID)"
+        }
     }
 
     /// A phone and a laptop that wrote 2,600 annotations, then edited, deleted and moved the same ones each on its

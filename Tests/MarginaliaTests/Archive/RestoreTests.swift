@@ -85,7 +85,7 @@ import Glibc
         let report = try AnnotationStore.restore(archive: scene.backup, to: scene.live)
         let previous = try #require(report.previousStore)
         #expect(try canonicalDump(previous) == before)
-        #expect(try AnnotationStore.open(path: previous, access: .readOnly).annotation(id: late) != nil)
+        #expect(try AnnotationStore.open(path: previous, access: .readOnly).annotation(id: late).id == late)
         // The connection that was open all along sees the restored store, whole.
         #expect(throws: MarginaliaError(StoreError.annotationNotFound(id: late))) { try app.annotation(id: late) }
         #expect(try app.changeCount() == 15)
@@ -96,7 +96,7 @@ import Glibc
         // It can write on, and the write lands in the live file.
         scene.clock.advance(1000)
         let after = try app.createAnnotation(.bookmark, at: AnchorRequest(passage: "luceafarul.2")).id
-        #expect(try AnnotationStore.open(path: scene.live, access: .readOnly).annotation(id: after) != nil)
+        #expect(try AnnotationStore.open(path: scene.live, access: .readOnly).annotation(id: after).id == after)
         #expect(try scene.leftovers() == [])
     }
 
@@ -128,7 +128,7 @@ import Glibc
         }
         #expect(steps == 2)
         #expect(try canonicalDump(scene.live) == before)
-        #expect(try app.annotation(id: late) != nil)
+        #expect(try app.annotation(id: late).id == late)
         #expect(try app.verify().problems == [])
         #expect(try scene.leftovers() == [])
     }

@@ -55,7 +55,8 @@ import Darwin
         try FileManager.default.copyItem(atPath: content, toPath: fixture.path("copy.db"))
         let bak = fixture.path("user.db.20261129T121441Z.bak")
         try FileManager.default.copyItem(atPath: fixture.store.path, toPath: bak)
-        FileManager.default.createFile(atPath: fixture.path("user.db.20261129T121441Z-2.bak-wal"), contents: Data())
+        #expect(FileManager.default.createFile(atPath: fixture.path("user.db.20261129T121441Z-2.bak-wal"),
+                                               contents: Data()))
         let cases: [(String, String)] = [
             (fixture.store.path, "the store itself"),
             (fixture.path("other.db"), "a Marginalia store"),
