@@ -39,6 +39,9 @@ struct Search {
         }.joined(separator: "\nUNION ALL\n")
         let found = "WITH hits AS MATERIALIZED (\(branches)), best AS (SELECT id, min(tier) AS tier, score, snip FROM hits GROUP BY id)"
         var arguments: [DatabaseValue] = [.text(markers.open), .text(markers.close)] + tiers.map { .text($0) }
+        // Within a tier, a passage holding the words with the very diacritics typed comes first (`fată` before
+        // `față`): the query's words that carry any, each looked for in the passage's text as typed.
+        let spelled = Self.diacriticWords(of: text)
         return try Self.run(query: text) {
             let hits = try db.fetchAll(
                 sql: """
@@ -48,10 +51,12 @@ struct Search {
                     FROM best
                     JOIN content.passages p ON p.rowid = best.id
                     JOIN content.documents d ON d.id = p.document_id
-                    ORDER BY best.tier, best.score, p.rowid
+                    ORDER BY best.tier, \(Self.spellingOrder(count: spelled.count, firstParameter: tiers.count + 5))
+                        best.score, p.rowid
                     LIMIT ?\(tiers.count + 3) OFFSET ?\(tiers.count + 4)
                     """,
-                arguments: StatementArguments(arguments + [.integer(Int64(limit)), .integer(Int64(offset))])
+                arguments: StatementArguments(arguments + [.integer(Int64(limit)), .integer(Int64(offset))]
+                    + spelled.flatMap { [.text($0.comma), .text($0.cedilla)] })
             ) { row in
                 SearchHit(
                     passage: try row.string(0), document: try row.string(1), documentTitle: try row.string(2),
@@ -69,6 +74,33 @@ struct Search {
             }
             return SearchPage(hits: hits, total: total, formsAvailable: formsAvailable)
         }
+    }
+
+    /// The plain words of a query written with a letter outside ASCII (a diacritic), lowercased and in today's
+    /// spelling of ș and ț, as they are looked for in a passage's text.
+    static func diacriticWords(of text: String) -> [(comma: String, cedilla: String)] {
+        text.split(whereSeparator: { $0.isWhitespace || $0 == "\"" }).map(String.init)
+            .filter { word in
+                !word.hasPrefix("-") && !word.hasSuffix("*") && word != "OR"
+                    && word.unicodeScalars.contains { !$0.isASCII && $0.properties.isAlphabetic }
+            }
+            .map { word in
+                let lower = word.lowercased().precomposedStringWithCanonicalMapping
+                let comma = lower.replacingOccurrences(of: "ş", with: "ș").replacingOccurrences(of: "ţ", with: "ț")
+                let cedilla = comma.replacingOccurrences(of: "ș", with: "ş").replacingOccurrences(of: "ț", with: "ţ")
+                return (comma, cedilla)
+            }
+    }
+
+    /// The ORDER BY term that puts first the passages holding every diacritic word of the query as typed (its
+    /// parameters, from `firstParameter`, are each word in both spellings of ș and ț); "" without such words.
+    static func spellingOrder(count: Int, firstParameter: Int) -> String {
+        guard count > 0 else { return "" }
+        let each = (0..<count).map { index in
+            let comma = firstParameter + 2 * index
+            return "(instr(lower(p.text), ?\(comma)) > 0 OR instr(lower(p.text), ?\(comma + 1)) > 0)"
+        }
+        return "(" + each.joined(separator: " AND ") + ") DESC,"
     }
 
     /// Whether the attached content records word forms.

@@ -40,6 +40,19 @@ import Testing
         #expect(first.hits.map(\.passage) + second.hits.map(\.passage) == Array(forest.hits.prefix(10)).map(\.passage))
     }
 
+    @Test func theDiacriticsTypedRankTheirSpellingFirst() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(directory, source: makeSource([("d", [
+            ("d.1", "O fată frumoasă la fereastră, fată de împărat"), ("d.2", "Cu fața senină"),
+            ("d.3", "Și faţa ei (cedila)"),
+        ])]))
+        let face = try store.searchPassages("fața", limit: 10, matchingInflections: false).hits.map(\.passage)
+        // Folded, "fata" is both: the spelling typed first, in either form of ț; the other after.
+        #expect(Set(face.prefix(2)) == ["d.2", "d.3"] && face.last == "d.1")
+        let girl = try store.searchPassages("fată", limit: 10).hits.map(\.passage)
+        #expect(girl.first == "d.1")
+    }
+
     @Test func contentBuiltByAnEarlierVersionIsSearchedAsTypedAndByPrefix() throws {
         let directory = try TemporaryDirectory()
         let path = try Samples.buildContent("eminescu-2026.1.json", in: directory)
