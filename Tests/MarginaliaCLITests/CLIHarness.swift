@@ -53,11 +53,14 @@ final class CLIWorkspace {
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
-    /// The environment the binary runs in: this process's, with this workspace's store, content and XDG
-    /// directories and with `PATH` led by the binary's directory (so that a script can call `marginalia`), then
+    /// The environment the binary runs in: this process's, with this workspace's store, content, XDG
+    /// directories and temporary directory (`TMPDIR`, so that what a command writes there is seen and removed with
+    /// the workspace) and with `PATH` led by the binary's directory (so that a script can call `marginalia`), then
     /// `extra`.
     func environment(_ extra: [String: String] = [:]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
+        try? FileManager.default.createDirectory(atPath: path("tmp"), withIntermediateDirectories: true)
+        environment["TMPDIR"] = path("tmp")
         environment["MARGINALIA_STORE"] = store
         environment["MARGINALIA_CONTENT"] = content
         environment["XDG_CACHE_HOME"] = path("cache")

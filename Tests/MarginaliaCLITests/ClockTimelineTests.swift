@@ -89,8 +89,9 @@ extension CLIWorkspace {
         #expect(!listed.contains("skewed"))
         #expect(round.stdout.contains("Held 1 change made up to 4 days ahead of this machine's clock"),
                 "seed \(seed)\n\(round.stdout)")
-        #expect(round.stdout.contains("marginalia sync \(folder) --accept-future")
-            && round.stdout.contains("marginalia quarantine --release"), "seed \(seed)\n\(round.stdout)")
+        // The commands to let it in carry the store the round was run on.
+        #expect(round.stdout.contains("marginalia --store \(phone) sync \(folder) --accept-future")
+            && round.stdout.contains("marginalia --store \(phone) quarantine --release"), "seed \(seed)\n\(round.stdout)")
 
         // The log says when each note was written, not the clock that orders it (five days ahead).
         let log = try #require(try workspace.ok(at: now + 13 * 60_000, ["--store", phone, "--json", "log"]).stdout

@@ -45,11 +45,7 @@ import Darwin
         init(_ workspace: CLIWorkspace, _ arguments: [String]) throws {
             process.executableURL = CLIWorkspace.binary
             process.arguments = arguments
-            var environment = ProcessInfo.processInfo.environment
-            environment["MARGINALIA_STORE"] = workspace.store
-            environment["MARGINALIA_CONTENT"] = workspace.content
-            environment["XDG_DATA_HOME"] = workspace.path("data")
-            process.environment = environment
+            process.environment = workspace.environment()
             errors = URL(fileURLWithPath: workspace.path("stderr-\(UUID().uuidString).txt"))
             _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
             process.standardError = try FileHandle(forWritingTo: errors)
@@ -98,7 +94,9 @@ import Darwin
         try FileManager.default.createDirectory(atPath: restored, withIntermediateDirectories: false)
         let runs: [([String], String, String)] = [
             (["export", target, "--force"], out, "export"), (["backup", target], out, "backup"),
-            (["verify", target], out, "scratch"), (["--store", restored + "/user.db", "restore", full], restored,
+            // verify FILE writes its scratch store in the temporary directory, not beside the archive.
+            (["verify", target], workspace.path("tmp"), "scratch"),
+            (["--store", restored + "/user.db", "restore", full], restored,
                                                    "restore"),
         ]
         for (command, directory, purpose) in runs {
