@@ -114,10 +114,15 @@ struct Search {
     /// - Parameter checked: the caller knows the content has a vocabulary.
     func forms(of form: String, checked: Bool = false) throws -> [String] {
         guard try checked || hasVocabulary() else { return [] }
-        let stems = try db.fetchAll(sql: "SELECT stem FROM content.vocabulary WHERE form = ?", arguments: [form]) {
-            try $0.string(0)
-        }
-        if stems.isEmpty {
+        // Every form sharing a stem (or a lemma) with the form typed, in one lookup through both indexes.
+        let forms = try db.fetchAll(
+            sql: """
+                SELECT DISTINCT other.form FROM content.vocabulary typed
+                JOIN content.vocabulary other ON other.stem = typed.stem
+                WHERE typed.form = ? ORDER BY other.form
+                """,
+            arguments: [form]) { try $0.string(0) }
+        if forms.isEmpty {
             // A form the content does not hold, typed without its diacritics: its stem, folded, against the
             // folded stems of the content's words.
             guard let stemmer = RomanianStemmer() else { return [] }
@@ -125,12 +130,7 @@ struct Search {
                 sql: "SELECT DISTINCT form FROM content.vocabulary WHERE folded_stem = ? ORDER BY form",
                 arguments: [Vocabulary.form(of: stemmer.stem(form))]) { try $0.string(0) }
         }
-        return try db.fetchAll(
-            sql: """
-                SELECT DISTINCT form FROM content.vocabulary
-                WHERE stem IN (SELECT value FROM json_each(?)) ORDER BY form
-                """,
-            arguments: [try ProjectionCache.jsonList(stems)]) { try $0.string(0) }
+        return forms
     }
 
     /// Searches the user's own notes and quotes (not deleted ones) in the query's tiers, as `content` does (the
