@@ -151,7 +151,9 @@ enum InteropCommands {
     }
 
     static func printReport(_ report: InteropImportReport, file: String, dryRun: Bool, console: Console) {
-        let lead = dryRun ? "Would import" : "Imported"
+        // A file whose items all came to nothing (books the content lacks, all here already) was read, not
+        // imported.
+        let lead = dryRun ? "Would import" : report.created + report.updated + report.held == 0 ? "Read" : "Imported"
         console.out("""
             \(lead) \(Output.count(report.itemsRead, "\(report.format.rawValue) item")) from \(file)
               annotations created: \(report.created) (\(report.anchored) anchored to the content, \
