@@ -40,6 +40,8 @@ final class CLIWorkspace {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         store = directory.appendingPathComponent("user.db").path
         content = directory.appendingPathComponent("content.db").path
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("tmp"),
+                                                withIntermediateDirectories: true)
         if let sample {
             let built = try run(
                 ["content", "build", Self.samples.appendingPathComponent(sample).path, "--output", content])
@@ -59,7 +61,6 @@ final class CLIWorkspace {
     /// `extra`.
     func environment(_ extra: [String: String] = [:]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
-        try? FileManager.default.createDirectory(atPath: path("tmp"), withIntermediateDirectories: true)
         environment["TMPDIR"] = path("tmp")
         environment["MARGINALIA_STORE"] = store
         environment["MARGINALIA_CONTENT"] = content

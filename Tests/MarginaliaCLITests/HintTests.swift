@@ -52,3 +52,21 @@ import Testing
         #expect(try workspace.run(["position"]).status == 64)
     }
 }
+
+/// A restore says what it sets aside: the changes the store holds and the archive lacks.
+@Suite struct RestoreSetAsideTests {
+    @Test func aDryRunNamesTheChangesARestoreWouldSetAside() throws {
+        let workspace = try CLIWorkspace()
+        try workspace.ok(["note", "mai-am-un-singur-dor.1", "întâi"])
+        let backup = workspace.path("backup.jsonl.gz")
+        try workspace.ok(["backup", backup])
+        try workspace.ok(["note", "mai-am-un-singur-dor.2", "după"])
+        try workspace.ok(["bookmark", "mai-am-un-singur-dor.3"])
+        let dry = try workspace.ok(["restore", backup, "--dry-run"])
+        #expect(dry.contains("Would set aside 2 changes this store holds and the archive lacks"), "\(dry)")
+        let json = try #require(try workspace.run(["--json", "restore", backup, "--dry-run"]).json() as? [String: Any])
+        #expect(json["setAside"] as? Int == 2)
+        try workspace.ok(["restore", backup])
+        #expect(!(try workspace.ok(["list"]).contains("după")))
+    }
+}

@@ -8,6 +8,10 @@ public struct RestoreReport: Equatable, Sendable {
     public var previousStore: String?
     /// The device id the restored store takes for its future changes.
     public var deviceID: String
+    /// For a dry run: how many changes the store to be replaced holds that the archive lacks, which a restore
+    /// would set aside, keeping them only in the previous store's copy (the `.bak`); nil otherwise, or when the store
+    /// could not be read.
+    public var setAside: Int?
 }
 
 /// A restore that failed after it began to replace the store; says where the store and the copy of the
@@ -84,7 +88,9 @@ extension StoreConnection {
         var report: RestoreReport
         do {
             report = try buildVerifiedStore(archive: archive, at: temporary, limits: limits,
-                                            replacing: live.exists && !dryRun ? live.path : nil)
+                                            replacing: live.exists && !dryRun ? live.path : nil,
+                                            comparingWith: nil)
+            if dryRun && live.exists { report.setAside = setAside(byRestoring: temporary, over: live.path) }
         } catch let error as SQLiteError {
             // Disk full, I/O errors: the store was not touched.
             throw RestoreError(storePath: storePath, reason: "building the new store: \(error)", previousStore: nil,
@@ -97,6 +103,7 @@ extension StoreConnection {
             } else {
                 report.previousStore = try copyIntoLiveStore(live, from: temporary, vfs: vfs)
             }
+
         } else {
             try RestoreFiles.refuseOrphanedLog(of: live.path)
             do {
@@ -113,8 +120,10 @@ extension StoreConnection {
     /// Merges the archive into a new store at `temporary` (an empty `TemporaryFile`, mode 0600), with the
     /// quarantine of the store it replaces (`previous`), closes it and verifies it as reopened.
     private static func buildVerifiedStore(archive: String, at temporary: String, limits: ArchiveLimits,
-                                           replacing previous: String?) throws -> RestoreReport {
-        let report: RestoreReport
+                                           replacing previous: String?, comparingWith current: String?) throws
+        -> RestoreReport
+    {
+        var report: RestoreReport
         do {
             let store = try StoreConnection.open(path: temporary, access: .create)
             // A scratch file deleted on any failure needs neither a log file beside it nor syncs while it is
@@ -143,6 +152,21 @@ extension StoreConnection {
                 + check.problems.prefix(3).joined(separator: "; "))
         }
         return report
+    }
+
+    /// How many changes the store at `current` holds that the store built at `restored` lacks; nil when it cannot
+    /// be read. The store is read as an immutable file ("immutable=1 … SQLite assumes that the database file cannot
+    /// be changed", https://www.sqlite.org/uri.html): a dry run leaves no `-wal` or `-shm` beside it. A change
+    /// another process has not yet checkpointed into the file is not counted.
+    private static func setAside(byRestoring restored: String, over current: String) -> Int? {
+        guard let db = try? SQLiteDatabase(path: SQLiteDatabase.fileURI(path: restored, readOnly: true),
+                                           mode: .readOnly),
+              (try? db.execute(sql: "ATTACH DATABASE ? AS current",
+                               arguments: [SQLiteDatabase.fileURI(path: current, readOnly: true) + "&immutable=1"]))
+                != nil else { return nil }
+        return (try? db.int(
+            sql: "SELECT count(*) FROM current.changes WHERE change_id NOT IN (SELECT change_id FROM main.changes)"))
+            .flatMap { $0 }.map { Int($0) }
     }
 
     /// Copies the verified new store into the healthy live one through the online backup API, after copying

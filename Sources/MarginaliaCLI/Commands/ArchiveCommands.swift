@@ -181,6 +181,7 @@ enum ArchiveCommands {
                     ("positions", .int(Int64(counts.positions))),
                     ("previousStore", report.previousStore.map(JSONValue.string) ?? .null),
                     ("deviceId", .string(report.deviceID)),
+                    ("setAside", report.setAside.map { .int(Int64($0)) } ?? .null),
                 ])), to: context.console)
                 return
             }
@@ -188,6 +189,10 @@ enum ArchiveCommands {
                 changes: counts.changes, annotations: counts.annotations, positions: counts.positions) + " "
                 + "\(dryRun ? "to" : "into") \(context.storePath)")
             if let previous = report.previousStore { context.console.out("The previous store is kept at \(previous)") }
+            if let aside = report.setAside, aside > 0 {
+                context.console.out("Would set aside \(Output.count(aside, "change")) this store holds and the "
+                    + "archive lacks: they would be kept only in the copy of the store the restore makes (.bak)")
+            }
             if dryRun { context.console.err("Dry run: nothing was written") }
         })
 
