@@ -128,9 +128,29 @@ enum Tool {
             return exitStatus(for: error)
         } catch {
             Interruption.waitIfInterrupted()
-            console.err("Error: \(error)" + Advice.text(for: error, command: spec))
+            if let readOnly = readOnlyMessage(for: error, store: context?.storePath) {
+                console.err("Error: " + readOnly)
+            } else {
+                console.err("Error: \(error)" + Advice.text(for: error, command: spec))
+            }
             return exitStatus(for: error)
         }
+    }
+
+    /// SQLite's "attempt to write a readonly database" in words: the store (or its directory) cannot be written,
+    /// as on a read-only mount; nil for any other error.
+    static func readOnlyMessage(for error: any Error, store: String?) -> String? {
+        let underlying = (error as? MarginaliaError).map(\.underlyingError) ?? error
+        // SQLITE_READONLY is 8; its extended codes keep it in the low byte. SQLITE_CANTOPEN (14) is what opening
+        // a store in WAL mode for writing gives when its directory cannot be written (its -wal and -shm cannot be
+        // made): told apart by asking the file system.
+        guard let sqlite = underlying as? SQLiteError else { return nil }
+        let code = sqlite.extendedCode & 0xFF
+        let directory = store.map { ($0 as NSString).deletingLastPathComponent }.map { $0.isEmpty ? "." : $0 }
+        let unwritable = directory.map { access($0, W_OK) != 0 } ?? false
+        guard code == 8 || (code == 14 && unwritable) else { return nil }
+        return "cannot write the store\(store.map { " \($0)" } ?? ""): the file or its directory is read-only (a "
+            + "read-only mount, or no write permission); nothing was changed"
     }
 
     /// The first words of every command (and `help`), for suggestions.

@@ -70,3 +70,22 @@ import Testing
         #expect(!(try workspace.ok(["list"]).contains("după")))
     }
 }
+
+/// A write on a read-only mount says so in words, not in SQLite's.
+@Suite struct ReadOnlyMountTests {
+    @Test(.enabled(if: Tmpfs.isMountable, "mounting a read-only file system needs root"))
+    func aWriteOnAReadOnlyMountSaysSoAndChangesNothing() throws {
+        let workspace = try CLIWorkspace()
+        let mount = workspace.path("mount")
+        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
+        #expect(try Tmpfs.mount(mount, kilobytes: 4096).status == 0)
+        defer { Tmpfs.unmount(mount) }
+        let store = mount + "/user.db"
+        try workspace.ok(["--store", store, "note", "mai-am-un-singur-dor.1", "întâi"])
+        #expect(try ChildProcess("/bin/mount", ["-o", "remount,ro", mount]).run().status == 0)
+        let refused = try workspace.run(["--store", store, "note", "mai-am-un-singur-dor.2", "a doua"])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("read-only") && !refused.stderr.contains("SQLite error"), "\(refused.stderr)")
+        #expect(try workspace.ok(["--store", store, "list"]).contains("întâi"))
+    }
+}
