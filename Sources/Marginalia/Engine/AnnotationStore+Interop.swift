@@ -46,12 +46,6 @@ extension AnnotationStore {
 }
 
 extension AnnotationStore {
-    /// The live annotations an export in `filter`'s scope holds, in the store's order, with what the attached
-    /// content says of them (titles, reading order, orphans): what the writers (`MarkdownWriter`,
-    /// `WebAnnotationWriter`, `ReadwiseCSVWriter`) take.
-    ///
-    ///     let (annotations, context) = try store.exportItems()
-    ///     let markdown = MarkdownWriter.render(annotations, context: context)
     /// Writes the live annotations as Markdown into `directory`, one file per document, rewriting only the files
     /// whose annotations changed and only Marginalia's section of each (see the README's `export DIR --format
     /// markdown`).
@@ -66,6 +60,14 @@ extension AnnotationStore {
         }
     }
 
+    /// The live annotations an export in `filter`'s scope holds, in the store's order, with what the attached
+    /// content says of them (titles, reading order, orphans): what the writers (`MarkdownWriter`,
+    /// `WebAnnotationWriter`, `ReadwiseCSVWriter`) take.
+    ///
+    ///     let (annotations, context) = try store.exportItems()
+    ///     let markdown = MarkdownWriter.render(annotations, context: context)
+    /// - Parameter format: the format the items are for: one that carries deleted annotations (`csv`, `calibre`)
+    ///   gets them too.
     public func exportItems(filter: ExportFilter = ExportFilter(), for format: InteropExportFormat? = nil) throws
         -> (annotations: [Annotation], context: InteropExportContext)
     {
@@ -73,7 +75,8 @@ extension AnnotationStore {
     }
 
     /// Writes the live annotations in `format` to `path`, through a temporary file beside it, as an archive export
-    /// is (never over a store or the content; an existing file only with `force`). Returns how many it wrote.
+    /// is (never over a store or the content; an existing file only with `force`). Returns how many it wrote, and
+    /// how many the format could not carry.
     @discardableResult
     public func exportInterop(_ format: InteropExportFormat, toFile path: String,
                               filter: ExportFilter = ExportFilter(), force: Bool = false) throws

@@ -22,6 +22,18 @@ enum CSVRecords {
         var reason: String
     }
 
+    /// The records of a file's bytes: UTF-8 (a byte-order mark at its start dropped), its syntax errors as
+    /// `InteropError`s naming `file` and the line.
+    static func records(_ bytes: [UInt8], file: String) throws -> [Record] {
+        var text = try SourceText.decode(bytes, file: file)
+        if text.unicodeScalars.first == SourceText.byteOrderMark { text.unicodeScalars.removeFirst() }
+        do {
+            return try records(text)
+        } catch {
+            throw InteropError(file: file, line: error.line, reason: error.reason)
+        }
+    }
+
     /// The records of `text` (without a byte-order mark at its start).
     static func records(_ text: String) throws(SyntaxError) -> [Record] {
         var records: [Record] = []

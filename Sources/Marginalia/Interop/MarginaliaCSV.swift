@@ -43,14 +43,7 @@ enum MarginaliaCSV {
     /// The annotations of the file, each carrying its own anchor (`ImportItem.native`).
     /// - Throws: `InteropError` naming the line and the column of a row that cannot be read.
     static func read(_ bytes: [UInt8], file: String) throws -> [ImportItem] {
-        var text = try SourceText.decode(bytes, file: file)
-        if text.unicodeScalars.first == SourceText.byteOrderMark { text.unicodeScalars.removeFirst() }
-        let records: [CSVRecords.Record]
-        do {
-            records = try CSVRecords.records(text)
-        } catch {
-            throw InteropError(file: file, line: error.line, reason: error.reason)
-        }
+        let records = try CSVRecords.records(bytes, file: file)
         guard let header = records.first, header.fields == columns else {
             throw InteropError(file: file, line: 1, reason: "the header must be \(columns.joined(separator: ","))")
         }

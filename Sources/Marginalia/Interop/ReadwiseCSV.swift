@@ -45,14 +45,7 @@ public enum ReadwiseCSV {
     /// - Throws: `MarginaliaError` (`.invalidData`) naming the line of a row that cannot be read.
     public static func read(_ bytes: [UInt8], file: String) throws -> [ImportItem] {
         do {
-            var text = try SourceText.decode(bytes, file: file)
-            if text.unicodeScalars.first == SourceText.byteOrderMark { text.unicodeScalars.removeFirst() }
-            let records: [CSVRecords.Record]
-            do {
-                records = try CSVRecords.records(text)
-            } catch {
-                throw InteropError(file: file, line: error.line, reason: error.reason)
-            }
+            let records = try CSVRecords.records(bytes, file: file)
             guard let header = records.first else {
                 throw InteropError(file: file, reason: "an empty file has no Readwise header")
             }

@@ -151,9 +151,10 @@ extension StoreConnection {
     func searchNotes(_ text: String, asOf milliseconds: Int64, limit: Int = 20, matchingInflections: Bool = true)
         throws -> [Annotation]
     {
-        let attached = try db.int(sql: "SELECT 1 FROM pragma_database_list WHERE name = 'content'") != nil
+        let formsAvailable = try db.int(sql: "SELECT 1 FROM pragma_database_list WHERE name = 'content'") != nil
+            && search.hasVocabulary()
         let query = try SearchQuery(text, forms: matchingInflections
-            ? { attached ? try self.search.forms(of: $0) : [] } : nil)
+            ? { formsAvailable ? try self.search.forms(of: $0, checked: true) : [] } : nil)
         var all: [Annotation] = []
         try replayAnnotations(before: Self.bound(asOf: milliseconds)) { all.append($0) }
         // In the order they were made, as the rows of `annotations` were inserted: ties in rank come out alike.

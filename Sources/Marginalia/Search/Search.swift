@@ -136,8 +136,11 @@ struct Search {
     /// Searches the user's own notes and quotes (not deleted ones) in the query's tiers, as `content` does (the
     /// forms from the attached content's vocabulary, when there is one). Works without content.
     func notes(_ text: String, limit: Int = 20, inflections: Bool = true) throws -> [Annotation] {
-        let attached = try db.int(sql: "SELECT 1 FROM pragma_database_list WHERE name = 'content'") != nil
-        let query = try SearchQuery(text, forms: inflections ? { attached ? try self.forms(of: $0) : [] } : nil)
+        // Read once for the whole query: content attached, and with word forms.
+        let formsAvailable = try db.int(sql: "SELECT 1 FROM pragma_database_list WHERE name = 'content'") != nil
+            && hasVocabulary()
+        let query = try SearchQuery(text, forms: inflections
+            ? { formsAvailable ? try self.forms(of: $0, checked: true) : [] } : nil)
         let columns = StoreConnection.annotationColumns(of: "a")
         let tiers = query.tiers
         let branches = tiers.indices.map { tier in

@@ -192,22 +192,18 @@ struct SyncFolder {
 
     /// Replaces the file at `path` whole (a status file this store alone writes), through a temporary file.
     func replace(_ path: String, bytes: [UInt8]) throws {
-        let temporary = try TemporaryFile(beside: path, purpose: "sync", prefix: SyncFormat.temporaryPrefix)
-        defer { temporary.remove() }
-        let descriptor = try temporary.openForWriting()
-        do {
-            try bytes.withUnsafeBytes { try SystemIO.writeAll(descriptor, $0, path: temporary.path) }
-            try SystemIO.close(descriptor, path: temporary.path)
-        } catch {
-            try? SystemIO.close(descriptor, path: temporary.path)
-            throw error
-        }
-        try temporary.moveIntoPlace(at: path)
+        try write(bytes, to: path, replacing: true)
     }
 
     /// Writes a new file at `path` through a private temporary file beside it (`.name….tmp`), flushed, then
     /// renamed into place; refuses to replace a file already there.
     func writeNew(_ path: String, bytes: [UInt8]) throws {
+        try write(bytes, to: path, replacing: false)
+    }
+
+    /// Writes `bytes` into a private temporary file beside `path` (named so that sync tools skip it), then flushes
+    /// it and renames it into place; without `replacing`, a file already at `path` is refused.
+    private func write(_ bytes: [UInt8], to path: String, replacing: Bool) throws {
         let temporary = try TemporaryFile(beside: path, purpose: "sync", prefix: SyncFormat.temporaryPrefix)
         defer { temporary.remove() }
         let descriptor = try temporary.openForWriting()
@@ -218,7 +214,7 @@ struct SyncFolder {
             try? SystemIO.close(descriptor, path: temporary.path)
             throw error
         }
-        guard Self.info(path) == nil else {
+        guard replacing || Self.info(path) == nil else {
             throw IOError(operation: "rename", path: path, code: EEXIST, message: "a file is already there")
         }
         try temporary.moveIntoPlace(at: path)
