@@ -10,7 +10,7 @@ import Testing
     /// Each kept fixture: its folder, its store file and its schema version.
     static let stores: [(folder: String, file: String, version: Int)] = [
         ("schema-1", "user-schema1.db", 1), ("schema-3", "user-schema3.db", 3), ("schema-4", "user-schema4.db", 4),
-        ("schema-5", "user-schema5.db", 5),
+        ("schema-5", "user-schema5.db", 5), ("schema-6", "user-schema6.db", 6),
     ]
     static let current = 7
 

@@ -19,6 +19,7 @@ import Testing
         ("schema-3", "user-schema3.db", "archive-format1-schema3.jsonl.gz"),
         ("schema-4", "user-schema4.db", "archive-format2-schema4.jsonl.gz"),
         ("schema-5", "user-schema5.db", "archive-format2-schema5.jsonl.gz"),
+        ("schema-6", "user-schema6.db", "archive-format3-schema6.jsonl.gz"),
     ]
 
     @Test(arguments: later)
