@@ -138,7 +138,7 @@ extension StoreConnection {
         func rows(of store: StoreConnection) throws -> [String: Annotation] {
             var found: [String: Annotation] = [:]
             try store.db.forEachRow(
-                sql: "SELECT \(Self.annotationColumns()) FROM annotations WHERE id IN (SELECT value FROM json_each(?))",
+                sql: "SELECT \(Projection.annotationColumns()) FROM annotations WHERE id IN (SELECT value FROM json_each(?))",
                 arguments: [ids]
             ) { row in
                 let annotation = try Annotation(row: row)

@@ -134,7 +134,7 @@ extension StoreConnection {
         if let stored, !chainHolds || chain != stored { throw StoredChainBroken() }
         try db.forEachRow(
             sql: """
-                SELECT \(Self.annotationColumns()) FROM annotations
+                SELECT \(Projection.annotationColumns()) FROM annotations
                 WHERE updated_hlc >= ?1 AND (?2 IS NULL OR document = ?2) ORDER BY id
                 """,
             arguments: [since.packed, document]

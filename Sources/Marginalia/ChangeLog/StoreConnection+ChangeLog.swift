@@ -45,7 +45,7 @@ extension StoreConnection {
         let registers = cache.registers(of: entityID)
         // Inside a batch, a new annotation's row waits to be written with the batch's other new ones.
         if fresh, isInBatch, let registers {
-            for row in try registerRows([(registers, nil)]) { try deferCreate(row) }
+            for row in try projection.registerRows([(registers, nil)]) { try deferCreate(row) }
             return (change, registers)
         }
         try cache.flush(to: self)
@@ -84,16 +84,16 @@ extension StoreConnection {
     func projectPosition(_ change: Change) throws -> ProjectionEffect {
         var effect = ProjectionEffect()
         guard let position = change.fields.position else { return effect }
-        if var register = try loadPosition(document: change.entityID) {
+        if var register = try projection.loadPosition(document: change.entityID) {
             guard register.apply(change) else {
                 if change.stamp != register.clock, let lost = MergeConflict.lostPosition(change, to: register.position) {
                     effect.conflicts = [lost]
                 }
                 return effect
             }
-            try savePosition(register)
+            try projection.savePosition(register)
         } else {
-            try savePosition(PositionRegister(document: change.entityID, position: position, clock: change.stamp))
+            try projection.savePosition(PositionRegister(document: change.entityID, position: position, clock: change.stamp))
         }
         effect.updated = true
         return effect

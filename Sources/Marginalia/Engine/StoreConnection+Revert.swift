@@ -27,7 +27,7 @@ extension StoreConnection {
                 throw StoreError.invalidChange(
                     reason: "annotation \(current.id) did not exist yet right after change \(target.changeID)")
             }
-            guard let now = try loadRegisters(id: current.id) else { throw StoreError.annotationNotFound(id: id) }
+            guard let now = try projection.loadRegisters(id: current.id) else { throw StoreError.annotationNotFound(id: id) }
             var fields = ChangeFields(anchor: anchor, note: state.note ?? "", color: state.color ?? "",
                                       deleted: state.deleted, revertTo: target.changeID)
             // Every tag either state knows of; the ones that would not change are left out only when there are

@@ -17,7 +17,7 @@ extension StoreConnection {
                 hlc: HLC(milliseconds: max(0, milliseconds), counter: 0), device: device, entity: .annotation,
                 entityID: id, operation: operation, fields: fields))
         }
-        guard let existing = try loadRegisters(id: id)?.annotation else {
+        guard let existing = try projection.loadRegisters(id: id)?.annotation else {
             try add(.create, ChangeFields(kind: item.kind, anchor: native.anchor, note: item.note, color: item.color,
                                           tags: tags), at: native.created)
             if native.deleted { try add(.delete, ChangeFields(deleted: true), at: native.modified) }

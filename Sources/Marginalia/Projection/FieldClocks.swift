@@ -47,6 +47,9 @@ extension StoreConnection {
         batchState?.devices = table
         return table
     }
+
+    /// The current tables on this connection, their clocks' devices numbered as this batch numbers them.
+    var projection: Projection { Projection(db: db, devices: { try self.deviceTable(naming: $0) }) }
 }
 
 /// The clocks of an annotation's registers as the `clocks` blob of its row (schema 5): for each distinct stamp,

@@ -26,7 +26,7 @@ struct ProjectionCache {
         let devices = try store.deviceTable()
         try store.db.forEachRow(
             sql: """
-                SELECT \(StoreConnection.registerColumns) FROM annotations
+                SELECT \(Projection.registerColumns) FROM annotations
                 WHERE id IN (SELECT value FROM json_each(?))
                 """,
             arguments: [list]
@@ -79,7 +79,7 @@ struct ProjectionCache {
 
     /// Writes every changed annotation back, and forgets the cache.
     mutating func flush(to store: StoreConnection) throws {
-        try store.saveRegisters(dirty.compactMap { id in
+        try store.projection.saveRegisters(dirty.compactMap { id in
             registers[id].map { (current: $0, previous: stored[id] ?? nil) }
         })
         registers = [:]

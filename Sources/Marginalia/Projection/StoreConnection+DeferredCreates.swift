@@ -13,7 +13,7 @@ extension StoreConnection {
     /// batch of creates cost. Written together, the rows make one segment. Nothing can tell the difference: every
     /// statement that could read the rows runs after they are written.
     func deferCreate(_ row: RegisterRow) throws {
-        guard batchState != nil else { return try save([row]) }
+        guard batchState != nil else { return try projection.save([row]) }
         batchState?.deferredCreates.append(row)
         if (batchState?.deferredCreates.count ?? 0) >= Self.deferredCreateLimit {
             try writeDeferredCreates()
@@ -35,7 +35,7 @@ extension StoreConnection {
         guard let rows = batchState?.deferredCreates, !rows.isEmpty else { return }
         batchState?.deferredCreates = []
         do {
-            try save(rows)
+            try projection.save(rows)
         } catch {
             if batchState?.failure == nil { batchState?.failure = error }
             throw error

@@ -50,7 +50,7 @@ extension StoreConnection {
     /// - Throws: `StoreError.annotationNotFound` or `.ambiguousID`.
     func annotation(id: String) throws -> Annotation {
         let fullID = try resolveAnnotationID(id)
-        guard let registers = try loadRegisters(id: fullID), let annotation = registers.annotation else {
+        guard let registers = try projection.loadRegisters(id: fullID), let annotation = registers.annotation else {
             throw StoreError.annotationNotFound(id: id)
         }
         return annotation
@@ -89,7 +89,7 @@ extension StoreConnection {
             arguments.append(.text(try JSONWriter.encodeString(.array(spellings.map(JSONValue.string)))))
         }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let columns = Self.annotationColumns(of: "a")
+        let columns = Projection.annotationColumns(of: "a")
         let sql = content == nil
             ? "SELECT \(columns) FROM annotations a \(whereClause) ORDER BY a.created_hlc, a.id"
             : """

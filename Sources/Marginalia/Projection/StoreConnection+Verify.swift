@@ -83,7 +83,7 @@ extension StoreConnection {
             problems.append("changes: change \((try? Change.storedID(in: row)) ?? "?") is invalid: \(error)")
         }) { id, pending, expected in
             report.changeCount += pending.count
-            let stored = try loadRegisters(id: id)
+            let stored = try projection.loadRegisters(id: id)
             if let annotation = expected.annotation {
                 replayed += 1
                 if let stored {

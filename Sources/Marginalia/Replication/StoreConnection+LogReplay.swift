@@ -58,7 +58,7 @@ extension StoreConnection {
                 try projecting.wait().get()
                 throw StoreError.corruptRow(reason: "the projection of the log ended before its last page")
             }
-            try save(page.rows)
+            try projection.save(page.rows)
             if let records {
                 for (id, text) in page.records {
                     try db.execute(sql: "INSERT INTO \(records.table) (id, text) VALUES (?, ?)", arguments: [id, text])

@@ -141,7 +141,7 @@ struct Search {
             && hasVocabulary()
         let query = try SearchQuery(text, forms: inflections
             ? { formsAvailable ? try self.forms(of: $0, checked: true) : [] } : nil)
-        let columns = StoreConnection.annotationColumns(of: "a")
+        let columns = Projection.annotationColumns(of: "a")
         let tiers = query.tiers
         let branches = tiers.indices.map { tier in
             "SELECT rowid AS id, \(tier) AS tier, bm25(notes_fts) AS score FROM notes_fts WHERE notes_fts MATCH ?\(tier + 1)"
