@@ -14,8 +14,14 @@ package final class AgeDecryptingSource: ByteSource {
     private var plaintext: [UInt8] = []
     private var delivered = 0
     private var index: UInt64 = 0
-    private var sawLastChunk = false
+    /// What comes once the plaintext decrypted so far is read: more chunks (nil), the end, or an error.
+    private var ending: Ending?
     private var failure: (any Error)?
+
+    private enum Ending {
+        case end
+        case failure(AgeError)
+    }
 
     /// A source of the plaintext of the age file `source` reads, decrypted with `key`.
     ///
@@ -42,9 +48,12 @@ package final class AgeDecryptingSource: ByteSource {
     package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         if let failure { throw failure }
         while delivered == plaintext.count {
-            if sawLastChunk { return 0 }
             do {
-                try decryptNextChunk()
+                switch ending {
+                case .end?: return 0
+                case .failure(let error)?: throw error
+                case nil: try decryptNextChunk()
+                }
             } catch {
                 failure = error
                 throw error
@@ -65,20 +74,25 @@ package final class AgeDecryptingSource: ByteSource {
         let atEnd = try Self.fill(&input, to: sealedSize + 1, from: source)
         let sealed = Array(input.prefix(sealedSize))
         input.removeFirst(sealed.count)
-        let last = atEnd && input.isEmpty
-        if last {
+        if atEnd {
             guard sealed.count >= AgeFormat.tagSize else { throw AgeError.truncatedPayload }
-            guard let opened = try cipher.open(sealed, index: index, last: true) else {
+            if let opened = try cipher.open(sealed, index: index, last: true) {
+                guard !opened.isEmpty || index == 0 else { throw AgeError.emptyLastChunk(index: Int(index)) }
+                plaintext = opened
+                ending = .end
+            } else if sealed.count == sealedSize, let opened = try cipher.open(sealed, index: index, last: false) {
+                // A full chunk that is not the last, then the end of the file: its plaintext is authentic.
+                plaintext = opened
+                ending = .failure(.truncatedPayload)
+            } else {
                 throw AgeError.chunkAuthenticationFailed(index: Int(index))
             }
-            guard !opened.isEmpty || index == 0 else { throw AgeError.emptyLastChunk(index: Int(index)) }
-            plaintext = opened
-            sawLastChunk = true
         } else if let opened = try cipher.open(sealed, index: index, last: false) {
             plaintext = opened
-        } else if try cipher.open(sealed, index: index, last: true) != nil {
-            // A full chunk that is sealed as the last one, with bytes after it.
-            throw AgeError.trailingData
+        } else if let opened = try cipher.open(sealed, index: index, last: true) {
+            // A full chunk sealed as the last one, with bytes after it: its plaintext is authentic.
+            plaintext = opened
+            ending = .failure(.trailingData)
         } else {
             throw AgeError.chunkAuthenticationFailed(index: Int(index))
         }

@@ -51,7 +51,9 @@ struct AgeHeaderParser {
         guard arguments.allSatisfy({ $0.allSatisfy(Self.isVisible) }) else {
             throw malformed("a stanza argument has a character outside printable ASCII")
         }
-        guard stanzas.count < AgeFormat.maxStanzas else { throw AgeError.headerTooLarge(limit: AgeFormat.maxHeaderSize) }
+        guard stanzas.count < AgeFormat.maxStanzas else {
+            throw AgeError.headerTooLarge(limit: AgeFormat.maxHeaderSize)
+        }
         open = (arguments.map { String(decoding: $0, as: UTF8.self) }, lineNumber, [])
     }
 

@@ -27,7 +27,9 @@ enum AgeHeaderReader {
             }
             lineStart = end + 1
             scanned = lineStart
-            guard lineStart <= AgeFormat.maxHeaderSize else { throw AgeError.headerTooLarge(limit: AgeFormat.maxHeaderSize) }
+            guard lineStart <= AgeFormat.maxHeaderSize else {
+                throw AgeError.headerTooLarge(limit: AgeFormat.maxHeaderSize)
+            }
         }
     }
 

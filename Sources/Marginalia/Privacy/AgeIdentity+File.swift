@@ -19,7 +19,8 @@ extension AgeIdentity {
             do {
                 identities.append(try AgeIdentity(parsing: line))
             } catch let AgeError.invalidIdentity(reason) {
-                throw AgeError.invalidIdentityFile(file: file, line: index + 1, reason: "not an age identity: \(reason)")
+                throw AgeError.invalidIdentityFile(file: file, line: index + 1,
+                                                   reason: "not an age identity: \(reason)")
             }
         }
         guard !identities.isEmpty else { throw AgeError.noIdentitiesInFile(file: file) }

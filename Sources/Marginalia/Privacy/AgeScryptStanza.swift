@@ -50,7 +50,8 @@ enum AgeScryptStanza {
         return fileKey
     }
 
-    /// `scrypt(N = 2^workFactor, r = 8, p = 1, dkLen = 32, S = "age-encryption.org/v1/scrypt" || salt, P = passphrase)`.
+    /// The wrap key: `scrypt(N = 2^workFactor, r = 8, p = 1, dkLen = 32, S = "age-encryption.org/v1/scrypt" || salt,
+    /// P = passphrase)`.
     private static func wrapKey(passphrase: String, salt: [UInt8], workFactor: Int) throws -> [UInt8] {
         guard let key = try PlatformCrypto.scrypt(password: Array(passphrase.utf8), salt: label + salt,
                                                   logN: workFactor, count: 32) else {

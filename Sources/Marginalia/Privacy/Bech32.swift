@@ -48,7 +48,9 @@ package enum Bech32 {
         let prefix = Array(lower[..<separator])
         var values: [UInt8] = []
         for byte in lower[(separator + 1)...] {
-            guard let value = alphabet.firstIndex(of: byte) else { throw .invalidCharacter(Character(Unicode.Scalar(byte))) }
+            guard let value = alphabet.firstIndex(of: byte) else {
+                throw .invalidCharacter(Character(Unicode.Scalar(byte)))
+            }
             values.append(UInt8(value))
         }
         guard values.count >= 6 else { throw .tooShort }

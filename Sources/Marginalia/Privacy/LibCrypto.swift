@@ -164,7 +164,9 @@ enum LibCrypto {
         var output = [UInt8](repeating: 0, count: count)
         // "RAND_bytes() … return 1 on success, -1 if not supported by the current RAND method, or 0 on other
         // failure." https://www.openssl.org/docs/man3.0/man3/RAND_bytes.html
-        guard count == 0 || RAND_bytes(&output, Int32(count)) == 1 else { throw PlatformCryptoError(function: "RAND_bytes") }
+        guard count == 0 || RAND_bytes(&output, Int32(count)) == 1 else {
+            throw PlatformCryptoError(function: "RAND_bytes")
+        }
         return output
     }
 
