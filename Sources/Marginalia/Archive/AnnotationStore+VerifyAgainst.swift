@@ -5,10 +5,13 @@ extension AnnotationStore {
     ///     let report = try store.verify(against: "backup.jsonl.gz")
     ///     report.isHealthy  // false if any change up to the backup's head was rewritten, removed or reordered
     /// - Throws: `ArchiveError` when the archive cannot be read whole, or is of format 1 (which carries no head).
-    public func verify(against archive: String) throws -> VerificationReport {
+    /// - Parameter key: the identities or passphrase that open `archive` when it is encrypted.
+    public func verify(against archive: String, key: AgeKey? = nil) throws -> VerificationReport {
         let head: LogHead
         do {
-            let header = try ArchiveReader(path: archive).read().header
+            var limits = ArchiveLimits()
+            limits.key = key
+            let header = try ArchiveReader(path: archive, limits: limits).read().header
             guard let found = header.head else {
                 throw ArchiveError(
                     file: archive, line: 1, kind: .invalidRecord,

@@ -24,6 +24,8 @@ public struct ArchiveError: CategorizedError, Equatable {
         case tooLarge
         /// The archive's state records do not match the state rebuilt from its changes (or the live store).
         case mismatch
+        /// The file is encrypted, and no key was given or none given opens it.
+        case key
     }
 
     /// The archive's path, as given.
@@ -56,6 +58,7 @@ public struct ArchiveError: CategorizedError, Equatable {
         switch kind {
         case .io: return code == ENOSPC || code == EDQUOT ? .diskFull : .io
         case .newerVersion: return .newerVersion
+        case .key: return .invalidArgument
         case .corrupt, .truncated, .invalidRecord, .conflict, .tooLarge, .mismatch: return .invalidData
         }
     }

@@ -62,7 +62,13 @@ package struct ArchiveReader: Sendable {
         }
         defer { try? file.close() }
         let hashed = try HashingSource(file)
-        let gzip = try GzipReader(source: hashed, maxDecompressedBytes: limits.maxDecompressedBytes)
+        let gzip: GzipReader
+        do {
+            gzip = try GzipReader(source: try ArchiveInput.plaintext(of: hashed, path: path, key: limits.key),
+                                  maxDecompressedBytes: limits.maxDecompressedBytes)
+        } catch let error as IOError {
+            throw ArchiveError(file: path, io: error)
+        }
         let lines = ArchiveLineReader(source: gzip, maxLineBytes: limits.maxLineBytes)
         var parser = JSONParser(limits: Self.parserLimits(maxLineBytes: limits.maxLineBytes))
         var state = ReadState()
@@ -107,6 +113,8 @@ package struct ArchiveReader: Sendable {
             throw ArchiveError(file: path, line: nil, kind: Self.kind(of: error), reason: error.description)
         } catch let error as IOError {
             throw ArchiveError(file: path, io: error)
+        } catch let error as AgeError {
+            throw ArchiveInput.refusal(error, file: path)
         }
         guard let header = state.header else {
             throw ArchiveError(file: path, kind: .truncated, reason: "truncated: the archive holds no records")

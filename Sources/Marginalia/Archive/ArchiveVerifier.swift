@@ -49,13 +49,16 @@ final class ScratchStore {
 
     /// Makes the scratch directory beside `target` when that directory is writable (on the same file system),
     /// else in the system's temporary directory, itself a private directory there.
+    /// Where a scratch directory goes that must stay on this machine: the system's temporary directory.
+    static var privatePlace: String { FileManager.default.temporaryDirectory.path + "/marginalia" }
+
     init(beside target: String) throws {
         do {
             directory = try ScratchDirectory(beside: target)
         } catch is CleanupRegistry.Interrupted {
             throw CleanupRegistry.Interrupted()
         } catch {
-            directory = try ScratchDirectory(beside: FileManager.default.temporaryDirectory.path + "/marginalia")
+            directory = try ScratchDirectory(beside: Self.privatePlace)
         }
         store = try StoreConnection.open(path: directory.path + "/scratch.db", access: .create)
         // A scratch store is thrown away: durability would only slow the check down.

@@ -51,10 +51,12 @@ extension StoreConnection {
     ///
     /// The target is checked first (`OutputTarget`): a store, its own files, content, a directory, FIFO, device
     /// or socket is refused, and an existing file replaced only with `force`. A symbolic link is written through.
+    /// With `encryption`, the file is an age file whose payload is the archive, encrypted to its recipients (or
+    /// with its passphrase).
     /// - Throws: `OutputRefusal` for a target that must not be replaced; the target is then untouched.
     @discardableResult
-    func exportArchive(toFile path: String, filter: ExportFilter = ExportFilter(), force: Bool = false) throws
-        -> ArchiveCounts
+    func exportArchive(toFile path: String, filter: ExportFilter = ExportFilter(), force: Bool = false,
+                       encryption: AgeKey? = nil) throws -> ArchiveCounts
     {
         let target = try OutputTarget.resolve(path, policy: outputPolicy(force: force))
         return try target.write(purpose: "export") { temporary in
@@ -62,12 +64,14 @@ extension StoreConnection {
             // own, and only a store whose stored chain does not hold has its archive written a second time.
             func attempt(_ head: HeadSource) throws -> ArchiveCounts {
                 let descriptor = try temporary.openForWriting()
-                let sink = FileSink(fileDescriptor: descriptor, name: temporary.path, closesOnDeinit: true)
+                let file = FileSink(fileDescriptor: descriptor, name: temporary.path, closesOnDeinit: true)
                 guard ftruncate(descriptor, 0) == 0 else { throw IOError.posix("ftruncate", path: temporary.path) }
-                let counts = try exportArchive(to: sink, filter: filter,
+                let age = try encryption.map { try AgeEncryptingSink(to: $0, sink: file) }
+                let counts = try exportArchive(to: age ?? file, filter: filter,
                                                createdAt: Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds()),
                                                level: GzipWriter.defaultLevel, head: head)
-                try sink.close()
+                try age?.finish()
+                try file.close()
                 return counts
             }
             do {

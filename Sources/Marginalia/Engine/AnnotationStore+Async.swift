@@ -59,21 +59,24 @@ extension AnnotationStore {
         }
     }
 
-    /// Writes the archive to `path`, as `exportArchive(toFile:filter:force:)` does, off the caller's actor.
+    /// Writes the archive to `path`, as `exportArchive(toFile:filter:force:encryptTo:)` does, off the caller's actor.
     @discardableResult
     public func exportArchive(toFile path: String, filter: ExportFilter = ExportFilter(), force: Bool = false,
+                              encryptTo encryption: AgeKey? = nil,
                               progress: ProgressHandler? = nil) async throws -> ArchiveCounts {
         try await Self.offActor(progress: progress) { handler in
-            try self.engine.read(progress: handler) { try $0.exportArchive(toFile: path, filter: filter, force: force) }
+            try self.engine.read(progress: handler) {
+                try $0.exportArchive(toFile: path, filter: filter, force: force, encryption: encryption)
+            }
         }
     }
 
-    /// Writes a verified backup to `path`, as `backup(to:limits:)` does, off the caller's actor.
+    /// Writes a verified backup to `path`, as `backup(to:limits:encryptTo:)` does, off the caller's actor.
     @discardableResult
-    public func backup(to path: String, limits: ArchiveLimits = ArchiveLimits(),
+    public func backup(to path: String, limits: ArchiveLimits = ArchiveLimits(), encryptTo encryption: AgeKey? = nil,
                        progress: ProgressHandler? = nil) async throws -> BackupReport {
         try await Self.offActor(progress: progress) { handler in
-            try self.engine.read(progress: handler) { try $0.backup(to: path, limits: limits) }
+            try self.engine.read(progress: handler) { try $0.backup(to: path, limits: limits, encryption: encryption) }
         }
     }
 

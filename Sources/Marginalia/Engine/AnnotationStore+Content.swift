@@ -188,19 +188,23 @@ extension AnnotationStore {
 
     /// Writes the archive to the file at `path`, through a temporary file beside it that is flushed to disk and
     /// renamed over `path` only when complete. An existing plain file is replaced only with `force`; a store, a
-    /// content database, a directory or a device never.
+    /// content database, a directory or a device never. With `encryption` (recipients, or a passphrase), the file
+    /// is an age file whose payload is the archive: `age -d -i key.txt FILE | zcat` reads it.
     @discardableResult
-    public func exportArchive(toFile path: String, filter: ExportFilter = ExportFilter(), force: Bool = false) throws
-        -> ArchiveCounts
+    public func exportArchive(toFile path: String, filter: ExportFilter = ExportFilter(), force: Bool = false,
+                              encryptTo encryption: AgeKey? = nil) throws -> ArchiveCounts
     {
-        try engine.read { try $0.exportArchive(toFile: path, filter: filter, force: force) }
+        try engine.read { try $0.exportArchive(toFile: path, filter: filter, force: force, encryption: encryption) }
     }
 
     /// Writes a verified backup of the store to `path`: written beside it, flushed, read back and checked
-    /// completely, then renamed over `path`.
+    /// completely, then renamed over `path`. With `encryption`, it is written and checked among this machine's
+    /// temporary files, then encrypted (an age file) beside `path`.
     @discardableResult
-    public func backup(to path: String, limits: ArchiveLimits = ArchiveLimits()) throws -> BackupReport {
-        try engine.read { try $0.backup(to: path, limits: limits) }
+    public func backup(to path: String, limits: ArchiveLimits = ArchiveLimits(), encryptTo encryption: AgeKey? = nil)
+        throws -> BackupReport
+    {
+        try engine.read { try $0.backup(to: path, limits: limits, encryption: encryption) }
     }
 
     /// Replaces the store at `storePath` with the one an archive holds, verified completely first; the previous
