@@ -14,6 +14,10 @@ enum Advice {
             return " (it is created by 'marginalia init' or by the first annotation)"
         case StoreError.changeNotOfAnnotation(_, let annotation):
             return " (see 'history \(annotation)')"
+        case let refusal as ArchiveError where refusal.kind == .key:
+            guard command.options.contains(where: { $0.name == "identity" }) else { return "" }
+            return "; it opens only with the age identity it was encrypted to (--identity FILE) or its passphrase "
+                + "(--passphrase)"
         default:
             return ""
         }

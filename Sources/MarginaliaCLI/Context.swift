@@ -192,6 +192,12 @@ final class Context {
         return homeDirectory() + "/.cache"
     }
 
+    /// Where the user's private settings go: `$XDG_CONFIG_HOME`, else `~/.config`.
+    func configDirectory() -> String {
+        if let path = environment["XDG_CONFIG_HOME"], path.hasPrefix("/") { return path }
+        return homeDirectory() + "/.config"
+    }
+
     private func homeDirectory() -> String {
         environment["HOME"] ?? NSHomeDirectory()
     }

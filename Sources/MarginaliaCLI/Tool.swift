@@ -25,6 +25,7 @@ enum Tool {
         VerifyCommand.command,
         QuarantineCommand.command, ImportsCommand.command,
         SyncCommand.command,
+        KeyCommands.new, KeyCommands.show,
         DemoCommand.command,
     ]
 
@@ -34,6 +35,9 @@ enum Tool {
             name: "content", summary: "Build and inspect content databases, and list their documents and passages.",
             subcommands: [ContentCommands.build, ContentCommands.info, ContentListCommands.documents,
                           ContentListCommands.passages].map { (String($0.spec.name.dropFirst(8)), $0.spec.summary) }),
+        "key": CommandSpec(
+            name: "key", summary: "Make and show the age identity that encrypted backups and sync are opened with.",
+            subcommands: [KeyCommands.new, KeyCommands.show].map { (String($0.spec.name.dropFirst(4)), $0.spec.summary) }),
     ]
 
     static let topSpec = CommandSpec(
@@ -222,7 +226,10 @@ enum Tool {
         case is FieldError, is ReanchorError:
             return 65
         case let error as ArchiveError:
-            return error.kind == .io ? 1 : 65
+            // A key that does not open the file is the wrong key given, not bad data.
+            return error.kind == .io || error.kind == .key ? 1 : 65
+        case let error as AgeError:
+            return error.category == .invalidData ? 65 : 1
         case is InteropError, is SyncFolderError:
             return 65
         case let error as StoreError:

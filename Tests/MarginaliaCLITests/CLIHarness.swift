@@ -66,6 +66,7 @@ final class CLIWorkspace {
         environment["MARGINALIA_CONTENT"] = content
         environment["XDG_CACHE_HOME"] = path("cache")
         environment["XDG_DATA_HOME"] = path("data")
+        environment["XDG_CONFIG_HOME"] = path("config")
         let path = environment["PATH"] ?? "/usr/bin:/bin"
         environment["PATH"] = Self.binary.deletingLastPathComponent().path + ":" + path
         for (key, value) in extra { environment[key] = value }

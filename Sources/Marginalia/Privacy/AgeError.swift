@@ -68,7 +68,7 @@ public enum AgeError: CategorizedError, Equatable {
             return "the scrypt work factor 2^\(logN) is above the limit of 2^\(limit)"
         case .headerMACMismatch: return "the header MAC does not match: the header was altered or the key is wrong"
         case .chunkAuthenticationFailed(let index):
-            return "payload chunk \(index) failed authentication: it was altered"
+            return "payload chunk \(index) failed authentication: the file was altered or cut short"
         case .emptyLastChunk(let index): return "payload chunk \(index) is an empty last chunk"
         case .truncatedPayload: return "truncated: the file ends before the last payload chunk"
         case .trailingData: return "trailing data after the last payload chunk"

@@ -20,11 +20,16 @@ enum ArchiveCommands {
                 .init(name: "document", value: "D", help: "Only document D's annotations and reading position."),
                 .init(name: "since", value: "TIME", help: "Only changes at or after TIME (ISO 8601)."),
                 .init(name: "force", help: "Replace an existing file at FILE (never a store or database)."),
-            ],
+            ] + Keys.encryptOptions,
             examples: ["marginalia export notes.jsonl.gz", "marginalia export - | zcat | jq -c .type | sort | uniq -c",
                        "marginalia export luceafarul.jsonl.gz --document luceafarul",
                        "marginalia export notes.md --format markdown"]),
         run: { context in
+            if context.arguments.value("format").map({ $0 != "archive" }) ?? false,
+               !context.arguments.all("recipient").isEmpty || context.arguments.flag("passphrase") {
+                throw UsageError("--recipient and --passphrase encrypt archives; --format \(context.arguments.value("format") ?? "") "
+                    + "writes a plain file")
+            }
             if try InteropCommands.runExport(context) { return }
             let path = context.arguments.positionals[0]
             let filter = ExportFilter(
@@ -34,17 +39,25 @@ enum ArchiveCommands {
                 throw UsageError("will not write a compressed archive to a terminal; redirect it, e.g. "
                     + "'marginalia export - > notes.jsonl.gz', or name a FILE")
             }
+            let encryption = try Keys.encryption(context)
             let store = try context.openStore(.readOnly, content: .none)
             let counts: ArchiveCounts
             counts = try context.withProgress(on: store) {
-                path == "-"
-                    ? try store.exportArchive(to: FileSink(fileDescriptor: 1, name: "stdout"), filter: filter)
-                    : try store.exportArchive(toFile: path, filter: filter, force: context.arguments.flag("force"))
+                guard path == "-" else {
+                    return try store.exportArchive(toFile: path, filter: filter, force: context.arguments.flag("force"),
+                                                   encryptTo: encryption)
+                }
+                let stdout = FileSink(fileDescriptor: 1, name: "stdout")
+                let age = try encryption.map { try AgeEncryptingSink(to: $0, sink: stdout) }
+                let counts = try store.exportArchive(to: age ?? stdout, filter: filter)
+                try age?.finish()
+                return counts
             }
             context.console.err("Exported " + Output.counts(
                 changes: counts.changes, annotations: counts.annotations, positions: counts.positions)
                 + "\(filter.isEmpty ? "" : " (partial)")"
-                + "\(path == "-" ? "" : " to \(path)")")
+                + "\(path == "-" ? "" : " to \(path)")"
+                + (encryption == nil ? "" : ", encrypted (age)"))
         })
 
     static let `import` = Command(
@@ -65,7 +78,7 @@ enum ArchiveCommands {
                       .init(name: "dry-run", help: "Say what would change, and change nothing."),
                       .init(name: "accept-future",
                             help: "Merge changes dated ahead of this machine's clock at once (and those of the file "
-                                + "already in quarantine).")],
+                                + "already in quarantine).")] + Keys.decryptOptions,
             examples: ["marginalia --store laptop.db import notes.jsonl.gz --dry-run",
                        "marginalia --store laptop.db import notes.jsonl.gz",
                        "marginalia --store laptop.db export - | marginalia import -",
@@ -75,13 +88,14 @@ enum ArchiveCommands {
             let dryRun = context.arguments.flag("dry-run")
             let acceptFuture = context.arguments.flag("accept-future")
             let path = try StandardInput.archivePath(context.arguments.positionals[0])
+            var limits = ArchiveLimits()
+            limits.key = try Keys.decryption(for: path, context)
             // A dry run into a store that does not exist yet runs against an empty one in memory: it creates nothing.
             let store = dryRun && !context.storeExists
                 ? try AnnotationStore.open(path: ":memory:", access: .create)
                 : try context.openStore(.create, content: .none)
             let report = try context.withProgress(on: store) {
-                try store.importArchive(path: path, dryRun: dryRun,
-                                        acceptFuture: acceptFuture)
+                try store.importArchive(path: path, dryRun: dryRun, acceptFuture: acceptFuture, limits: limits)
             }
             if context.json {
                 try Output.print(importJSON(report.merge, dryRun: dryRun), to: context.console)
@@ -129,14 +143,18 @@ enum ArchiveCommands {
                 over FILE. An existing FILE is replaced only by a verified backup, and only when it is an archive \
                 (an earlier backup); a store, its own files, a directory, FIFO or device never.
                 """,
-            arguments: [.init(name: "FILE", help: "The backup archive (.jsonl.gz).")],
+            arguments: [.init(name: "FILE", help: "The backup archive (.jsonl.gz; .jsonl.gz.age when encrypted).")],
+            options: Keys.encryptOptions,
             examples: ["marginalia backup backup.jsonl.gz"]),
         run: { context in
+            let encryption = try Keys.encryption(context)
             let store = try context.openStore(.readOnly, content: .none)
-            let report = try context.withProgress(on: store) { try store.backup(to: context.arguments.positionals[0]) }
+            let report = try context.withProgress(on: store) {
+                try store.backup(to: context.arguments.positionals[0], encryptTo: encryption)
+            }
             if context.json {
                 try Output.print(.object(JSONObject([
-                    ("path", .string(report.path)), ("verified", .bool(true)),
+                    ("path", .string(report.path)), ("verified", .bool(true)), ("encrypted", .bool(encryption != nil)),
                     ("changes", .int(Int64(report.counts.changes))),
                     ("annotations", .int(Int64(report.counts.annotations))),
                     ("positions", .int(Int64(report.counts.positions))), ("bytes", .int(Int64(report.compressedBytes))),
@@ -145,7 +163,7 @@ enum ArchiveCommands {
                 context.console.out("Backed up " + Output.counts(
                     changes: report.counts.changes, annotations: report.counts.annotations,
                     positions: report.counts.positions) + " to \(report.path) "
-                    + "(\(report.compressedBytes) bytes, verified)")
+                    + "(\(report.compressedBytes) bytes, verified\(encryption == nil ? "" : ", encrypted (age)"))")
             }
         })
 
@@ -162,7 +180,8 @@ enum ArchiveCommands {
                 id for its future changes.
                 """,
             arguments: [.init(name: "FILE", help: "The backup archive (.jsonl.gz).")],
-            options: [.init(name: "dry-run", help: "Verify and say what would be restored; change nothing.")],
+            options: [.init(name: "dry-run", help: "Verify and say what would be restored; change nothing.")]
+                + Keys.decryptOptions,
             examples: ["marginalia restore backup.jsonl.gz --dry-run",
                        "marginalia --store elsewhere.db restore backup.jsonl.gz"]),
         run: { context in
@@ -171,8 +190,11 @@ enum ArchiveCommands {
             // A store this run brings into being is removed again if a signal comes once it is in place: the
             // rename can finish while the signal is being handled, and nothing may be left of an interrupted run.
             if !dryRun && !context.storeExists { Interruption.removeOnInterrupt(context.storePath) }
-            let report = try AnnotationStore.restore(
-                archive: context.arguments.positionals[0], to: context.storePath, dryRun: dryRun)
+            let archive = context.arguments.positionals[0]
+            var limits = ArchiveLimits()
+            limits.key = try Keys.decryption(for: archive, context)
+            let report = try AnnotationStore.restore(archive: archive, to: context.storePath, dryRun: dryRun,
+                                                     limits: limits)
             let counts = report.verification.summary.counts
             if context.json {
                 try Output.print(.object(JSONObject([

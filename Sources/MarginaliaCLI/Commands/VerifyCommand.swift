@@ -21,7 +21,7 @@ enum VerifyCommand {
             options: [
                 .init(name: "against", value: "BACKUP",
                       help: "Also prove the history up to BACKUP's head unchanged (an archive of format 2 on)."),
-            ],
+            ] + Keys.decryptOptions,
             examples: ["marginalia verify", "marginalia verify --against backup.jsonl.gz",
                        "marginalia verify backup.jsonl.gz"]),
         run: { context in
@@ -36,7 +36,9 @@ enum VerifyCommand {
         })
 
     private static func verifyArchive(_ path: String, context: Context) throws {
-        let verification = try ArchiveVerifier.verify(path: path)
+        var limits = ArchiveLimits()
+        limits.key = try Keys.decryption(for: path, context)
+        let verification = try ArchiveVerifier.verify(path: path, limits: limits)
         let summary = verification.summary
         if context.json {
             try Output.print(.object(JSONObject([
@@ -61,7 +63,9 @@ enum VerifyCommand {
 
     private static func verifyStore(_ context: Context) throws {
         let store = try context.openStore(.readOnly, content: .none)
-        let report = try context.arguments.value("against").map { try store.verify(against: $0) } ?? store.verify()
+        let report = try context.arguments.value("against").map {
+            try store.verify(against: $0, key: try Keys.decryption(for: $0, context))
+        } ?? store.verify()
         if context.json {
             try Output.print(.object(JSONObject([
                 ("ok", .bool(report.isHealthy)), ("changes", .int(Int64(report.changeCount))),

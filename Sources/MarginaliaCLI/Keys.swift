@@ -1,0 +1,102 @@
+import Foundation
+import Marginalia
+
+/// The age keys a command encrypts to or decrypts with: `--recipient`, `--passphrase`, `--identity`, and the
+/// identity `marginalia key new` keeps in the private config directory.
+enum Keys {
+    /// The options of a command that writes an archive.
+    static let encryptOptions: [CommandSpec.Option] = [
+        .init(name: "recipient", value: "AGE1…",
+              help: "Encrypt the archive to this age recipient (repeatable; e.g. the one 'marginalia key show' "
+                  + "prints). The file is then an age file: 'age -d -i key.txt FILE | zcat' reads it.",
+              repeatable: true),
+        .init(name: "passphrase",
+              help: "Encrypt the archive with a passphrase (age's scrypt), from $MARGINALIA_PASSPHRASE or asked "
+                  + "on the terminal."),
+    ]
+
+    /// The options of a command that reads an archive.
+    static let decryptOptions: [CommandSpec.Option] = [
+        .init(name: "identity", value: "FILE",
+              help: "The age identity file that opens an encrypted archive (default: the one 'marginalia key new' "
+                  + "made, if any; a file from age-keygen works too)."),
+        .init(name: "passphrase",
+              help: "Open an encrypted archive with its passphrase, from $MARGINALIA_PASSPHRASE or asked on the "
+                  + "terminal."),
+    ]
+
+    /// The default identity file: `$XDG_CONFIG_HOME/marginalia/identity.txt`.
+    static func identityPath(_ context: Context) -> String {
+        context.configDirectory() + "/marginalia/identity.txt"
+    }
+
+    /// How to encrypt what the command writes; nil for a plain file.
+    static func encryption(_ context: Context) throws -> AgeKey? {
+        let recipients = context.arguments.all("recipient")
+        let passphrase = context.arguments.flag("passphrase")
+        if passphrase && !recipients.isEmpty {
+            throw UsageError("give --recipient or --passphrase, not both: an age file encrypted with a passphrase "
+                + "has no other recipient")
+        }
+        if passphrase { return .passphrase(try Self.passphrase(context, confirm: true)) }
+        guard !recipients.isEmpty else { return nil }
+        return .recipients(try recipients.map { text in
+            do {
+                return try AgeRecipient(parsing: text)
+            } catch let error as AgeError {
+                throw UsageError("--recipient \(text): \(error)")
+            }
+        })
+    }
+
+    /// How to open the archive at `path` (already on disk) when it is encrypted; nil for a plain file or when no key
+    /// is at hand (the reader then says the file is encrypted).
+    static func decryption(for path: String, _ context: Context) throws -> AgeKey? {
+        if context.arguments.flag("passphrase") {
+            guard context.arguments.value("identity") == nil else {
+                throw UsageError("give --identity or --passphrase, not both")
+            }
+            return isEncrypted(path) != false ? .passphrase(try Self.passphrase(context, confirm: false)) : nil
+        }
+        if let file = context.arguments.value("identity") { return .identities(try identities(in: file)) }
+        let standard = identityPath(context)
+        guard isEncrypted(path) != false, FileManager.default.fileExists(atPath: standard) else { return nil }
+        return .identities(try identities(in: standard))
+    }
+
+    /// Whether the file at `path` starts as an age file does; nil when that cannot be known without consuming it
+    /// (a pipe: its first bytes are the archive reader's).
+    static func isEncrypted(_ path: String) -> Bool? {
+        var status = stat()
+        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 64) else { return false }
+        return AgeFormat.looksLikeAge(Array(head)) || AgeFormat.looksLikeArmoredAge(Array(head))
+    }
+
+    /// The identities of the identity file at `path`.
+    static func identities(in path: String) throws -> [AgeIdentity] {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw InputError("cannot read the identity file \(path): "
+                + (FileManager.default.fileExists(atPath: path) ? "it is not UTF-8 text or not readable"
+                    : "no such file"))
+        }
+        return try AgeIdentity.parseFile(text, file: path)
+    }
+
+    /// The passphrase: `$MARGINALIA_PASSPHRASE`, else asked on the terminal without echo (twice, to confirm, for
+    /// a new file).
+    static func passphrase(_ context: Context, confirm: Bool) throws -> String {
+        if let given = context.environment["MARGINALIA_PASSPHRASE"], !given.isEmpty { return given }
+        let first = try Terminal.askSecret("Passphrase: ")
+        guard !first.isEmpty else { throw InputError("the passphrase is empty") }
+        if confirm, try Terminal.askSecret("Passphrase again: ") != first {
+            throw InputError("the two passphrases differ; nothing was written")
+        }
+        return first
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import MarginaliaTestSupport
+import Testing
+
+/// Whether the age tools from Debian are installed (the tests that check files against them are skipped otherwise).
+let hasAge = FileManager.default.isExecutableFile(atPath: "/usr/bin/age")
+    && FileManager.default.isExecutableFile(atPath: "/usr/bin/age-keygen")
+
+/// Encrypted backups and archives through the binary, checked against the `age` tool itself.
+@Suite struct EncryptionCLITests {
+    /// A store with a note and a tag, and an identity made by age-keygen; returns the key file and its recipient.
+    static func storeAndKey(_ workspace: CLIWorkspace) throws -> (key: String, recipient: String) {
+        try workspace.ok(["note", "mai-am-un-singur-dor.2", "a private thought", "--tag", "secret-tag"])
+        let key = workspace.path("key.txt")
+        let made = try ChildProcess("/usr/bin/age-keygen", ["-o", key]).run()
+        #expect(made.status == 0)
+        let recipient = try #require(made.stderr.split(separator: " ").last).trimmingCharacters(in: .newlines)
+        #expect(recipient.hasPrefix("age1"))
+        return (key, recipient)
+    }
+
+    /// Runs a shell pipeline in the workspace's environment.
+    static func shell(_ workspace: CLIWorkspace, _ script: String) throws -> ChildProcess.Result {
+        try ChildProcess("/bin/sh", ["-c", script], environment: workspace.environment()).run()
+    }
+
+    @Test(.enabled(if: hasAge))
+    func aBackupEncryptedToAnAgeKeygenRecipientIsReadByAgeAndZcat() throws {
+        let workspace = try CLIWorkspace()
+        let (key, recipient) = try Self.storeAndKey(workspace)
+        let backup = workspace.path("b.age")
+        let made = try workspace.run(["backup", backup, "--recipient", recipient])
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(made.stdout.contains("verified, encrypted (age)"))
+        let encrypted = try workspace.bytes(backup)
+        #expect(encrypted.starts(with: Array("age-encryption.org/v1\n".utf8)))
+        for secret in ["a private thought", "secret-tag", "changeId"] {
+            #expect(encrypted.range(of: Data(secret.utf8)) == nil, "\(secret) is in the encrypted file")
+        }
+        // Only a private temporary directory was used: nothing is left beside the backup or in $TMPDIR.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.path("tmp")).isEmpty)
+        let plain = try Self.shell(workspace, "age -d -i '\(key)' '\(backup)' | zcat")
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(plain.stdout.hasPrefix("{\"type\":\"header\",\"format\":\"marginalia-archive\""))
+        #expect(plain.stdout.contains("a private thought"))
+        // The decrypted archive is an archive: verify reads it.
+        let decrypted = workspace.path("plain.jsonl.gz")
+        #expect(try Self.shell(workspace, "age -d -i '\(key)' -o '\(decrypted)' '\(backup)'").status == 0)
+        #expect(try workspace.run(["verify", decrypted]).status == 0)
+    }
+
+    @Test(.enabled(if: hasAge))
+    func anArchiveEncryptedByAgeImportsWithTheIdentity() throws {
+        let workspace = try CLIWorkspace()
+        let (key, recipient) = try Self.storeAndKey(workspace)
+        let file = workspace.path("p.age")
+        let piped = try Self.shell(workspace, "marginalia export - | age -r \(recipient) > '\(file)'")
+        #expect(piped.status == 0, "\(piped.stderr)")
+        let other = workspace.path("other.db")
+        let imported = try workspace.run(["--store", other, "import", file, "--identity", key])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.hasPrefix("Imported 1 change: 1 new"))
+        #expect(try workspace.ok(["--store", other, "list"]).contains("a private thought"))
+        let verified = try workspace.run(["verify", file, "--identity", key])
+        #expect(verified.status == 0, "\(verified.stderr)")
+    }
+
+    @Test(.enabled(if: hasAge))
+    func aWrongKeyAFlippedByteOrACutFileIsRefusedAndTheStoreLeftAsItWas() throws {
+        let workspace = try CLIWorkspace()
+        let (key, recipient) = try Self.storeAndKey(workspace)
+        let backup = workspace.path("b.age")
+        try workspace.ok(["backup", backup, "--recipient", recipient])
+        let other = workspace.path("other.db")
+        try workspace.ok(["--store", other, "bookmark", "mai-am-un-singur-dor.1"])
+        let before = try workspace.bytes(other)
+
+        let missing = try workspace.run(["--store", other, "import", backup])
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "Error: \(backup): the file is encrypted (age), and no identity or passphrase was "
+            + "given; it opens only with the age identity it was encrypted to (--identity FILE) or its passphrase "
+            + "(--passphrase)\n")
+
+        let wrongKey = workspace.path("wrong.txt")
+        #expect(try ChildProcess("/usr/bin/age-keygen", ["-o", wrongKey]).run().status == 0)
+        let wrong = try workspace.run(["--store", other, "restore", backup, "--identity", wrongKey])
+        #expect(wrong.status == 1)
+        #expect(wrong.stderr.hasPrefix("Error: \(backup): encrypted file: no identity matches the file's recipients"))
+
+        var flipped = try workspace.bytes(backup)
+        flipped[flipped.count - 20] ^= 0x01
+        let flippedPath = workspace.path("flipped.age")
+        try flipped.write(to: URL(fileURLWithPath: flippedPath))
+        let altered = try workspace.run(["--store", other, "import", flippedPath, "--identity", key])
+        #expect(altered.status == 65)
+        #expect(altered.stderr.contains("encrypted file: payload chunk 0 failed authentication"))
+
+        let cutPath = workspace.path("cut.age")
+        try workspace.bytes(backup).prefix(150).write(to: URL(fileURLWithPath: cutPath))
+        let cut = try workspace.run(["--store", other, "import", cutPath, "--identity", key])
+        #expect(cut.status == 65)
+        #expect(cut.stderr.hasPrefix("Error: \(cutPath): encrypted file: "))
+
+        #expect(try workspace.bytes(other) == before)
+        #expect(try workspace.ok(["--store", other, "list"]).contains("bookmark"))
+        #expect(try !workspace.ok(["--store", other, "list"]).contains("a private thought"))
+    }
+
+    @Test(.enabled(if: hasAge))
+    func keyNewMakesAPrivateIdentityThatAgeAndKeyShowAgreeOn() throws {
+        let workspace = try CLIWorkspace()
+        let made = try workspace.run(["key", "new"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let recipient = made.stdout.trimmingCharacters(in: .newlines)
+        #expect(recipient.hasPrefix("age1"))
+        let path = workspace.path("config/marginalia/identity.txt")
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+        #expect(mode == 0o600)
+        #expect(try workspace.ok(["key", "show"]) == recipient)
+        let fromAge = try ChildProcess("/usr/bin/age-keygen", ["-y", path]).run()
+        #expect(fromAge.stdout.trimmingCharacters(in: .newlines) == recipient)
+        let text = try workspace.bytes(path)
+        let again = try workspace.run(["key", "new"])
+        #expect(again.status == 65)
+        #expect(again.stderr.contains("an identity exists already at \(path); it is kept"))
+        #expect(try workspace.bytes(path) == text)
+
+        // The default identity opens what was encrypted to its recipient, with no option.
+        try workspace.ok(["note", "mai-am-un-singur-dor.2", "kept"])
+        let backup = workspace.path("b.age")
+        try workspace.ok(["backup", backup, "--recipient", recipient])
+        let restored = try workspace.run(["--store", workspace.path("restored.db"), "restore", backup])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(try workspace.ok(["--store", workspace.path("restored.db"), "list"]).contains("kept"))
+    }
+
+    @Test func aPassphraseBackupIsRestoredWithThePassphraseOnly() throws {
+        let workspace = try CLIWorkspace()
+        try workspace.ok(["note", "mai-am-un-singur-dor.2", "under a passphrase"])
+        let backup = workspace.path("b.age")
+        let made = try workspace.run(["backup", backup, "--passphrase"],
+                                     environment: ["MARGINALIA_PASSPHRASE": "correct horse"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let restoredStore = workspace.path("restored.db")
+        let wrong = try workspace.run(["--store", restoredStore, "restore", backup, "--passphrase"],
+                                      environment: ["MARGINALIA_PASSPHRASE": "wrong horse"])
+        #expect(wrong.status == 1)
+        #expect(wrong.stderr.hasPrefix("Error: \(backup): encrypted file: the passphrase is wrong; "))
+        #expect(!FileManager.default.fileExists(atPath: restoredStore))
+        let restored = try workspace.run(["--store", restoredStore, "restore", backup, "--passphrase"],
+                                         environment: ["MARGINALIA_PASSPHRASE": "correct horse"])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(try workspace.ok(["--store", restoredStore, "list"]).contains("under a passphrase"))
+        let both = try workspace.run(["backup", backup, "--passphrase", "--recipient", "age1x"])
+        #expect(both.status == 64)
+    }
+}
