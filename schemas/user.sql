@@ -1,7 +1,7 @@
 -- Marginalia user database: the readable end state of every migration (schema version 6).
 --
 --   PRAGMA application_id = 1297237845;  -- 0x4D524755, "MRGU"
---   PRAGMA user_version = 7;
+--   PRAGMA user_version = 8;
 --
 -- The change log `changes` is the source of truth; `annotations`, `positions` and `notes_fts` are its
 -- projection, rebuilt by replaying the log. Nothing here names the content database.
@@ -14,10 +14,12 @@ CREATE TABLE meta (
 
 -- The devices that made the changes of the log (schema 5): the log and the clocks of `annotations` name a device by
 -- its number here. A device gets its number in the transaction that brings its first change.
+-- name and name_clock (schema 8) are the device's name as people call it and the clock of the change that set it
+-- (a change of entity 'device'), NULL while it has none.
 CREATE TABLE devices (
     number INTEGER PRIMARY KEY,
     id TEXT NOT NULL UNIQUE
-) STRICT;
+, name TEXT, name_clock TEXT) STRICT;
 
 -- One row per change, in the order this store received them; never updated, never deleted.
 -- hlc is the hybrid logical clock as one integer, milliseconds × 100,000 + counter, so integer order is clock order
@@ -30,21 +32,22 @@ CREATE TABLE devices (
 -- its quoted name): the clock index holds the clock alone, the entity index the entity id alone. wall (schema 6)
 -- is when the change was made by the wall clock of the device that made it (milliseconds since 1970), what the log
 -- shows as its time; NULL for a change recorded before. When present, the digest covers it too, after fields, as
--- decimal text.
+-- decimal text. Schema 8 rebuilt the table again to allow the entity 'device' (a device's name).
 CREATE TABLE "changes" (
     seq INTEGER PRIMARY KEY,
     change_id TEXT NOT NULL UNIQUE,
     hlc INTEGER NOT NULL CHECK (hlc >= 0),
     device INTEGER NOT NULL REFERENCES devices (number),
-    entity TEXT NOT NULL CHECK (entity IN ('annotation', 'position')),
+    entity TEXT NOT NULL CHECK (entity IN ('annotation', 'position', 'device')),
     entity_id TEXT NOT NULL,
     op TEXT NOT NULL CHECK (
         op IN ('create', 'edit', 'delete', 'undelete', 'reanchor', 'confirm', 'reattach', 'set')
     ),
     fields TEXT NOT NULL CHECK (json_valid(fields)),
     digest TEXT NOT NULL CHECK (length(digest) = 64),
-    receipt INTEGER REFERENCES receipts (id)
-, wall INTEGER CHECK (wall >= 0)) STRICT;
+    receipt INTEGER REFERENCES receipts (id),
+    wall INTEGER CHECK (wall >= 0)
+) STRICT;
 
 CREATE INDEX changes_by_entity ON changes (entity_id);
 
@@ -132,19 +135,21 @@ END;
 -- came from (`source`) and when this store first saw it (`seen_at`, ISO 8601). Each moves to the log once it is
 -- plausible, or at once with `import --accept-future`. Archives carry only the log; a restore keeps these.
 -- receipt (schema 4) is the receipt of the import that brought the change; the change points to it once merged.
-CREATE TABLE quarantine (
+CREATE TABLE "quarantine" (
     change_id TEXT PRIMARY KEY NOT NULL,
     hlc TEXT NOT NULL CHECK (length(hlc) = 21),
     device TEXT NOT NULL,
-    entity TEXT NOT NULL CHECK (entity IN ('annotation', 'position')),
+    entity TEXT NOT NULL CHECK (entity IN ('annotation', 'position', 'device')),
     entity_id TEXT NOT NULL,
     op TEXT NOT NULL CHECK (
         op IN ('create', 'edit', 'delete', 'undelete', 'reanchor', 'confirm', 'reattach', 'set')
     ),
     fields TEXT NOT NULL CHECK (json_valid(fields)),
     source TEXT NOT NULL,
-    seen_at TEXT NOT NULL
-, receipt INTEGER REFERENCES receipts (id), wall INTEGER CHECK (wall >= 0)) STRICT, WITHOUT ROWID;
+    seen_at TEXT NOT NULL,
+    receipt INTEGER REFERENCES receipts (id),
+    wall INTEGER CHECK (wall >= 0)
+) STRICT, WITHOUT ROWID;
 
 CREATE INDEX quarantine_by_clock ON quarantine (hlc);
 

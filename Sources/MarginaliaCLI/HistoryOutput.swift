@@ -81,7 +81,7 @@ extension Output {
         var head = "\(Timestamp.iso8601(milliseconds: change.madeAt))  \(change.operation.rawValue.padding(9)) change "
             + ids(change.changeID, .change)
         if let target = change.fields.revertTo { head += "  revert to \(ids(target, .change))" }
-        head += "  (device \(ids(change.device, .device)))"
+        head += "  (\(ids.device(change.device)))"
         return [head] + entry.fields.map { field in
             let name = field.register == .note && kind == .bookmark ? "title" : field.register.description
             let value = words(field.value, of: field.register)

@@ -140,12 +140,16 @@ enum Output {
     static func line(_ change: Change, showEntity: Bool, kind: AnnotationKind? = nil, ids: ShortIDs) -> String {
         var text = "\(Timestamp.iso8601(milliseconds: change.madeAt))  \(change.operation.rawValue.padding(9)) "
         if showEntity {
-            let id = change.entity == .annotation ? ids(change.entityID, .annotation) : change.entityID
+            let id = switch change.entity {
+            case .annotation: ids(change.entityID, .annotation)
+            case .device: ids(change.entityID, .device)
+            default: change.entityID
+            }
             text += "\(change.entity.rawValue) \(id)  "
         }
         let fields = describe(change.fields, kind: change.fields.kind ?? kind, ids: ids)
         if !fields.isEmpty { text += fields + "  " }
-        text += "(device \(ids(change.device, .device)))"
+        text += "(\(ids.device(change.device)))"
         return text
     }
 
@@ -169,6 +173,7 @@ enum Output {
         }
         if let deleted = fields.deleted, fields.revertTo != nil { parts.append(deleted ? "deleted" : "not deleted") }
         if let position = fields.position { parts.append("at \(position)") }
+        if let name = fields.name { parts.append("name “\(name)”") }
         return parts.joined(separator: ", ")
     }
 }
@@ -185,6 +190,8 @@ extension String {
 /// alone, which every command takes back.
 struct ShortIDs {
     private var forms: [IDKind: [String: String]] = [:]
+    /// The devices' names, by id (`AnnotationStore.deviceNames`), read when there are devices to show.
+    private var names: [String: String] = [:]
 
     /// The short forms of the given annotation, change and device ids.
     init(_ store: AnnotationStore, annotations: [String] = [], changes: [String] = [], devices: [String] = [])
@@ -194,6 +201,7 @@ struct ShortIDs {
         where !ids.isEmpty {
             forms[kind] = try store.abbreviatedIDs(ids, kind: kind)
         }
+        if !devices.isEmpty { names = try store.deviceNames() }
     }
 
     /// The short forms of every id `changes` name: their own, their devices', the annotations they change and
@@ -201,11 +209,16 @@ struct ShortIDs {
     init(_ store: AnnotationStore, changes: [Change], kept: [String] = []) throws {
         try self.init(store, annotations: changes.filter { $0.entity == .annotation }.map(\.entityID),
                       changes: changes.map(\.changeID) + changes.compactMap(\.fields.revertTo) + kept,
-                      devices: changes.map(\.device))
+                      devices: changes.map(\.device) + changes.filter { $0.entity == .device }.map(\.entityID))
     }
 
     /// The short form of `id`, an id of `kind`; the whole id when it was not read (which is taken back too).
     func callAsFunction(_ id: String, _ kind: IDKind) -> String {
         forms[kind]?[id] ?? id
+    }
+
+    /// Who made a change, as a line shows it: `by laptop` for a named device, else `device 01a233a8`.
+    func device(_ id: String) -> String {
+        names[id].map { "by \($0)" } ?? "device \(self(id, .device))"
     }
 }

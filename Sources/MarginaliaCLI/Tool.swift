@@ -25,6 +25,7 @@ enum Tool {
         VerifyCommand.command,
         QuarantineCommand.command, ImportsCommand.command,
         SyncCommand.command,
+        DeviceCommands.show, DeviceCommands.name, DeviceCommands.list,
         KeyCommands.new, KeyCommands.show,
         DemoCommand.command,
     ]

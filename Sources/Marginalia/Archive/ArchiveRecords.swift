@@ -91,9 +91,10 @@ enum ArchiveRecords {
         let device = try machineID(object["device"], field: "device")
         let entityName = try FieldReader.string(object["entity"] ?? .null, field: "entity")
         guard let entity = EntityKind(rawValue: entityName) else {
-            throw FieldError(field: "entity", reason: "unknown entity kind \"\(entityName)\" (annotation or position)")
+            throw FieldError(field: "entity",
+                             reason: "unknown entity kind \"\(entityName)\" (annotation, position or device)")
         }
-        let entityID = entity == .annotation
+        let entityID = entity != .position
             ? try machineID(object["entityId"], field: "entityId")
             : try FieldReader.identifier(object["entityId"] ?? .null, field: "entityId")
         let opName = try FieldReader.string(object["op"] ?? .null, field: "op")

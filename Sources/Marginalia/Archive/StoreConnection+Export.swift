@@ -119,7 +119,7 @@ extension StoreConnection {
                 SELECT \(Change.columns), seq, digest FROM changes
                 WHERE +hlc >= ?1 AND (?2 IS NULL
                     OR (entity = 'annotation' AND entity_id IN (SELECT id FROM annotations WHERE document = ?2))
-                    OR (entity = 'position' AND entity_id = ?2))
+                    OR (entity = 'position' AND entity_id = ?2) OR entity = 'device')
                 ORDER BY seq
                 """,
             arguments: [since.packed, document]

@@ -28,6 +28,7 @@ extension ChangeFields {
             members.append(("offset", .int(Int64(position.offset))))
         }
         if let revertTo { members.append(("revertTo", .string(revertTo))) }
+        if let name { members.append(("name", .string(name))) }
         return .object(JSONObject(members))
     }
 
@@ -47,7 +48,7 @@ extension TextPosition {
 extension ChangeFields {
     private static let anchorKeys = ["document", "start", "end", "quote", "prefix", "suffix", "edition"]
     private static let knownKeys: Set<String> = Set(anchorKeys + ["kind", "note", "color", "tags", "deleted",
-                                                                   "passage", "offset", "revertTo"])
+                                                                   "passage", "offset", "revertTo", "name"])
 
     /// Reads fields from JSON, strictly: every key known, every value of the right type and within bounds.
     ///
@@ -115,6 +116,11 @@ extension ChangeFields {
         if let value = object["revertTo"] {
             revertTo = try FieldReader.machineID(value, field: "revertTo")
         }
+        if let value = object["name"] {
+            let name = try FieldReader.string(value, field: "name")
+            try FieldReader.checkLabel(name, field: "name")
+            self.name = name
+        }
     }
 
     /// Checks every value as `init(json:)` checks it when it reads an archive, with the same `FieldReader`
@@ -148,6 +154,7 @@ extension ChangeFields {
             _ = try FieldReader.offset(.int(Int64(position.offset)), field: "offset")
         }
         if let revertTo { _ = try FieldReader.machineID(.string(revertTo), field: "revertTo") }
+        if let name { try FieldReader.checkLabel(name, field: "name") }
     }
 
     private static func anchor(from object: JSONObject) throws(FieldError) -> Anchor {

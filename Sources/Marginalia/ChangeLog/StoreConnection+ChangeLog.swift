@@ -34,7 +34,7 @@ extension StoreConnection {
             operation: operation, fields: fields, wall: wall)
         try insert(change)
         guard entity == .annotation else {
-            _ = try projectPosition(change)
+            _ = try project(change)
             return (change, nil)
         }
         var cache = ProjectionCache()
@@ -70,7 +70,18 @@ extension StoreConnection {
         switch change.entity {
         case .annotation: return try projectAnnotation(change)
         case .position: return try projectPosition(change)
+        case .device: return try projectDeviceName(change)
         }
+    }
+
+    /// Applies a device's naming change to `devices`.
+    func projectDeviceName(_ change: Change) throws -> ProjectionEffect {
+        let (updated, added) = try DeviceNames(db: db).apply(change)
+        // A device new to the table has a number the batch's copy of the table lacks.
+        if added { batchState?.devices = nil }
+        var effect = ProjectionEffect()
+        effect.updated = updated
+        return effect
     }
 
     private func projectAnnotation(_ change: Change) throws -> ProjectionEffect {

@@ -45,6 +45,7 @@ enum UserSchema {
         Migration(version: 5, steps: version5),
         Migration(version: 6, sql: version6),
         Migration(version: 7, sql: version7),
+        Migration(version: 8, sql: version8),
     ]
 
     /// Version 1: the change log, the current annotations and reading positions, the notes index.

@@ -4,6 +4,8 @@ package enum EntityKind: String, Sendable, CaseIterable {
     case annotation
     /// A reading position; its id is the document id.
     case position
+    /// A device's name (schema 8); its id is the device id.
+    case device
 }
 
 /// What a change did.
@@ -22,7 +24,7 @@ package enum ChangeOperation: String, Sendable, CaseIterable {
     case confirm
     /// Anchored an annotation again, by hand.
     case reattach
-    /// Set a reading position.
+    /// Set a reading position, or a device's name.
     case set
 }
 

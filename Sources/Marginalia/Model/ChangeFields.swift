@@ -9,6 +9,7 @@
 /// - `delete`: `{"deleted": true}`; `undelete`: `{"deleted": false}`
 /// - `reanchor`, `confirm`, `reattach`: the anchor keys
 /// - `set` (reading position): `passage`, `offset`
+/// - `set` (device): `name`
 /// Unknown keys are refused: a field this version does not understand could not be merged faithfully.
 package struct ChangeFields: Hashable, Sendable {
     /// The kind an annotation is created as.
@@ -27,11 +28,13 @@ package struct ChangeFields: Hashable, Sendable {
     package var position: TextPosition?
     /// The change whose state a revert restores (an `edit` only).
     package var revertTo: String?
+    /// A device's name, as people call it (a device's `set` only).
+    package var name: String?
 
     /// Fields with the given values; nil (and an empty `tags`) leaves a field unset.
     package init(kind: AnnotationKind? = nil, anchor: Anchor? = nil, note: String? = nil, color: String? = nil,
                 tags: [String: Bool] = [:], deleted: Bool? = nil, position: TextPosition? = nil,
-                revertTo: String? = nil) {
+                revertTo: String? = nil, name: String? = nil) {
         self.kind = kind
         self.anchor = anchor
         self.note = note
@@ -40,6 +43,7 @@ package struct ChangeFields: Hashable, Sendable {
         self.deleted = deleted
         self.position = position
         self.revertTo = revertTo
+        self.name = name
     }
 }
 
@@ -119,6 +123,8 @@ extension ChangeFields {
             try require([.anchor], [.anchor])
         case (.position, .set):
             try require([.position], [.position])
+        case (.device, .set):
+            try require([.name], [.name])
         default:
             throw FieldError(
                 field: "", reason: "operation \(operation.rawValue) does not apply to a \(entity.rawValue)")
@@ -128,7 +134,7 @@ extension ChangeFields {
     /// The fields a change sets, by their names in the change's JSON (`anchor` and `position` stand for their
     /// groups of keys): a bit each, so that checking a change compares bits and makes no set of strings.
     struct Keys: OptionSet {
-        let rawValue: UInt8
+        let rawValue: UInt16
 
         static let kind = Keys(rawValue: 1 << 0)
         static let anchor = Keys(rawValue: 1 << 1)
@@ -138,10 +144,11 @@ extension ChangeFields {
         static let deleted = Keys(rawValue: 1 << 5)
         static let position = Keys(rawValue: 1 << 6)
         static let revertTo = Keys(rawValue: 1 << 7)
+        static let name = Keys(rawValue: 1 << 8)
 
         private static let named: [(Keys, String)] = [
             (.kind, "kind"), (.anchor, "anchor"), (.note, "note"), (.color, "color"), (.tags, "tags"),
-            (.deleted, "deleted"), (.position, "position"), (.revertTo, "revertTo"),
+            (.deleted, "deleted"), (.position, "position"), (.revertTo, "revertTo"), (.name, "name"),
         ]
 
         /// The names of the keys in the set (none for an empty set, without looking).
@@ -160,6 +167,7 @@ extension ChangeFields {
         if deleted != nil { keys.insert(.deleted) }
         if position != nil { keys.insert(.position) }
         if revertTo != nil { keys.insert(.revertTo) }
+        if name != nil { keys.insert(.name) }
         return keys
     }
 }

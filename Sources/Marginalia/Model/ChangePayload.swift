@@ -50,11 +50,16 @@ public enum ChangePayload: Hashable, Sendable {
     case reattach(Anchor)
     /// Sets a document's reading position (the change's entity id is the document).
     case setPosition(TextPosition)
+    /// Names a device, as people call it (the change's entity id is the device id).
+    case nameDevice(String)
 
     /// What the change is about.
     package var entity: EntityKind {
-        if case .setPosition = self { return .position }
-        return .annotation
+        switch self {
+        case .setPosition: return .position
+        case .nameDevice: return .device
+        default: return .annotation
+        }
     }
 
     /// The operation, as the log names it.
@@ -67,7 +72,7 @@ public enum ChangePayload: Hashable, Sendable {
         case .reanchor: return .reanchor
         case .confirm: return .confirm
         case .reattach: return .reattach
-        case .setPosition: return .set
+        case .setPosition, .nameDevice: return .set
         }
     }
 
@@ -85,7 +90,7 @@ public enum ChangePayload: Hashable, Sendable {
                 + tags.keys.sorted().map(Register.tag) + (deleted == nil ? [] : [.deleted])
         case .delete, .undelete: return [.deleted]
         case .reanchor, .confirm, .reattach: return [.anchor]
-        case .setPosition: return []
+        case .setPosition, .nameDevice: return []
         }
     }
 
@@ -111,6 +116,7 @@ public enum ChangePayload: Hashable, Sendable {
         case .undelete: return ChangeFields(deleted: false)
         case .reanchor(let anchor), .confirm(let anchor), .reattach(let anchor): return ChangeFields(anchor: anchor)
         case .setPosition(let position): return ChangeFields(position: position)
+        case .nameDevice(let name): return ChangeFields(name: name)
         }
     }
 
@@ -138,6 +144,10 @@ public enum ChangePayload: Hashable, Sendable {
             self = operation == .reanchor ? .reanchor(anchor) : operation == .confirm ? .confirm(anchor)
                 : .reattach(anchor)
         case .set:
+            if let name = fields.name {
+                self = .nameDevice(name)
+                return
+            }
             guard let position = fields.position else { return nil }
             self = .setPosition(position)
         }
@@ -148,7 +158,7 @@ extension Change {
     /// A change from another store or a transport, with its fields typed.
     ///
     /// - Parameters:
-    ///   - entityID: the annotation id, or for `.setPosition` the document id.
+    ///   - entityID: the annotation id, for `.setPosition` the document id, for `.nameDevice` the device id.
     public init(changeID: String, hlc: HLC, device: String, entityID: String, payload: ChangePayload,
                 wall: Int64? = nil) {
         self.init(changeID: changeID, hlc: hlc, device: device, entity: payload.entity, entityID: entityID,

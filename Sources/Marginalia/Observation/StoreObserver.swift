@@ -8,6 +8,8 @@ public struct StoreEvent: Hashable, Sendable {
     public var annotationIDs: Set<String>
     /// The documents whose reading position it set.
     public var positionDocuments: Set<String>
+    /// The devices it named (`nameDevice`).
+    public var namedDevices: Set<String> = []
     /// The log was replaced (a restore): everything may have changed, and older cursors read from the start.
     public var logReplaced: Bool
 }
@@ -130,23 +132,25 @@ final class StoreObserver: @unchecked Sendable {
     private static func event(from cursor: ChangeCursor, to current: ChangeCursor,
                               in connection: StoreConnection) throws -> StoreEvent? {
         guard current.log == cursor.log else {
-            return StoreEvent(cursor: current, annotationIDs: [], positionDocuments: [], logReplaced: true)
+            return StoreEvent(cursor: current, annotationIDs: [], positionDocuments: [], namedDevices: [],
+                              logReplaced: true)
         }
         guard current.sequence > cursor.sequence else { return nil }
         var annotations: Set<String> = []
         var documents: Set<String> = []
+        var devices: Set<String> = []
         try connection.db.forEachRow(
             sql: "SELECT entity, entity_id FROM changes WHERE seq > ? AND seq <= ?",
             arguments: [cursor.sequence, current.sequence]
         ) { row in
-            if try row.string(0) == EntityKind.position.rawValue {
-                documents.insert(try row.string(1))
-            } else {
-                annotations.insert(try row.string(1))
+            switch EntityKind(rawValue: try row.string(0)) {
+            case .position: documents.insert(try row.string(1))
+            case .device: devices.insert(try row.string(1))
+            case .annotation, nil: annotations.insert(try row.string(1))
             }
         }
         return StoreEvent(cursor: current, annotationIDs: annotations, positionDocuments: documents,
-                          logReplaced: false)
+                          namedDevices: devices, logReplaced: false)
     }
 
     /// Watches the file for commits by other connections and processes, while a stream is alive.

@@ -36,6 +36,7 @@ extension StoreConnection {
         try checkChain(into: &report)
         try replayAnnotations(into: &report)
         try replayPositions(into: &report)
+        try replayDeviceNames(into: &report)
         return report
     }
 
@@ -139,6 +140,16 @@ extension StoreConnection {
         }
         for document in stored.keys.sorted() where latest[document] == nil {
             report.problems.append("positions: row \(document) exists but the log never sets it")
+        }
+    }
+
+    private func replayDeviceNames(into report: inout VerificationReport) throws {
+        let names = DeviceNames(db: db)
+        let replayed = try names.replayed()
+        let stored = try names.all()
+        report.changeCount += Int(try db.int(sql: "SELECT count(*) FROM changes WHERE entity = 'device'") ?? 0)
+        for device in Set(replayed.keys).union(stored.keys).sorted() where replayed[device] != stored[device] {
+            report.problems.append("devices: the name of \(device) differs from the replay of its changes")
         }
     }
 }

@@ -13,7 +13,7 @@ extension Change {
             throw FieldError(field: "madeAt", reason: "must be a time between 1970 and 9999, not \(wall) ms")
         }
         try Self.checkMachineID(device, field: "device")
-        if entity == .annotation {
+        if entity == .annotation || entity == .device {
             try Self.checkMachineID(entityID, field: "entityId")
         } else {
             _ = try FieldReader.identifier(.string(entityID), field: "entityId")

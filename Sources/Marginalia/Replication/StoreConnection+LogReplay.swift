@@ -105,10 +105,10 @@ extension StoreConnection {
         while waiting > 0 { try writeNextPage() }
         try projecting.wait().get()
         let positions = try db.fetchAll(
-            sql: "SELECT \(Change.columns), seq FROM changes WHERE entity = 'position' ORDER BY seq"
+            sql: "SELECT \(Change.columns), seq FROM changes WHERE entity IN ('position', 'device') ORDER BY seq"
         ) { row in (try Change(row: row), try row.int64(Change.columnCount)) }
         for (change, seq) in positions {
-            let effect = try projectPosition(change)
+            let effect = try project(change)
             report.count(effect)
             conflicts += effect.conflicts.map { (seq, $0) }
         }

@@ -51,7 +51,7 @@ extension StoreConnection {
                 ? try cache.apply(change, in: self, later: {
                     Set(fresh[(index + 1)...].filter { $0.change.entityID == change.entityID }.map(\.change.changeID))
                 })
-                : try projectPosition(change)
+                : try self.project(change)
             report.newChanges += 1
             report.count(effect)
             report.conflicts += effect.conflicts.prefix(max(0, MergeConflict.listedLimit - report.conflicts.count))

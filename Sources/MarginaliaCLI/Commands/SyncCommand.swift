@@ -40,7 +40,7 @@ enum SyncCommand {
                 try Output.print(json(report), to: context.console)
                 return
             }
-            for line in text(report) { context.console.out(line) }
+            for line in text(report, names: try store.deviceNames()) { context.console.out(line) }
             if report.held > 0 {
                 let retry = context.suggested("sync \(Output.shellQuoted(folder)) --accept-future")
                 for line in HeldOutput.lines(try store.quarantinedChanges(), now: Timestamp.nowMilliseconds(),
@@ -50,7 +50,8 @@ enum SyncCommand {
             }
         })
 
-    static func text(_ report: SyncReport) -> [String] {
+    /// The report in lines, each device by its name where it has one (`names`, by id).
+    static func text(_ report: SyncReport, names: [String: String] = [:]) -> [String] {
         var lines: [String] = []
         if report.createdManifest {
             lines.append("Joined the folder: created \(report.folder)/devices/\(report.deviceID)/.")
@@ -60,7 +61,8 @@ enum SyncCommand {
                 + (report.renewalReason ?? "") + ".")
         }
         for device in report.devices where device.segmentsApplied > 0 {
-            lines.append("\(device.device): \(Output.count(device.segmentsApplied, "segment")), "
+            let who = names[device.device].map { "\($0) (\(device.device))" } ?? device.device
+            lines.append("\(who): \(Output.count(device.segmentsApplied, "segment")), "
                 + "\(Output.count(device.changesApplied, "new change")), \(device.duplicates) already here, "
                 + "\(Output.count(device.conflictsResolved, "conflict")) resolved")
         }
