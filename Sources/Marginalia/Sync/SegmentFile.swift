@@ -155,6 +155,10 @@ final class SegmentFile {
             }
         } catch let problem as Problem {
             throw problem
+        } catch AgeError.chunkAuthenticationFailed where counted.count == size() {
+            // The chunk that fails is the file's last: a copy in progress cuts one as well as an alteration does.
+            throw Problem(line: nil, reason: "encrypted file: its last payload chunk does not authenticate (cut "
+                + "short, or altered)", cutShort: true)
         } catch {
             throw Self.problem(error)
         }
@@ -165,6 +169,13 @@ final class SegmentFile {
                 + "holds \(count)")
         }
         return (header, count, counted.count, try hashed.finalizeHex())
+    }
+
+    /// The size of the open file; nil when it cannot be told.
+    private func size() -> Int64? {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        return Int64(status.st_size)
     }
 
     /// A gzip or age failure as a problem: a stream that ends early is cut short; a key this store does not hold
