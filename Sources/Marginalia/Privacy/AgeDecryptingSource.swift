@@ -17,6 +17,9 @@ package final class AgeDecryptingSource: ByteSource {
     /// What comes once the plaintext decrypted so far is read: more chunks (nil), the end, or an error.
     private var ending: Ending?
     private var failure: (any Error)?
+    /// The MAC of the header read, checked against the file key: it binds the file key, and so every payload chunk,
+    /// for whoever authenticates the file beyond what age does (a sync segment's tag).
+    package let headerMAC: [UInt8]
 
     private enum Ending {
         case end
@@ -32,6 +35,7 @@ package final class AgeDecryptingSource: ByteSource {
         let (header, rest) = try AgeHeaderReader.read(from: source)
         let fileKey = try AgeFileKey.unwrap(header, with: key)
         guard try header.verifies(fileKey: fileKey) else { throw AgeError.headerMACMismatch }
+        headerMAC = header.mac
         self.source = source
         input = rest
         _ = try Self.fill(&input, to: AgeFormat.payloadNonceSize, from: source)

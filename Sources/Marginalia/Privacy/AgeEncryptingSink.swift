@@ -16,6 +16,9 @@ package final class AgeEncryptingSink: ByteSink {
     private var pending: [UInt8] = []
     private var index: UInt64 = 0
     private var finished = false
+    /// The MAC of the header written (https://c2sp.org/age#header): it binds the file key, and so every payload chunk,
+    /// for whoever authenticates the file beyond what age does (a sync segment's tag).
+    package let headerMAC: [UInt8]
 
     /// A sink that encrypts to `key` into `sink`, having written the header and payload nonce to it.
     ///
@@ -31,7 +34,9 @@ package final class AgeEncryptingSink: ByteSink {
         let nonce = try PlatformCrypto.randomBytes(AgeFormat.payloadNonceSize)
         self.sink = sink
         cipher = try AgePayloadCipher(fileKey: fileKey, nonce: nonce)
-        try (AgeHeader.encode(stanzas: stanzas, fileKey: fileKey) + nonce).withUnsafeBytes { try sink.write($0) }
+        let header = try AgeHeader.encode(stanzas: stanzas, fileKey: fileKey)
+        headerMAC = header.mac
+        try (header.bytes + nonce).withUnsafeBytes { try sink.write($0) }
         pending.reserveCapacity(AgeFormat.chunkSize)
     }
 

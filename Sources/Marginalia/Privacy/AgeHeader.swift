@@ -7,16 +7,16 @@ package struct AgeHeader: Equatable, Sendable {
     /// The header bytes the MAC covers: from the version line up to and including `---`.
     package var macInput: [UInt8]
 
-    /// The header text of `stanzas` for a file of `fileKey`, its MAC line included.
+    /// The header text of `stanzas` for a file of `fileKey`, its MAC line included, and the MAC.
     ///
     /// - Throws: `PlatformCryptoError` when the cryptography library fails.
-    package static func encode(stanzas: [AgeStanza], fileKey: [UInt8]) throws -> [UInt8] {
+    package static func encode(stanzas: [AgeStanza], fileKey: [UInt8]) throws -> (bytes: [UInt8], mac: [UInt8]) {
         var output = AgeFormat.versionLine
         for stanza in stanzas { output += stanza.encoded }
         output += Array("---".utf8)
         let mac = try macOf(output, fileKey: fileKey)
         output += Array(" \(AgeBase64.encode(mac))\n".utf8)
-        return output
+        return (output, mac)
     }
 
     /// HMAC-SHA-256 of `macInput` under `HKDF-SHA-256(ikm = file key, salt = empty, info = "header")`.

@@ -22,23 +22,41 @@ extension AnnotationStore {
     ///   for a folder this store cannot write in (before anything is merged) or a file that cannot be written.
     /// - Parameter acceptFuture: merge at once the changes made more than a day ahead of this machine's clock,
     ///   those held from earlier rounds too, instead of holding them until their time comes.
-    public func sync(folder: String, compact: Bool = false, acceptFuture: Bool = false) throws -> SyncReport {
-        try sync(folder: folder, compact: compact, acceptFuture: acceptFuture, progress: nil)
+    ///
+    /// Encrypted sync: given `recipients` once, the store remembers them for the folder and from then on writes
+    /// every segment (a compaction's too) as an age file encrypted to them, authenticated with the identity of one
+    /// of them (`identities` must hold one on every round). Encrypted segments are opened with `identities`, and
+    /// each is checked to be written by a holder of one before anything of it is merged; one that is not, or that
+    /// no identity opens, is refused (`SyncReport.refused`). Plain segments are read as before, beside encrypted
+    /// ones. `SyncReport.encryptedTo` tells the recipients in use.
+    ///
+    ///     let identity = try AgeIdentity(parsing: keyText)
+    ///     try store.sync(folder: folder, recipients: [identity.recipient], identities: [identity])  // once
+    ///     try store.sync(folder: folder, identities: [identity])                                    // then
+    /// - Parameter recipients: the recipients to encrypt to in this folder from now on, remembered by the store;
+    ///   nil keeps those remembered; empty forgets them (segments are then written plain).
+    /// - Parameter identities: the identities that open and authenticate encrypted segments; kept in memory only.
+    /// - Throws: also `.invalidArgument` (`SyncFolderError` `.identityNeeded`) when the store encrypts to recipients
+    ///   and no identity of theirs is given.
+    public func sync(folder: String, compact: Bool = false, acceptFuture: Bool = false,
+                     recipients: [AgeRecipient]? = nil, identities: [AgeIdentity] = []) throws -> SyncReport {
+        try sync(folder: folder, compact: compact, acceptFuture: acceptFuture,
+                 keys: SyncKeyRequest(recipients: recipients, identities: identities), progress: nil)
     }
 
-    /// `sync(folder:compact:acceptFuture:)` with `progress` in place of the store-wide progress handler when
-    /// given.
-    func sync(folder: String, compact: Bool, acceptFuture: Bool = false, progress: ProgressHandler?) throws
-        -> SyncReport
+    /// `sync(folder:compact:acceptFuture:recipients:identities:)` with `progress` in place of the store-wide
+    /// progress handler when given.
+    func sync(folder: String, compact: Bool, acceptFuture: Bool = false, keys: SyncKeyRequest = SyncKeyRequest(),
+              progress: ProgressHandler?) throws -> SyncReport
     {
         // A store in memory has no readers beside its writer; a thread inside a batch holds the writer already.
         guard path != ":memory:", !engine.currentThreadWrites else {
             return try engine.write(progress: progress) {
-                try $0.sync(folder: folder, compact: compact, acceptFuture: acceptFuture)
+                try $0.sync(folder: folder, compact: compact, acceptFuture: acceptFuture, keys: keys)
             }
         }
         do {
-            return try SyncRound.run(folder: folder, compact: compact, acceptFuture: acceptFuture,
+            return try SyncRound.run(folder: folder, compact: compact, acceptFuture: acceptFuture, keys: keys,
                                      on: EngineSyncRunner(engine: engine, progress: progress ?? progressHandler))
         } catch {
             throw MarginaliaError(error)

@@ -12,6 +12,8 @@ enum SegmentRead {
     case cutShort(String)
     /// The file is whole but fails its checks: its first bad line (when one) and why.
     case damaged(line: Int?, reason: String)
+    /// The file is encrypted to a key this store does not hold, or not authenticated by a holder of one: why.
+    case refused(String)
     /// The file is whole and every record is valid.
     case whole(SegmentSummary)
 }
@@ -29,14 +31,17 @@ struct SegmentSummary {
 /// One segment file, opened once (never through a symbolic link) and read as a stream: `check()` reads it whole
 /// and checks every record without keeping any; `changes(chunk:_:)` then reads the same open file again and hands
 /// its changes a chunk at a time. Memory stays bounded by one line and one chunk, whatever the file holds.
+/// An encrypted segment is decrypted as it is read, and its tag checked before any change is handed on.
 final class SegmentFile {
     let path: String
     private let descriptor: Int32
+    private let keys: SegmentKeys
 
-    /// Opens the segment at `path`; nil when it is gone.
+    /// Opens the segment at `path`, to be read with `keys` when it is encrypted; nil when it is gone.
     /// - Throws: `IOError` when it cannot be opened otherwise (a symbolic link, no permission).
-    init?(path: String) throws {
+    init?(path: String, keys: SegmentKeys = .none) throws {
         self.path = path
+        self.keys = keys
         do {
             descriptor = try SystemIO.open(path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
         } catch let error as IOError where error.code == ENOENT {
@@ -56,6 +61,7 @@ final class SegmentFile {
             return .whole(SegmentSummary(header: header, changeCount: count, size: size, sha256: sha256,
                                          changeIDs: ids))
         } catch let problem as Problem {
+            if problem.refused { return .refused(problem.reason) }
             return problem.cutShort ? .cutShort(problem.reason) : .damaged(line: problem.line, reason: problem.reason)
         }
     }
@@ -81,6 +87,8 @@ final class SegmentFile {
         var reason: String
         /// The file ends early, rather than holding something wrong.
         var cutShort = false
+        /// The file is encrypted to a key this store does not hold, or not authenticated.
+        var refused = false
         var description: String { line.map { "line \($0): \(reason)" } ?? reason }
     }
 
@@ -93,8 +101,11 @@ final class SegmentFile {
         let counted = try CountingSource(file, limit: SyncFormat.maxSegmentBytes, path: path)
         let hashed = try HashingSource(counted)
         let lines: ArchiveLineReader
+        let headerMAC: [UInt8]?
         do {
-            let gzip = try GzipReader(source: hashed, maxDecompressedBytes: limits.maxDecompressedBytes)
+            let plaintext = try keys.open(hashed)
+            headerMAC = plaintext.headerMAC
+            let gzip = try GzipReader(source: plaintext.source, maxDecompressedBytes: limits.maxDecompressedBytes)
             lines = ArchiveLineReader(source: gzip, maxLineBytes: limits.maxLineBytes)
         } catch {
             throw Self.problem(error)
@@ -121,7 +132,9 @@ final class SegmentFile {
                 let change: Change
                 do {
                     if line.number == 1 {
-                        header = try SegmentHeader(json: object)
+                        let read = try SegmentHeader(json: object)
+                        if let headerMAC { try keys.authenticate(read, headerMAC: headerMAC) }
+                        header = read
                         continue
                     }
                     if trailer != nil { throw FieldError(field: "type", reason: "a record after the trailer") }
@@ -132,6 +145,8 @@ final class SegmentFile {
                         continue
                     default: throw FieldError(field: "type", reason: "must be \"change\" or \"trailer\" in a segment")
                     }
+                } catch let problem as Problem {
+                    throw problem
                 } catch {
                     throw Problem(line: line.number, reason: "\(error)")
                 }
@@ -140,7 +155,11 @@ final class SegmentFile {
             }
         } catch let problem as Problem {
             throw problem
-        } catch where GzipReader.failure(of: error) != nil {
+        } catch AgeError.chunkAuthenticationFailed where counted.count == size() {
+            // The chunk that fails is the file's last: a copy in progress cuts one as well as an alteration does.
+            throw Problem(line: nil, reason: "encrypted file: its last payload chunk does not authenticate (cut "
+                + "short, or altered)", cutShort: true)
+        } catch {
             throw Self.problem(error)
         }
         guard let header else { throw Problem(line: nil, reason: "empty: a copy in progress", cutShort: true) }
@@ -152,17 +171,29 @@ final class SegmentFile {
         return (header, count, counted.count, try hashed.finalizeHex())
     }
 
-    /// A gzip failure as a problem: a stream that ends early is cut short; any other is damage. Other errors
-    /// pass.
+    /// The size of the open file; nil when it cannot be told.
+    private func size() -> Int64? {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        return Int64(status.st_size)
+    }
+
+    /// A gzip or age failure as a problem: a stream that ends early is cut short; a key this store does not hold
+    /// is a refusal; any other is damage. Other errors pass.
     private static func problem(_ error: any Error) -> any Error {
+        if let age = error as? AgeError { return SegmentKeys.problem(age) }
         guard let failure = GzipReader.failure(of: error) else { return error }
         return Problem(line: failure.line, reason: failure.reason, cutShort: failure.cutShort)
     }
 
-    /// The bytes of a segment: header, the changes, trailer, gzip-compressed.
-    static func encode(header: SegmentHeader, changes: [Change]) throws -> [UInt8] {
+    /// The bytes of a segment: header, the changes, trailer, gzip-compressed; an age file of them when `keys` seal
+    /// the segments written (the header then carries its tag).
+    static func encode(header: SegmentHeader, changes: [Change], keys: SegmentKeys = .none) throws -> [UInt8] {
         let sink = ByteArraySink()
-        let gzip = try GzipWriter(sink: sink)
+        var header = header
+        let encryptor = try keys.seal(&header, into: sink)
+        let output: any ByteSink = if let encryptor { encryptor } else { sink }
+        let gzip = try GzipWriter(sink: output)
         try gzip.write(try JSONWriter.encode(header.json) + [0x0A])
         var writer = JSONWriter(capacity: 1 << 16)
         for change in changes {
@@ -176,6 +207,7 @@ final class SegmentFile {
         try gzip.write(writer.bytes)
         try gzip.write(try JSONWriter.encode(ArchiveCounts(changes: changes.count).trailerJSON) + [0x0A])
         try gzip.finish()
+        try encryptor?.finish()
         return sink.bytes
     }
 }

@@ -11,13 +11,18 @@ struct SegmentHeader: Equatable {
     var lastSequence: Int64
     /// When it was written (ISO 8601).
     var createdAt: String
+    /// In a segment encrypted with age, its authentication tag (64 lowercase hex digits, `SegmentKeys.tag`); nil
+    /// in a plain one.
+    var auth: String?
 
     var json: JSONValue {
-        .object(JSONObject([
+        var fields: [(String, JSONValue)] = [
             ("type", .string("header")), ("format", .string(SyncFormat.segmentFormat)),
             ("formatVersion", .int(formatVersion)), ("device", .string(device)), ("log", .string(log)),
             ("firstSeq", .int(firstSequence)), ("lastSeq", .int(lastSequence)), ("createdAt", .string(createdAt)),
-        ]))
+        ]
+        if let auth { fields.append(("auth", .string(auth))) }
+        return .object(JSONObject(fields))
     }
 
     /// Reads a header record strictly: exactly these keys, each of the right type.
@@ -37,7 +42,7 @@ struct SegmentHeader: Equatable {
         }
         let keys = Set(object.map { $0.0 })
         let expected: Set<String> = ["type", "format", "formatVersion", "device", "log", "firstSeq", "lastSeq",
-                                     "createdAt"]
+                                     "createdAt", "auth"]
         if let unknown = keys.subtracting(expected).sorted().first {
             throw FieldError(field: unknown, reason: "unknown field")
         }
@@ -54,17 +59,26 @@ struct SegmentHeader: Equatable {
         guard case .string(let createdAt)? = object["createdAt"] else {
             throw FieldError(field: "createdAt", reason: "must be an ISO 8601 time")
         }
+        var auth: String?
+        if let value = object["auth"] {
+            guard case .string(let text) = value, text.utf8.count == 64,
+                  text.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else {
+                throw FieldError(field: "auth", reason: "must be 64 lowercase hexadecimal digits")
+            }
+            auth = text
+        }
         self.init(formatVersion: version, device: device, log: log, firstSequence: first, lastSequence: last,
-                  createdAt: createdAt)
+                  createdAt: createdAt, auth: auth)
     }
 
     init(formatVersion: Int64 = SyncFormat.segmentVersion, device: String, log: String, firstSequence: Int64,
-         lastSequence: Int64, createdAt: String) {
+         lastSequence: Int64, createdAt: String, auth: String? = nil) {
         self.formatVersion = formatVersion
         self.device = device
         self.log = log
         self.firstSequence = firstSequence
         self.lastSequence = lastSequence
         self.createdAt = createdAt
+        self.auth = auth
     }
 }

@@ -2,8 +2,9 @@
 extension StoreConnection {
     /// Runs a whole round on this one connection (see `SyncRound.run`); `AnnotationStore.sync` runs the same steps
     /// on the store's engine.
-    func sync(folder path: String, compact: Bool, acceptFuture: Bool = false) throws -> SyncReport {
-        try SyncRound.run(folder: path, compact: compact, acceptFuture: acceptFuture,
+    func sync(folder path: String, compact: Bool, acceptFuture: Bool = false,
+              keys: SyncKeyRequest = SyncKeyRequest()) throws -> SyncReport {
+        try SyncRound.run(folder: path, compact: compact, acceptFuture: acceptFuture, keys: keys,
                           on: ConnectionSyncRunner(connection: self))
     }
 

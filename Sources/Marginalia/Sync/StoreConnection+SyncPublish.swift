@@ -116,7 +116,7 @@ extension StoreConnection {
         let header = SegmentHeader(device: deviceID, log: round.log, firstSequence: range.lowerBound,
                                    lastSequence: range.upperBound,
                                    createdAt: Timestamp.iso8601(milliseconds: clock.wallMilliseconds))
-        let bytes = try SegmentFile.encode(header: header, changes: changes)
+        let bytes = try SegmentFile.encode(header: header, changes: changes, keys: round.keys)
         // The random end of a new id: its start is the time, which two copies of a store can share.
         let nonce = String(Identifiers.make().filter { $0 != "-" }.lowercased().suffix(8))
         let name = SyncFormat.segmentName(first: range.lowerBound, last: range.upperBound, nonce: nonce)

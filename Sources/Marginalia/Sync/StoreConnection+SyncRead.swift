@@ -10,16 +10,17 @@ extension StoreConnection {
     /// Checks the folder and its manifests (a newer format is refused untouched), takes a new device id when the
     /// store file is a copy of the one that synced under it, creates this device's directory and manifest when
     /// absent, and takes this store's lock on its directory (another round of the same store waits). Nothing of
-    /// the folder is merged yet.
-    /// - Throws: `SyncFolderError` for a newer format, a symbolic link in place of a directory, or a folder this
-    ///   store cannot write in; nothing is merged then.
-    func prepareRound(_ path: String) throws -> SyncRound {
+    /// the folder is merged yet. Recipients given are remembered for the folder, in place of those before.
+    /// - Throws: `SyncFolderError` for a newer format, a symbolic link in place of a directory, a folder this
+    ///   store cannot write in, or recipients without an identity of theirs; nothing is merged then.
+    func prepareRound(_ path: String, keys request: SyncKeyRequest = SyncKeyRequest()) throws -> SyncRound {
         let folder = try SyncFolder(path: path)
         try folder.refuseStore(at: self.path)
         // Another connection may have renewed the id (a restore).
         if let stored = try db.text(sql: "SELECT value FROM meta WHERE key = 'device_id'") { deviceID = stored }
         var round = SyncRound(folder: folder, report: SyncReport(folder: folder.root, deviceID: deviceID),
                               log: try createdAt())
+        try resolveKeys(request, for: &round)
         do {
             try folder.checkFolderManifest()
         } catch is SyncFolder.ManifestPending {
@@ -50,6 +51,19 @@ extension StoreConnection {
         round.lock = try folder.lock(directoryOf: deviceID)
         round.lockedDevice = deviceID
         return round
+    }
+
+    /// Sets the round's keys: the recipients given (then remembered for the folder) or else those remembered, and
+    /// the identities given. Checked before anything is remembered.
+    private func resolveKeys(_ request: SyncKeyRequest, for round: inout SyncRound) throws {
+        let ledger = SyncLedger(db: db)
+        let root = round.folder.root
+        let recipients = try request.recipients ?? ledger.recipients(forFolder: root)
+        round.keys = try SegmentKeys(recipients: recipients, identities: request.identities, folder: root)
+        if let given = request.recipients, try given != ledger.recipients(forFolder: root) {
+            try ledger.setRecipients(given, forFolder: root)
+        }
+        round.report.encryptedTo = recipients.map(\.encoded)
     }
 
     /// The device ids under which this store made changes, other than its own now.

@@ -1,5 +1,6 @@
 /// Why a sync folder was refused: a manifest this version cannot follow, a device directory that is a symbolic
-/// link, or a folder this store cannot write in. Nothing was merged or written.
+/// link, a folder this store cannot write in, or encryption without an identity to authenticate with. Nothing was
+/// merged or written.
 public struct SyncFolderError: CategorizedError, Equatable {
     /// What is wrong with the folder's manifest.
     public enum Kind: Equatable, Sendable {
@@ -12,6 +13,9 @@ public struct SyncFolderError: CategorizedError, Equatable {
         case symbolicLink
         /// This store cannot create or write its own directory in the folder (a read-only folder or mount).
         case notWritable
+        /// The store encrypts the segments it writes in the folder, and no identity of their recipients was given
+        /// to authenticate them with.
+        case identityNeeded
     }
 
     /// The file or directory refused.
@@ -33,7 +37,7 @@ public struct SyncFolderError: CategorizedError, Equatable {
         switch kind {
         case .newerVersion: return .newerVersion
         case .notAManifest: return .invalidData
-        case .symbolicLink: return .invalidArgument
+        case .symbolicLink, .identityNeeded: return .invalidArgument
         case .notWritable: return .io
         }
     }

@@ -11,6 +11,11 @@
 /// device named by a directory writes in it: new segment files (written as `.syncthing.name….tmp`, flushed,
 /// then renamed), its manifest once, its status file replaced whole; no other file is rewritten in place.
 ///
+/// A store that encrypts in the folder (given recipients once) writes each segment as an age file whose payload is
+/// those gzip bytes, the header carrying an authentication tag (`SegmentKeys`); readers tell it by its first bytes,
+/// so plain and encrypted segments lie side by side. Manifests and status files stay plain: they hold device ids,
+/// format versions, segment names and sizes, no note, quote or tag.
+///
 /// Folders of format 1 had one manifest for the folder (`marginalia-sync.json`), written by whichever device came
 /// first, and every device published its whole log. Such a manifest is still read (a newer one is refused), never
 /// written; the segments of format 1 read as those of today.

@@ -111,3 +111,41 @@ struct SyncLedger {
                        arguments: ["\(device)\t\(log)\t\(sequence)"])
     }
 }
+
+// MARK: - Encryption
+
+extension SyncLedger {
+    /// The recipients this store encrypts its segments to in the folder at `root` (its absolute path); none when it
+    /// writes them plain. Kept in `meta` under `sync_recipients`: a JSON object of folder paths and their
+    /// recipients (`age1…`).
+    /// - Throws: `MarginaliaError` `.corruptStore` when the stored value does not read.
+    func recipients(forFolder root: String) throws -> [AgeRecipient] {
+        guard case .array(let values)? = try storedRecipients()[root] else { return [] }
+        return try values.map { value in
+            guard case .string(let text) = value, let recipient = try? AgeRecipient(parsing: text) else {
+                throw Self.corruptRecipients
+            }
+            return recipient
+        }
+    }
+
+    /// Remembers `recipients` for the folder at `root`, in place of those before; none forgets them.
+    func setRecipients(_ recipients: [AgeRecipient], forFolder root: String) throws {
+        var folders = try storedRecipients()
+        folders[root] = recipients.isEmpty ? nil : .array(recipients.map { .string($0.encoded) })
+        try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('sync_recipients', ?)",
+                       arguments: [try JSONWriter.encodeString(.object(folders))])
+    }
+
+    private func storedRecipients() throws -> JSONObject {
+        guard let text = try db.text(sql: "SELECT value FROM meta WHERE key = 'sync_recipients'") else {
+            return JSONObject()
+        }
+        guard case .object(let folders)? = try? JSONParser.parse(Array(text.utf8)) else { throw Self.corruptRecipients }
+        return folders
+    }
+
+    private static let corruptRecipients = MarginaliaError(category: .corruptStore, reason: .other(
+        "the store's sync recipients (meta key sync_recipients) do not read as a JSON object of folders and age "
+            + "recipients"))
+}

@@ -28,6 +28,9 @@ public struct SyncReport: Equatable, Sendable {
     /// Changes held in quarantine after the round (made far ahead of this machine's clock, here or in earlier
     /// rounds): merged once their time comes, or at once by a round with `acceptFuture`.
     public var held = 0
+    /// The recipients (`age1…`) the segments this store writes in the folder are encrypted to, those given or
+    /// remembered from an earlier round; empty when it writes them plain.
+    public var encryptedTo: [String] = []
     /// Set when the folder's manifest of format 1 did not read whole (a sync tool still copying it): the round
     /// then read and wrote nothing, and the next one tries again.
     public var manifestPending: SyncFileIssue?
@@ -40,6 +43,10 @@ public struct SyncReport: Equatable, Sendable {
     public var damaged: [SyncFileIssue] { devices.flatMap(\.damaged) }
     /// Files left by a sync tool or another program, unchanged for a long time: reported once.
     public var leftovers: [SyncFileIssue] { devices.flatMap(\.leftovers) }
+    /// Files, or changes in them, not taken: encrypted segments no identity given opens or that are not
+    /// authenticated by a holder of one (looked at again on every round), and changes made under another device's
+    /// id (`SyncDeviceReport.refused`).
+    public var refused: [SyncFileIssue] { devices.flatMap(\.refused) }
     /// Changes this store did not have, merged this round.
     public var changesApplied: Int { devices.reduce(0) { $0 + $1.changesApplied } }
 
@@ -89,8 +96,10 @@ public struct SyncDeviceReport: Equatable, Sendable {
     public var leftovers: [SyncFileIssue] = []
     /// Files of this device that were gone when read (compacted by their writer meanwhile).
     public var gone: [String] = []
-    /// Changes in this device's files made under the id of another device that has a directory of its own: not
-    /// taken from here (a device's changes come from its own directory), by file.
+    /// Files, or changes in them, not taken from here: changes made under the id of another device that has a
+    /// directory of its own (a device's changes come from its own directory), by file; and encrypted segments
+    /// encrypted to a key this store does not hold, or not authenticated by a holder of the identity (nothing of
+    /// them is merged; they are looked at again on every round, since a later one may hold the key).
     public var refused: [SyncFileIssue] = []
 
     /// A report of `device`'s directory, nothing read yet.

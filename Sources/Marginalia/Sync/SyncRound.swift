@@ -50,6 +50,8 @@ struct SyncRound {
     var cloneEvidence: String?
     /// Merge the changes made far ahead of this machine's clock at once, instead of holding them.
     var acceptFuture = false
+    /// What the segments written are encrypted to, and what opens and authenticates those read.
+    var keys = SegmentKeys.none
 
     init(folder: SyncFolder, report: SyncReport, log: String) {
         self.folder = folder
@@ -71,7 +73,7 @@ extension SyncRound {
     mutating func check(_ segment: Segment, now: Int64) throws -> (SegmentFile, SegmentSummary)? {
         let file: SegmentFile
         do {
-            guard let opened = try SegmentFile(path: segment.path) else {
+            guard let opened = try SegmentFile(path: segment.path, keys: keys) else {
                 report.devices[segment.deviceIndex].gone.append(segment.relative)
                 return nil
             }
@@ -92,6 +94,10 @@ extension SyncRound {
             }
         case .damaged(let line, let reason):
             noteDamaged(segment, line: line, reason: reason)
+        case .refused(let reason):
+            // Not remembered: another round, given the identity that opens it, reads it. Nor put in the status
+            // file: its writer writing it again would not help.
+            report.devices[segment.deviceIndex].refused.append(SyncFileIssue(path: segment.relative, reason: reason))
         case .whole(let summary):
             guard summary.header.device == segment.device else {
                 noteDamaged(segment, line: 1, reason: "the header names device \(summary.header.device), but the "

@@ -32,11 +32,11 @@ extension SyncRound {
     static let chunk = 2_000
 
     /// Runs one round through the folder at `path`: prepares this store's directory, lists what is new, checks
-    /// and merges each file, then publishes (`StoreConnection.publish`).
-    static func run(folder path: String, compact: Bool, acceptFuture: Bool, on runner: some SyncRunner) throws
-        -> SyncReport
+    /// and merges each file, then publishes (`StoreConnection.publish`), with the keys `keys` asks for.
+    static func run(folder path: String, compact: Bool, acceptFuture: Bool, keys: SyncKeyRequest,
+                    on runner: some SyncRunner) throws -> SyncReport
     {
-        var round = try runner.write { try $0.prepareRound(path) }
+        var round = try runner.write { try $0.prepareRound(path, keys: keys) }
         guard round.report.manifestPending == nil else { return round.report }
         round.acceptFuture = acceptFuture
         try runner.read { try $0.readFolder(&round) }

@@ -141,10 +141,11 @@ struct SimulatedSyncTool {
 /// database, WAL or lock file is in the folder.
 enum SyncChecks {
     static func round(_ store: AnnotationStore, folder: String, compact: Bool = false,
+                      recipients: [AgeRecipient]? = nil, identities: [AgeIdentity] = [],
                       _ comment: Comment? = nil) throws -> SyncReport {
         let before = try SimulatedSyncTool.files(in: folder)
         let idBefore = store.deviceID
-        let report = try store.sync(folder: folder, compact: compact)
+        let report = try store.sync(folder: folder, compact: compact, recipients: recipients, identities: identities)
         let after = try SimulatedSyncTool.files(in: folder)
         let allowed = ["devices/\(idBefore)/", "devices/\(report.deviceID)/"]
         for path in Set(before.keys).union(after.keys) where before[path] != after[path] {
