@@ -14,6 +14,8 @@ enum Advice {
             return " (it is created by 'marginalia init' or by the first annotation)"
         case StoreError.changeNotOfAnnotation(_, let annotation):
             return " (see 'history \(annotation)')"
+        case let refusal as SyncFolderError where refusal.kind == .identityNeeded:
+            return "; give --identity FILE (an identity of one of its recipients), or --plain to stop encrypting"
         case let refusal as ArchiveError where refusal.kind == .key:
             guard command.options.contains(where: { $0.name == "identity" }) else { return "" }
             return "; it opens only with the age identity it was encrypted to (--identity FILE) or its passphrase "

@@ -64,6 +64,14 @@ enum Keys {
         return .identities(try identities(in: standard))
     }
 
+    /// The identities a sync round opens and authenticates segments with: `--identity FILE`, else the default
+    /// identity when there is one, else none.
+    static func syncIdentities(_ context: Context) throws -> [AgeIdentity] {
+        if let file = context.arguments.value("identity") { return try identities(in: file) }
+        let standard = identityPath(context)
+        return FileManager.default.fileExists(atPath: standard) ? try identities(in: standard) : []
+    }
+
     /// Whether the file at `path` starts as an age file does; nil when that cannot be known without consuming it
     /// (a pipe: its first bytes are the archive reader's).
     static func isEncrypted(_ path: String) -> Bool? {

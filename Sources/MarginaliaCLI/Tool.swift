@@ -231,7 +231,9 @@ enum Tool {
             return error.kind == .io || error.kind == .key ? 1 : 65
         case let error as AgeError:
             return error.category == .invalidData ? 65 : 1
-        case is InteropError, is SyncFolderError:
+        case let error as SyncFolderError:
+            return error.kind == .identityNeeded ? 1 : 65
+        case is InteropError:
             return 65
         case let error as StoreError:
             switch error {

@@ -154,4 +154,46 @@ let hasAge = FileManager.default.isExecutableFile(atPath: "/usr/bin/age")
         let both = try workspace.run(["backup", backup, "--passphrase", "--recipient", "age1x"])
         #expect(both.status == 64)
     }
+
+    @Test(.enabled(if: hasAge))
+    func twoStoresSharingAnIdentitySyncThroughAFolderThatHoldsNoPlaintext() throws {
+        let workspace = try CLIWorkspace()
+        let recipient = try workspace.ok(["key", "new"])
+        let folder = workspace.path("sync")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let phone = workspace.path("phone.db")
+        let id = try workspace.ok(["note", "mai-am-un-singur-dor.2", "a private thought", "--tag", "secret-tag"])
+        let first = try workspace.run(["sync", folder, "--recipient", recipient])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("Segments are encrypted to \(recipient)."))
+        // The phone has the same identity (the same config directory) and is told the recipient once too.
+        let second = try workspace.run(["--store", phone, "sync", folder, "--recipient", recipient])
+        #expect(second.status == 0, "\(second.stderr)")
+        try workspace.ok(["--store", phone, "edit", id, "--note", "edited on the phone"])
+        try workspace.ok(["--store", phone, "sync", folder])
+        try workspace.ok(["sync", folder])
+        #expect(try workspace.ok(["show", id]).contains("edited on the phone"))
+        let files = try FileManager.default.subpathsOfDirectory(atPath: folder)
+        let segments = files.filter { $0.hasSuffix(".jsonl.gz") }
+        #expect(segments.count >= 2)
+        for file in files {
+            var isDirectory: ObjCBool = false
+            let path = folder + "/" + file
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue
+            else { continue }
+            let bytes = try workspace.bytes(path)
+            if file.hasSuffix(".jsonl.gz") { #expect(bytes.starts(with: Array("age-encryption.org/v1\n".utf8))) }
+            for secret in ["a private thought", "edited on the phone", "secret-tag", "changeId", "mai-am-un"] {
+                #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) in \(file)")
+            }
+        }
+        // A store without the identity is told so, and merges nothing.
+        let stranger = workspace.path("stranger.db")
+        let refused = try workspace.run(["--store", stranger, "sync", folder],
+                                        environment: ["XDG_CONFIG_HOME": workspace.path("elsewhere")])
+        #expect(refused.status == 0, "\(refused.stderr)")
+        #expect(refused.stdout.contains("refused: "), "\(refused.stdout)")
+        #expect(refused.stdout.contains("encrypted to a key this store does not hold"))
+        #expect(try workspace.ok(["--store", stranger, "list"]).isEmpty)
+    }
 }

@@ -12,7 +12,7 @@ import Testing
         ("schema-1", "user-schema1.db", 1), ("schema-3", "user-schema3.db", 3), ("schema-4", "user-schema4.db", 4),
         ("schema-5", "user-schema5.db", 5), ("schema-6", "user-schema6.db", 6),
     ]
-    static let current = 7
+    static let current = 8
 
     /// A workspace whose store is a copy of the fixture `file` of `folder`.
     static func workspace(_ folder: String, _ file: String) throws -> CLIWorkspace {

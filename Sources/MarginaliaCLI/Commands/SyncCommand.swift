@@ -20,13 +20,25 @@ enum SyncCommand {
                 A change made more than a day ahead of this machine's clock (by when it was made, not by the \
                 clock that orders it) is held in quarantine and named in the output; it is merged once its time \
                 comes, or at once with --accept-future or 'marginalia quarantine --release'. See the README for \
-                the ignore patterns to give the sync tool.
+                the ignore patterns to give the sync tool. With --recipient (once: the store remembers the folder's \
+                recipients) every segment this store writes is an age file encrypted to them and authenticated \
+                with the identity (--identity, else the one 'key new' made), which must be one of them: the \
+                folder then holds no note, quote or tag. Segments encrypted to an identity this store holds are \
+                decrypted, and refused unless a holder of the identity wrote them; plain and encrypted segments \
+                are read side by side. --plain forgets the recipients.
                 """,
             arguments: [.init(name: "FOLDER", help: "The shared folder.")],
             options: [.init(name: "compact", help: "Fold this store's own segments older than an hour into one."),
                       .init(name: "accept-future",
                             help: "Merge at once the changes made more than a day ahead of this machine's clock "
-                                + "(those held from earlier rounds too) instead of holding them.")],
+                                + "(those held from earlier rounds too) instead of holding them."),
+                      .init(name: "recipient", value: "AGE1…",
+                            help: "Encrypt the segments this store writes to this age recipient (repeatable); "
+                                + "remembered for the folder.", repeatable: true),
+                      .init(name: "plain", help: "Forget the folder's recipients: write plain segments again."),
+                      .init(name: "identity", value: "FILE",
+                            help: "The age identity that opens encrypted segments and authenticates this store's "
+                                + "(default: the one 'marginalia key new' made, if any).")],
             examples: ["mkdir -p ~/Sync/marginalia && marginalia sync ~/Sync/marginalia",
                        "marginalia --json sync ~/Sync/marginalia"]),
         run: { context in
@@ -34,8 +46,20 @@ enum SyncCommand {
             try AnnotationStore.checkSyncLocation(store: context.storePath, folder: context.arguments.positionals[0])
             let store = try context.openStore(.create, content: .none)
             let folder = context.arguments.positionals[0]
+            let given = try context.arguments.all("recipient").map { text in
+                do {
+                    return try AgeRecipient(parsing: text)
+                } catch let error as AgeError {
+                    throw UsageError("--recipient \(text): \(error)")
+                }
+            }
+            if context.arguments.flag("plain") && !given.isEmpty {
+                throw UsageError("give --recipient or --plain, not both")
+            }
+            let recipients: [AgeRecipient]? = context.arguments.flag("plain") ? [] : given.isEmpty ? nil : given
             let report = try store.sync(folder: folder, compact: context.arguments.flag("compact"),
-                                        acceptFuture: context.arguments.flag("accept-future"))
+                                        acceptFuture: context.arguments.flag("accept-future"),
+                                        recipients: recipients, identities: try Keys.syncIdentities(context))
             if context.json {
                 try Output.print(json(report), to: context.console)
                 return
@@ -59,6 +83,9 @@ enum SyncCommand {
         if let old = report.renewedFromDeviceID {
             lines.append("This store now writes as device \(report.deviceID) (was \(old)): "
                 + (report.renewalReason ?? "") + ".")
+        }
+        if !report.encryptedTo.isEmpty {
+            lines.append("Segments are encrypted to " + report.encryptedTo.joined(separator: ", ") + ".")
         }
         for device in report.devices where device.segmentsApplied > 0 {
             let who = names[device.device].map { "\($0) (\(device.device))" } ?? device.device

@@ -162,7 +162,7 @@ struct HostileArchive: Sendable, CustomTestStringConvertible {
         oneChange("a malformed clock", Fixtures.change("c-1", hlc: "1700000005000-0"),
                   #"change record: field "hlc": must be a clock like 001795954481123-00000, not "1700000005000-0""#)
         oneChange("an unknown entity kind", Fixtures.change("c-1", entity: "bookmark-folder"),
-                  #"change record: field "entity": unknown entity kind "bookmark-folder" (annotation or position)"#)
+                  #"change record: field "entity": unknown entity kind "bookmark-folder" (annotation, position or device)"#)
         oneChange("an unknown operation", Fixtures.change("c-1", op: "merge"),
                   #"change record: field "op": unknown operation "merge""#)
         oneChange("an operation the entity does not have",

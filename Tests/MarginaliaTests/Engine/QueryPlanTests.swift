@@ -40,6 +40,8 @@ import Testing
         _ = try store.undeleteAnnotation(id: note.id)
         _ = try store.reattachAnnotation(id: note.id, at: AnchorRequest(passage: "luceafarul.1", start: 7, end: 12))
         _ = try store.setPosition(document: "luceafarul", at: TextPosition(passage: "luceafarul.2", offset: 2))
+        _ = try store.nameDevice("laptop")
+        _ = try store.devices()
         _ = try store.importArchive(path: archive)
         _ = try store.annotation(id: made.id)
         let short = try store.abbreviatedIDs([made.id, note.id], kind: .annotation)
