@@ -9,7 +9,7 @@ network). Checks what the Swift reader checks beyond the schemas too: one comple
 ending with a line feed, strict UTF-8 JSON (no byte order mark, repeated key, NaN, lone surrogate; an integer
 must be written without fraction or exponent), ids and texts within their limits in UTF-8 bytes, an anchor's end
 not before its start, no change dated more than 24 hours ahead of this machine's clock, and the line order: the
-header first, then the changes, then the state records (annotations, positions), the trailer last, with counts
+header first, then (format 4) the receipts, then the changes, then the state records (annotations, positions), the trailer last, with counts
 equal to the records read. With --strict-order it also checks the order marginalia writes: changes by (hlc,
 device, changeId) in format 1 (from format 2 on they are in the writer's log order), annotations by id, then
 positions by document.
@@ -226,6 +226,7 @@ def validate(path, validator, strict_order=False):
     counts = {"change": 0, "annotation": 0, "position": 0}
     section, trailer_line, lines, unparsed = "start", None, 0, False
     previous, changes_by_clock = {}, True
+    receipts, format_version = set(), None
     now_ms = time.time_ns() // 1_000_000
     try:
         for number, raw in read_lines(path):
@@ -243,7 +244,7 @@ def validate(path, validator, strict_order=False):
                 errors.append((number, message))
             errors.extend((number, problem) for problem in beyond_schema(record, now_ms))
             record_type = record.get("type") if isinstance(record, dict) else None
-            if record_type not in ("header", "change", "annotation", "position", "trailer"):
+            if record_type not in ("header", "receipt", "change", "annotation", "position", "trailer"):
                 continue
             if trailer_line is not None:
                 errors.append((number, f"a {record_type} record after the trailer (line {trailer_line})"))
@@ -253,12 +254,24 @@ def validate(path, validator, strict_order=False):
                 errors.append((number, "a second header"))
             elif section == "state" and record_type == "change":
                 errors.append((number, "a change after the state records"))
+            elif record_type == "receipt" and (counts["change"] or section == "state"):
+                errors.append((number, "a receipt after the changes"))
             if record_type == "header":
                 section = "changes" if section == "start" else section
                 # From format 2 on the changes are in the writer's log order, which the file cannot show.
                 changes_by_clock = record.get("formatVersion") == 1
+                format_version = record.get("formatVersion") if isinstance(record.get("formatVersion"), int) else None
+            elif record_type == "receipt":
+                if format_version is not None and format_version < 4:
+                    errors.append((number, f"a receipt record in an archive of format {format_version}"))
+                if record.get("id") in receipts:
+                    errors.append((number, f"a second receipt {record.get('id')}"))
+                receipts.add(record.get("id"))
             elif record_type == "change":
                 counts["change"] += 1
+                if "receipt" in record and record["receipt"] not in receipts:
+                    errors.append((number, f"$.receipt: names receipt {record['receipt']}, which no receipt record "
+                                           "before the changes declares"))
                 key = (record.get("hlc"), record.get("device"), record.get("changeId"))
                 last = previous.get("change")
                 if (strict_order and changes_by_clock and last and all(isinstance(k, str) for k in key + last)

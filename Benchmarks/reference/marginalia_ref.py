@@ -52,7 +52,8 @@ import unicodedata
 import uuid
 import zlib
 
-FORMAT, FORMAT_VERSION, APPLICATION_ID = "marginalia-archive", 3, 0x4D524755
+FORMAT, FORMAT_VERSION, APPLICATION_ID = "marginalia-archive", 4, 0x4D524755
+RECEIPT_VERSION = 4  # the first archive format that carries receipts (and changes naming a device)
 HEAD_VERSION = 2  # the first archive format whose header carries the head of the hash chain
 MAX_LINE_BYTES, MAX_RECORDS, MAX_DECOMPRESSED = 16 << 20, 50_000_000, 8 << 30
 MAX_DRIFT_MS, MAX_TEXT, MAX_CONTEXT, MAX_ID, MAX_LABEL, MAX_OFFSET = 86_400_000, 1 << 20, 1024, 256, 64, 2**31 - 1
@@ -72,12 +73,13 @@ RULES = {  # (entity, op) -> (allowed field groups, required field groups), as C
     ("annotation", "confirm"): ({"anchor"}, {"anchor"}),
     ("annotation", "reattach"): ({"anchor"}, {"anchor"}),
     ("position", "set"): ({"position"}, {"position"}),
+    ("device", "set"): ({"name"}, {"name"}),
 }
 # A revert is an edit that names the change whose state it restores; it may set every group but kind.
 REVERT_RULE = ({"note", "color", "tags", "anchor", "deleted", "revertTo"}, {"revertTo"})
 # The user-database schema version schemas/user.sql describes. Unlike the Swift tool, which holds changes
 # dated more than a day ahead in its `quarantine` table and merges the rest, this reference refuses such a file.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 GENESIS = "0" * 64
 USER_SQL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schemas", "user.sql")
 ANNOTATION_COLUMNS = ("id, kind, document, start_passage, start_offset, end_passage, end_offset, quote, prefix, "
@@ -157,12 +159,23 @@ def export(store, out):
               "schemaVersion": db.execute("PRAGMA user_version").fetchone()[0], "editions": editions,
               "partial": False, "head": {"seq": seq, "digest": digest}}
     counts = {"change": 0, "annotation": 0, "position": 0}
+    receipts = db.execute(
+        "SELECT id, kind, received_at, file, size, sha256, changes_read, new_changes, duplicates, quarantined "
+        "FROM receipts WHERE id IN (SELECT DISTINCT receipt FROM changes WHERE receipt IS NOT NULL) ORDER BY id"
+    ).fetchall()
     directory, name = os.path.split(os.path.abspath(out))
     temporary = os.path.join(directory, f".{name}.export-{uuid.uuid4()}.tmp")  # renamed over `out` when complete
     try:
         with open(temporary, "xb") as raw:
             with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) as sink:
                 lines = [_encode(header)]
+                for rid, kind, received, file, size, sha, read, new, duplicates, held in receipts:
+                    record = {"type": "receipt", "id": rid, "kind": kind, "receivedAt": received}
+                    record.update({key: value for key, value in (("file", file), ("size", size), ("sha256", sha))
+                                   if value is not None})
+                    record.update({"changesRead": read, "newChanges": new, "duplicates": duplicates,
+                                   "quarantined": held})
+                    lines.append(_encode(record))
 
                 def emit(line):
                     lines.append(line)
@@ -170,12 +183,13 @@ def export(store, out):
                         sink.write(("\n".join(lines) + "\n").encode("utf-8"))
                         lines.clear()
 
-                for cid, hlc, dev, entity, entity_id, op, fields, wall in db.execute(
-                        f"SELECT {CHANGE_COLUMNS} FROM changes ORDER BY seq"):
+                for cid, hlc, dev, entity, entity_id, op, fields, wall, receipt in db.execute(
+                        f"SELECT {CHANGE_COLUMNS}, receipt FROM changes ORDER BY seq"):
                     made = "" if wall is None else f',"madeAt":"{iso8601(wall)}"'
+                    by = "" if receipt is None else f',"receipt":{receipt}'
                     emit(f'{{"type":"change","changeId":{_encode(cid)},"hlc":{_encode(hlc)},"device":{_encode(dev)},'
                          f'"entity":{_encode(entity)},"entityId":{_encode(entity_id)},"op":{_encode(op)},'
-                         f'"fields":{fields}{made}}}')
+                         f'"fields":{fields}{made}{by}}}')
                     counts["change"] += 1
                 for row in db.execute(f"SELECT {ANNOTATION_COLUMNS} FROM annotations ORDER BY id"):
                     emit(_encode(annotation_record(row)))
@@ -388,8 +402,14 @@ HEADER = obj({"type": None, "format": one_of(FORMAT), "formatVersion": integer(1
               "filter?": obj({"document?": any_string, "since?": any_string}),
               "head?": obj({"seq": integer(0, 2**63 - 1), "digest": matching(DIGEST, "64 lowercase hex digits")})})
 CHANGE = obj({"type": None, "changeId": machine_id, "hlc": hlc, "device": machine_id,
-              "entity": one_of("annotation", "position"), "entityId": None, "op": one_of(*OPS), "fields": None,
-              "madeAt?": any_string})
+              "entity": one_of("annotation", "position", "device"), "entityId": None, "op": one_of(*OPS),
+              "fields": None, "madeAt?": any_string, "receipt?": integer(1, 2**63 - 1)})
+RECEIPT = obj({"type": None, "id": integer(1, 2**63 - 1),
+               "kind": one_of("import", "restore", "sync", "merge", "unrecorded"), "receivedAt": any_string,
+               "file?": any_string, "size?": integer(0, 2**63 - 1),
+               "sha256?": matching(DIGEST, "64 lowercase hex digits"), "changesRead": integer(0, 2**31 - 1),
+               "newChanges": integer(0, 2**31 - 1), "duplicates": integer(0, 2**31 - 1),
+               "quarantined": integer(0, 2**31 - 1)})
 ANNOTATION = obj({"type": None, "id": machine_id, "kind": one_of(*KINDS), "document": identifier,
                   "start": TEXT_POSITION, "end": TEXT_POSITION, "quote": text, "prefix": context_text, "suffix": context_text,
                   "note": optional(text), "color": optional(label), "tags": array(label), "createdAt": iso_time,
@@ -402,7 +422,7 @@ TRAILER = obj({"type": None, "counts": obj({"change": COUNT, "annotation": COUNT
 FIELDS = {"kind": one_of(*KINDS), "document": identifier, "start": TEXT_POSITION, "end": TEXT_POSITION,
           "quote": text, "prefix": context_text, "suffix": context_text, "edition": identifier, "note": text,
           "color": color, "tags": tags, "deleted": boolean, "passage": identifier, "offset": OFFSET,
-          "revertTo": machine_id}
+          "revertTo": machine_id, "name": label}
 GROUPS = {**dict.fromkeys(ANCHOR, "anchor"), "passage": "position", "offset": "position"}
 
 
@@ -456,7 +476,7 @@ def check_change(record, now_ms):
     when it was made (madeAt, format 3 on) in milliseconds, or None."""
     change = CHANGE(record, "")
     entity, op = change["entity"], change["op"]
-    entity_id = (machine_id if entity == "annotation" else identifier)(record["entityId"], "entityId")
+    entity_id = (identifier if entity == "position" else machine_id)(record["entityId"], "entityId")
     fields = canonical_fields(record["fields"], op, entity)
     wall = made_at(record["madeAt"]) if "madeAt" in record else None
     # Judged by when it was made; a change recorded without that, by its clock.
@@ -470,7 +490,7 @@ def check_change(record, now_ms):
 
 def records(path, now_ms):
     """Yields each change of the archive, after checking every record, the order and the trailer's counts."""
-    header, in_state, trailer = None, False, False
+    header, in_state, trailer, receipts = None, False, False, set()
     counts = {"change": 0, "annotation": 0, "position": 0}
     for number, line in archive_lines(path):
         try:
@@ -480,7 +500,7 @@ def records(path, now_ms):
         if type(obj) is not dict or type(obj.get("type")) is not str:
             raise ArchiveError("a record must be a JSON object with a type", number)
         kind = obj["type"]
-        if kind not in ("header", "change", "annotation", "position", "trailer"):
+        if kind not in ("header", "receipt", "change", "annotation", "position", "trailer"):
             raise ArchiveError(f"unknown record type {kind!r}", number)
         if trailer or (header is None) != (kind == "header"):
             raise ArchiveError(f"a {kind} record out of place", number)
@@ -488,9 +508,16 @@ def records(path, now_ms):
             if kind == "header":
                 check_header(obj)
                 header = obj
+            elif kind == "receipt":
+                if header["formatVersion"] < RECEIPT_VERSION or counts["change"] or in_state:
+                    raise FieldError("a receipt out of place")
+                RECEIPT(obj, "")
+                receipts.add(obj["id"])
             elif kind == "change":
                 if in_state:
                     raise FieldError("a change after the state records")
+                if "receipt" in obj and (header["formatVersion"] < RECEIPT_VERSION or obj["receipt"] not in receipts):
+                    raise FieldError("receipt: names no receipt record before the changes")
                 change = check_change(obj, now_ms)
                 counts["change"] += 1
                 yield number, change
@@ -784,7 +811,16 @@ class Importer:
         for cid, hlc, device, entity, entity_id, op, _, fields, _ in changes:
             waiting.discard(cid)
             stamp = (hlc, device, cid)
-            if entity == "position":
+            if entity == "device":
+                # A device's name: the latest naming change wins (DeviceNames.apply).
+                self.db.execute("INSERT INTO devices (id) VALUES (?) ON CONFLICT (id) DO NOTHING", (entity_id,))
+                clock = self.db.execute("SELECT name_clock FROM devices WHERE id = ?", (entity_id,)).fetchone()[0]
+                if clock is not None and tuple(clock.split(" ")) >= stamp:
+                    continue
+                self.db.execute("UPDATE devices SET name = ?, name_clock = ? WHERE id = ?",
+                                (fields["name"], " ".join(stamp), entity_id))
+                self.report["updates"] += 1
+            elif entity == "position":
                 current = positions.get(entity_id)
                 if current is not None and tuple(current[2].split(" ")) >= stamp:
                     self.report["conflictsResolved"] += 1

@@ -13,19 +13,25 @@
 ///   merged into an empty store, rebuild the same chain up to that head.
 /// - 3: a change record carries `madeAt` (ISO 8601, UTC, milliseconds), the wall time of the machine that made
 ///   it (`Change.wall`), when the change has one.
+/// - 4: receipt records (`ArchivedReceipt`: how the changes the writing store did not make arrived) follow the
+///   header, and a change record that arrived by one names it (`receipt`), so that a restore keeps them; a change
+///   may name a device (entity `device`, schema 8).
 package enum ArchiveFormat {
     /// The `format` of the header.
     package static let name = "marginalia-archive"
     /// The format version this build writes, and the newest it reads.
-    package static let version: Int64 = 3
+    package static let version: Int64 = 4
     /// The first version whose header carries the head of the log's hash chain.
     static let headVersion: Int64 = 2
+    /// The first version that carries receipts.
+    static let receiptVersion: Int64 = 4
     /// The recommended file extension.
     package static let fileExtension = "jsonl.gz"
 
     /// The `type` of each record.
     enum RecordType: String, CaseIterable {
         case header
+        case receipt
         case change
         case annotation
         case position

@@ -1,7 +1,10 @@
 /// One validated record of an archive.
 package enum ArchiveRecord: Equatable, Sendable {
     case header(ArchiveHeader)
-    case change(Change)
+    /// How changes of the writing store arrived there (format 4 on); before every change.
+    case receipt(ArchivedReceipt)
+    /// A change, and the receipt it arrived by in the writing store (nil: made there, or not said).
+    case change(Change, receipt: Int64?)
     /// A state record (an annotation or a reading position), as it stands in the file.
     case annotation(JSONObject)
     case position(JSONObject)
@@ -193,6 +196,8 @@ private struct ReadState {
     var counts = ArchiveCounts()
     var inStateSection = false
     var sawTrailer = false
+    /// The ids of the receipt records read.
+    var receipts: Set<Int64> = []
 
     /// The state of a reader past the header and the changes, to check one state record on its own.
     static var inStateSection: ReadState {
@@ -234,11 +239,26 @@ private struct ReadState {
                 let parsed = try ArchiveRecords.header(object)
                 header = parsed
                 return .header(parsed)
+            case .receipt:
+                guard (header?.formatVersion ?? 0) >= ArchiveFormat.receiptVersion else {
+                    throw invalid("unknown record type \"receipt\" in an archive of format "
+                        + "\(header?.formatVersion ?? 0)")
+                }
+                guard counts.changes == 0, !inStateSection else { throw invalid("a receipt after the changes") }
+                let receipt = try ArchivedReceipt(record: object)
+                guard receipts.insert(receipt.id).inserted else { throw invalid("a second receipt \(receipt.id)") }
+                return .receipt(receipt)
             case .change:
                 guard !inStateSection else { throw invalid("a change after the state records") }
-                let change = try ArchiveRecords.change(object)
+                let allowed = (header?.formatVersion ?? 0) >= ArchiveFormat.receiptVersion
+                let change = try ArchiveRecords.change(object, receiptAllowed: allowed)
+                let receipt = try ArchiveRecords.receipt(of: object)
+                if let receipt, !receipts.contains(receipt) {
+                    throw invalid("change record: field \"receipt\": names receipt \(receipt), which no receipt "
+                        + "record before the changes declares")
+                }
                 counts.changes += 1
-                return .change(change)
+                return .change(change, receipt: receipt)
             case .annotation:
                 inStateSection = true
                 try ArchiveRecords.checkAnnotation(object)

@@ -81,8 +81,9 @@ enum ArchiveRecords {
                              editions: editions, partial: partial, filter: filter, head: head)
     }
 
-    static func change(_ object: JSONObject) throws -> Change {
-        try checkKeys(object, required: Keys.change, optional: ["madeAt"])
+    /// Reads a change record; `receiptAllowed` (format 4 on) lets it name a receipt (`receipt(of:)` reads it).
+    static func change(_ object: JSONObject, receiptAllowed: Bool = false) throws -> Change {
+        try checkKeys(object, required: Keys.change, optional: receiptAllowed ? ["madeAt", "receipt"] : ["madeAt"])
         let changeID = try machineID(object["changeId"], field: "changeId")
         let hlcText = try FieldReader.string(object["hlc"] ?? .null, field: "hlc")
         guard let hlc = HLC(hlcText), hlc.milliseconds <= Timestamp.latestMilliseconds else {
@@ -121,6 +122,15 @@ enum ArchiveRecords {
         }
         return Change(changeID: changeID, hlc: hlc, device: device, entity: entity, entityID: entityID,
                       operation: operation, fields: fields, wall: wall)
+    }
+
+    /// The receipt a change record names, if any.
+    static func receipt(of object: JSONObject) throws -> Int64? {
+        guard let value = object["receipt"] else { return nil }
+        guard case .int(let id) = value, id >= 1 else {
+            throw FieldError(field: "receipt", reason: "must be the id of a receipt record")
+        }
+        return id
     }
 
     /// Checks an annotation state record's shape (its values are compared with the replay elsewhere).

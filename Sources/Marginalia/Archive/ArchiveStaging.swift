@@ -64,9 +64,10 @@ extension StoreConnection {
         throws -> ArchiveSummary
     {
         try handle(.header(staged.summary.header), 1)
-        // The reader took the header on line 1 and every change before the first state record: without the
-        // changes, the state records are the lines after them.
-        var after = changes ? 0 : 1 + staged.summary.counts.changes
+        // The reader took the header on line 1, then any receipts, and every change before the first state record:
+        // without the changes, the state records are the lines after the last change.
+        var after = changes ? 0 : Int(try db.int(
+            sql: "SELECT coalesce(max(line), 1) FROM \(staged.table) WHERE kind IN ('change', 'known')") ?? 1)
         while true {
             var rows: [(record: ArchiveRecord, line: Int)] = []
             // IS, unlike =, is false, not NULL, against a record not rebuilt: "The IS and IS NOT operators work like
@@ -85,7 +86,7 @@ extension StoreConnection {
             ) { row in
                 let kind = try row.string(9)
                 if kind == "change" {
-                    rows.append((.change(try Change(row: row)), try row.int(8)))
+                    rows.append((.change(try Change(row: row), receipt: nil), try row.int(8)))
                     return
                 }
                 if kind == "annotation" {
@@ -151,7 +152,8 @@ extension StagedArchive {
             try reader.readAhead { record, line in
                 let arguments: StatementArguments
                 switch record {
-                case .header, .annotation:
+                case .header, .annotation, .receipt:
+                    // An import is a receipt of its own: how the changes reached the writing store is not kept.
                     return
                 case .annotationText(_, let text) where !forEmptyStore:
                     _ = try ArchiveReader.checkedAnnotation(text, line: line, file: path)
@@ -159,7 +161,7 @@ extension StagedArchive {
                 case .annotationText(let id, let text):
                     arguments = [line, "annotation", nil as String?, nil as String?, nil as String?, nil as String?,
                                  id, nil as String?, text, nil as Int64?, nil as Int64?, nil as String?]
-                case .change(let change):
+                case .change(let change, _):
                     let fieldsText = try change.fields.jsonText()
                     if forEmptyStore {
                         digest = try ChangeDigest.next(after: digest, change: change, fieldsText: fieldsText)

@@ -18,10 +18,19 @@ final class RecordMerge {
     /// The whole log is still to be projected.
     private var projectAtEnd: Bool
     private var batch: [(change: Change, line: Int)] = []
+    /// Keep the receipts the file carries (a restore): its changes point to copies of them.
+    private let keepsReceipts: Bool
+    /// The copies made of the file's receipts, by their id in the file.
+    private var carried: [Int64: ReceiptSlot] = [:]
+    /// The file's receipt the changes of `batch` arrived by (nil: the merge's own).
+    private var batchReceipt: Int64?
+    /// How many new changes point to a carried receipt, not to the merge's own.
+    private var carriedChanges = 0
     private var states: [(id: String, record: StateRecord, line: Int)] = []
 
     init(store: StoreConnection, file path: String, receipt: ReceiptSlot, checkState: Bool, live: StoreConnection?,
-         future: FutureChanges, plan: ArchiveMergePlan) {
+         future: FutureChanges, plan: ArchiveMergePlan, keepsReceipts: Bool = false) {
+        self.keepsReceipts = keepsReceipts
         self.store = store
         self.path = path
         self.receipt = receipt
@@ -37,9 +46,18 @@ final class RecordMerge {
 
     /// Takes the next record of the file, read on `line`.
     func take(_ record: ArchiveRecord, line: Int) throws {
-        if case .change(let change) = record {
+        if case .change(let change, let receipt) = record {
+            let arrivedBy = keepsReceipts ? receipt : nil
+            if arrivedBy != batchReceipt {
+                try mergeBatch()
+                batchReceipt = arrivedBy
+            }
             batch.append((change, line))
             if batch.count >= StoreConnection.mergeBatchSize { try mergeBatch() }
+            return
+        }
+        if case .receipt(let archived) = record {
+            if keepsReceipts { carried[archived.id] = ReceiptSlot(existing: try store.receipts.insert(archived)) }
             return
         }
         // The state records follow every change: the state they describe is complete once these are in.
@@ -61,7 +79,7 @@ final class RecordMerge {
             // A partial archive's state cannot be rebuilt from its changes alone.
             checkRecords = checkRecords && !header.partial
             if case .bulkLoad = plan { try endChanges() }
-        case .change, .annotation, .annotationText:
+        case .change, .receipt, .annotation, .annotationText:
             break
         case .position(let object):
             guard checkRecords else { return }
@@ -81,13 +99,17 @@ final class RecordMerge {
         var verification = ArchiveVerification(summary: summary)
         verification.annotationsChecked = annotationsChecked
         verification.positionsChecked = positionsChecked
-        return MergeResult(report: report, verification: verification, sawOwnDevice: sawOwnDevice)
+        return MergeResult(report: report, verification: verification, sawOwnDevice: sawOwnDevice,
+                           carriedChanges: carriedChanges)
     }
 
     private func mergeBatch() throws {
         guard !batch.isEmpty else { return }
+        let slot = batchReceipt.flatMap { carried[$0] } ?? receipt
+        let before = report.merge.newChanges
+        defer { if slot !== receipt { carriedChanges += report.merge.newChanges - before } }
         do {
-            try store.merge(batch, receipt: receipt, into: &report.merge, future: future,
+            try store.merge(batch, receipt: slot, into: &report.merge, future: future,
                             sawOwnDevice: &sawOwnDevice, project: !projectAtEnd)
         } catch let conflict as ChangeConflict {
             throw ArchiveError(file: path, line: conflict.position, kind: .conflict, reason: conflict.reason)

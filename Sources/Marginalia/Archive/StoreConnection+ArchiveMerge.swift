@@ -44,6 +44,8 @@ struct MergeResult {
     var verification: ArchiveVerification
     /// The archive held new changes made under this store's own device id.
     var sawOwnDevice: Bool
+    /// How many new changes point to the copy of a receipt the archive carried (a restore), not to the merge's.
+    var carriedChanges = 0
 }
 
 extension StoreConnection {
@@ -53,17 +55,21 @@ extension StoreConnection {
     /// With `checkState` (for a store that was empty, so that its state is the archive's own), each state record
     /// of a full archive must equal the state rebuilt from the archive's changes, and `live`'s too when given.
     /// - Throws: `ArchiveError` naming the file, the line and the reason.
-    /// The changes it adds point to a new receipt of kind `receipt` naming the file, with its size and SHA-256.
+    /// The changes it adds point to a new receipt of kind `receipt` naming the file, with its size and SHA-256; a
+    /// restore's (`receipt` `.restore`) keeps the receipts the archive carries, and the changes that arrived by one
+    /// point to its copy.
     func mergeArchive(path: String, limits: ArchiveLimits, checkState: Bool, comparingWith live: StoreConnection?,
                       receipt kind: Receipt.Kind, future: FutureChanges = .accept) throws -> MergeResult
     {
         let receipt = ReceiptSlot(ReceiptSource(kind: kind, file: path))
         let plan: ArchiveMergePlan = try projectionIsEmpty() ? .projectOnce(rebuiltRecords: nil) : .incremental(known: 0)
         let result = try mergeRecords(file: path, receipt: receipt, checkState: checkState, comparingWith: live,
-                                      future: future, plan: plan) { handle in
+                                      future: future, plan: plan, keepsReceipts: kind == .restore) { handle in
             try ArchiveReader(path: path, limits: limits).readAhead(handle)
         }
-        try receipts.finish(receipt, result.report.merge,
+        var own = result.report.merge
+        own.newChanges -= result.carriedChanges
+        try receipts.finish(receipt, own,
                           size: Int64(result.verification.summary.compressedBytes),
                           sha256: result.verification.summary.sha256)
         return result
@@ -73,11 +79,11 @@ extension StoreConnection {
     /// it returns; see `mergeArchive`. Changes quarantined by `future` leave the state unchecked: it cannot be the
     /// archive's.
     func mergeRecords(file path: String, receipt: ReceiptSlot, checkState: Bool, comparingWith live: StoreConnection?,
-                      future: FutureChanges, plan: ArchiveMergePlan,
+                      future: FutureChanges, plan: ArchiveMergePlan, keepsReceipts: Bool = false,
                       records: ((ArchiveRecord, Int) throws -> Void) throws -> ArchiveSummary) throws -> MergeResult
     {
         let merge = RecordMerge(store: self, file: path, receipt: receipt, checkState: checkState, live: live,
-                                future: future, plan: plan)
+                                future: future, plan: plan, keepsReceipts: keepsReceipts)
         let summary = try records { record, line in try merge.take(record, line: line) }
         return try merge.finish(summary)
     }

@@ -105,6 +105,13 @@ extension StoreConnection {
             device: deviceID, createdAt: createdAt, schemaVersion: Int64(UserSchema.currentVersion), editions: editions,
             partial: !filter.isEmpty, filter: filterText, head: try stored ?? log.recomputeChain().head)
         try lines.write(header.json)
+        // How the changes this store did not make arrived, for a restore to keep (format 4).
+        try db.forEachRow(sql: """
+            SELECT \(Receipts.columns) FROM receipts
+            WHERE id IN (SELECT DISTINCT receipt FROM changes WHERE receipt IS NOT NULL) ORDER BY id
+            """) { row in
+            try lines.write(ArchivedReceipt(try Receipt(row: row)).json)
+        }
         var chain = LogHead(sequence: 0, digest: ChangeDigest.genesis)
         var chainHolds = true
 
@@ -116,7 +123,7 @@ extension StoreConnection {
         // an index" (https://www.sqlite.org/optoverview.html#disqualifying_where_clause_terms_using_unary_).
         try db.forEachRow(
             sql: """
-                SELECT \(Change.columns), seq, digest FROM changes
+                SELECT \(Change.columns), seq, digest, receipt FROM changes
                 WHERE +hlc >= ?1 AND (?2 IS NULL
                     OR (entity = 'annotation' AND entity_id IN (SELECT id FROM annotations WHERE document = ?2))
                     OR (entity = 'position' AND entity_id = ?2) OR entity = 'device')
@@ -178,7 +185,8 @@ struct ArchiveLineWriter {
         try endLine()
     }
 
-    /// Writes a change record straight from a row that selects `Change.columns` first, copying its stored fields JSON as it is.
+    /// Writes a change record straight from a row that selects `Change.columns` first (then its seq, digest and
+    /// receipt), copying its stored fields JSON as it is.
     mutating func writeChange(_ row: Row) throws {
         try writer.beginObject()
         try writer.key("type")
@@ -195,6 +203,11 @@ struct ArchiveLineWriter {
         if !row.isNull(Change.Column.wall.rawValue) {
             try writer.key("madeAt")
             try writer.string(Timestamp.iso8601(milliseconds: try row.int64(Change.Column.wall.rawValue)))
+        }
+        let receipt = Change.columnCount + 2
+        if row.count > receipt, !row.isNull(receipt) {
+            try writer.key("receipt")
+            try writer.int(try row.int64(receipt))
         }
         try writer.endObject()
         try endLine()

@@ -201,13 +201,35 @@ struct HostileArchive: Sendable, CustomTestStringConvertible {
                 "the trailer counts 3 changes, 0 annotations and 0 positions, but the archive holds 2, 0 and 0")
         records("no final line feed", [header, create, Fixtures.trailer(changes: 1)], finalNewline: false, line: 3,
                 kind: .truncated, "truncated: the last line does not end with a line feed")
-        let newer = "created by a newer version of marginalia (archive format 4; this version reads up to 3); "
+        let newer = "created by a newer version of marginalia (archive format 5; this version reads up to 4); "
             + "upgrade marginalia to read it"
-        records("format version 4", [Fixtures.header(formatVersion: 4), create, Fixtures.trailer(changes: 1)],
+        records("format version 5", [Fixtures.header(formatVersion: 5), create, Fixtures.trailer(changes: 1)],
                 line: 1, kind: .newerVersion, newer)
-        records("format version 4 with what only it knows",
-                [Fixtures.header(formatVersion: 4, extra: #","compression":"zstd""#), #"{"type":"tombstone-gc"}"#],
+        records("format version 5 with what only it knows",
+                [Fixtures.header(formatVersion: 5, extra: #","compression":"zstd""#), #"{"type":"tombstone-gc"}"#],
                 line: 1, kind: .newerVersion, newer)
+        let head = #","head":{"seq":0,"digest":"0000000000000000000000000000000000000000000000000000000000000000"}"#
+        let receipt = #"{"type":"receipt","id":1,"kind":"import","receivedAt":"2023-11-14T22:13:20.000Z","#
+            + #""changesRead":1,"newChanges":1,"duplicates":0,"quarantined":0}"#
+        records("a receipt in an archive of format 3",
+                [Fixtures.header(formatVersion: 3, extra: head), receipt, create, Fixtures.trailer(changes: 1)],
+                line: 2, #"unknown record type "receipt" in an archive of format 3"#)
+        records("a receipt after the changes",
+                [Fixtures.header(formatVersion: 4, extra: head), create, receipt, Fixtures.trailer(changes: 1)],
+                line: 3, "a receipt after the changes")
+        records("a change naming a receipt no record declares",
+                [Fixtures.header(formatVersion: 4, extra: head),
+                 String(create.dropLast()) + #","receipt":7}"#, Fixtures.trailer(changes: 1)],
+                line: 2, #"change record: field "receipt": names receipt 7, which no receipt record before the "#
+                    + "changes declares")
+        records("a change naming a receipt in an archive of format 3",
+                [Fixtures.header(formatVersion: 3, extra: head),
+                 String(create.dropLast()) + #","receipt":1}"#, Fixtures.trailer(changes: 1)],
+                line: 2, #"change record: field "receipt": unknown field"#)
+        records("a receipt of an unknown kind",
+                [Fixtures.header(formatVersion: 4, extra: head), receipt.replacingOccurrences(of: "import", with: "ftp"),
+                 create, Fixtures.trailer(changes: 1)],
+                line: 2, #"receipt record: field "kind": unknown receipt kind "ftp""#)
         records("format version 0", [Fixtures.header(formatVersion: 0), create, Fixtures.trailer(changes: 1)],
                 line: 1, #"header record: field "formatVersion": must be a positive integer"#)
         return cases

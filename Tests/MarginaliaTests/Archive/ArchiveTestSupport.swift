@@ -74,6 +74,14 @@ enum ArchiveFixtures {
     // MARK: - Archives as lines
 
     /// The decompressed lines of an archive (each without its line feed), as text.
+    /// `lines` without the receipt records and the changes' `receipt` (format 4): what an archive of the same
+    /// store would hold had it received nothing.
+    static func withoutReceipts(_ lines: [String]) -> [String] {
+        lines.filter { !$0.hasPrefix(#"{"type":"receipt","#) }.map {
+            $0.replacingOccurrences(of: #","receipt":[0-9]+\}$"#, with: "}", options: .regularExpression)
+        }
+    }
+
     static func lines(ofArchive path: String) throws -> [String] {
         let bytes = try GzipReader(source: try FileSource(path: path)).readAll()
         #expect(bytes.last == 0x0a, "\(path) does not end with a line feed")

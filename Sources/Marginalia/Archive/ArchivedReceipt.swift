@@ -1,0 +1,109 @@
+/// A receipt as an archive carries it (format 4): how changes the writing store did not make arrived there, so that
+/// a restore keeps where its changes came from. `id` is the receipt's number in the writing store, which the change
+/// records that arrived by it name (`"receipt": id`).
+///
+///     {"type":"receipt","id":2,"kind":"import","receivedAt":"2026-12-02T06:34:18.441Z","file":"clippings.txt",
+///      "size":4913,"sha256":"…","changesRead":9,"newChanges":9,"duplicates":0,"quarantined":0}
+package struct ArchivedReceipt: Equatable, Sendable {
+    package var id: Int64
+    package var kind: Receipt.Kind
+    package var receivedAt: String
+    package var file: String?
+    package var size: Int64?
+    package var sha256: String?
+    package var changesRead: Int
+    package var newChanges: Int
+    package var duplicates: Int
+    package var quarantined: Int
+
+    /// The receipt as it stands in the writing store.
+    init(_ receipt: Receipt) {
+        id = receipt.id
+        kind = receipt.kind
+        receivedAt = receipt.receivedAt
+        file = receipt.file
+        size = receipt.size
+        sha256 = receipt.sha256
+        changesRead = receipt.changesRead
+        newChanges = receipt.newChanges
+        duplicates = receipt.duplicates
+        quarantined = receipt.quarantined
+    }
+
+    /// The record's JSON, keys in a fixed order; an absent file, size or hash is left out.
+    var json: JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("type", .string(ArchiveFormat.RecordType.receipt.rawValue)), ("id", .int(id)),
+            ("kind", .string(kind.rawValue)), ("receivedAt", .string(receivedAt)),
+        ]
+        if let file { members.append(("file", .string(file))) }
+        if let size { members.append(("size", .int(size))) }
+        if let sha256 { members.append(("sha256", .string(sha256))) }
+        members += [("changesRead", .int(Int64(changesRead))), ("newChanges", .int(Int64(newChanges))),
+                    ("duplicates", .int(Int64(duplicates))), ("quarantined", .int(Int64(quarantined)))]
+        return .object(JSONObject(members))
+    }
+
+    /// Reads a receipt record strictly: every key known, each of the right type.
+    init(record object: JSONObject) throws(FieldError) {
+        let known: Set<String> = ["type", "id", "kind", "receivedAt", "file", "size", "sha256", "changesRead",
+                                  "newChanges", "duplicates", "quarantined"]
+        if let extra = object.keys.first(where: { !known.contains($0) }) {
+            throw FieldError(field: extra, reason: "unknown field")
+        }
+        func count(_ key: String) throws(FieldError) -> Int {
+            guard case .int(let value)? = object[key], value >= 0, value <= Int64(Int32.max) else {
+                throw FieldError(field: key, reason: "must be a non-negative integer")
+            }
+            return Int(value)
+        }
+        guard case .int(let id)? = object["id"], id >= 1 else {
+            throw FieldError(field: "id", reason: "must be a positive integer")
+        }
+        self.id = id
+        let kindName = try FieldReader.string(object["kind"] ?? .null, field: "kind")
+        guard let kind = Receipt.Kind(rawValue: kindName) else {
+            throw FieldError(field: "kind", reason: "unknown receipt kind \"\(kindName)\"")
+        }
+        self.kind = kind
+        receivedAt = try FieldReader.string(object["receivedAt"] ?? .null, field: "receivedAt")
+        guard Timestamp.parseISO8601(receivedAt) != nil else {
+            throw FieldError(field: "receivedAt", reason: "must be an ISO 8601 time")
+        }
+        file = try object["file"].map { value throws(FieldError) in
+            try FieldReader.text(value, field: "file", maxBytes: 4096)
+        }
+        if let value = object["size"] {
+            guard case .int(let size) = value, size >= 0 else {
+                throw FieldError(field: "size", reason: "must be a non-negative integer")
+            }
+            self.size = size
+        }
+        if let value = object["sha256"] {
+            let hex = try FieldReader.string(value, field: "sha256")
+            guard ChangeDigest.bytes(ofHex: hex) != nil else {
+                throw FieldError(field: "sha256", reason: "must be 64 lowercase hexadecimal digits")
+            }
+            sha256 = hex
+        }
+        changesRead = try count("changesRead")
+        newChanges = try count("newChanges")
+        duplicates = try count("duplicates")
+        quarantined = try count("quarantined")
+    }
+}
+
+extension Receipts {
+    /// Adds a copy of a receipt an archive carried, with its time, file and counts; returns its id here.
+    func insert(_ archived: ArchivedReceipt) throws -> Int64 {
+        try db.execute(
+            sql: """
+                INSERT INTO receipts (received_at, kind, file, size, sha256, changes_read, new_changes, duplicates,
+                    quarantined)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [archived.receivedAt, archived.kind.rawValue, archived.file, archived.size, archived.sha256,
+                        archived.changesRead, archived.newChanges, archived.duplicates, archived.quarantined])
+        return try db.int(sql: "SELECT last_insert_rowid()") ?? 0
+    }
+}
