@@ -24,16 +24,29 @@ extension AnnotationStore {
                 file: name, line: nil,
                 reason: "not a Kindle, KOReader, Readwise or W3C file; give its format"))
         }
-        let items = try InteropReader.read(bytes, format: format, file: name)
+        return try importFile(from: ByteArraySource(bytes), name: name, format: format, options: options)
+    }
+
+    /// Reads a file of another tool from `source` and imports its items, as `importFile(_:name:format:options:)`
+    /// does; a format that `InteropReader.streams` is read in pieces, so that the file is never in memory whole.
+    /// - Throws: `MarginaliaError` (`.invalidData` for a file that cannot be read); the source's read errors.
+    package func importFile(from source: any ByteSource, name: String, format: InteropFormat,
+                            options: InteropImportOptions = InteropImportOptions()) throws -> InteropImportReport {
+        let hashed: HashingSource
+        var items: [ImportItem] = []
         let digest: String
         do {
-            digest = try SHA256Digest.hex(of: bytes)
+            hashed = try HashingSource(source)
+            try InteropReader.read(hashed, format: format, file: name) { items.append($0) }
+            digest = try hashed.finalizeHex()
+        } catch let error as MarginaliaError {
+            throw error
         } catch {
             throw MarginaliaError(error)
         }
         // The receipt of the new changes names the file, its size and its SHA-256, as an archive import's does.
-        let source = ReceiptSource(kind: .import, file: name, size: Int64(bytes.count), sha256: digest)
-        return try importPlanned(items, format: format, options: options, source: source)
+        let receipt = ReceiptSource(kind: .import, file: name, size: Int64(hashed.bytesRead), sha256: digest)
+        return try importPlanned(items, format: format, options: options, source: receipt)
     }
 
     /// Plans the import on a reader (anchoring every item by its text, the long part), then merges the plan on

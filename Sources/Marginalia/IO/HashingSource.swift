@@ -2,6 +2,8 @@
 final class HashingSource: ByteSource {
     private let base: any ByteSource
     private let hasher: SHA256Hasher
+    /// How many bytes have been read so far.
+    private(set) var bytesRead = 0
 
     /// Reads from `base`, hashing as it goes.
     init(_ base: any ByteSource) throws {
@@ -12,6 +14,7 @@ final class HashingSource: ByteSource {
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         let count = try base.read(into: buffer)
         try hasher.update(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+        bytesRead += count
         return count
     }
 

@@ -27,15 +27,55 @@ public enum InteropReader {
     /// - Throws: `MarginaliaError` (`.invalidData`) naming the line of an item whose text or note is longer than an
     ///   annotation holds: nothing is cut short.
     public static func read(_ bytes: [UInt8], format: InteropFormat, file: String) throws -> [ImportItem] {
-        let items = try items(bytes, format: format, file: file)
-        let limit = FieldLimits.maxTextBytes
-        for item in items where item.text.utf8.count > limit || (item.note?.utf8.count ?? 0) > limit {
-            let size = max(item.text.utf8.count, item.note?.utf8.count ?? 0)
-            throw MarginaliaError(InteropError(file: file, line: item.line, reason: "the \(item.kind.rawValue) holds "
-                + "\(size) bytes of text; an annotation holds at most \(limit): nothing was imported (nothing is cut "
-                + "short)"))
-        }
+        var items: [ImportItem] = []
+        try read(ByteArraySource(bytes), format: format, file: file) { items.append($0) }
         return items
+    }
+
+    /// Whether a file in `format` is read in pieces (Kindle clippings and Readwise's CSV, the formats whose files
+    /// grow to hundreds of megabytes); the others are read whole.
+    package static func streams(_ format: InteropFormat) -> Bool {
+        format == .kindle || format == .readwise
+    }
+
+    /// Reads the items of `source` in `format`, giving each to `body` in file order; a format that `streams` is
+    /// read in pieces, the others whole. The errors are those of `read(_:format:file:)`, and the same for the same
+    /// file: an item too long for an annotation is reported once the whole file has been read (an item that
+    /// cannot be read, anywhere, is what is wrong with the file then), and no item is given after it.
+    package static func read(_ source: any ByteSource, format: InteropFormat, file: String,
+                             pieceSize: Int = SourcePieces.defaultPieceSize,
+                             _ body: (ImportItem) throws -> Void) throws {
+        var tooLong: MarginaliaError?
+        func take(_ item: ImportItem) throws {
+            guard tooLong == nil else { return }
+            let limit = FieldLimits.maxTextBytes
+            let size = max(item.text.utf8.count, item.note?.utf8.count ?? 0)
+            guard size <= limit else {
+                tooLong = MarginaliaError(InteropError(file: file, line: item.line, reason: "the "
+                    + "\(item.kind.rawValue) holds \(size) bytes of text; an annotation holds at most \(limit): "
+                    + "nothing was imported (nothing is cut short)"))
+                return
+            }
+            try body(item)
+        }
+        switch format {
+        case .kindle: try KindleClippings.read(source, file: file, pieceSize: pieceSize, take)
+        case .readwise: try ReadwiseCSV.read(source, file: file, pieceSize: pieceSize, take)
+        default:
+            for item in try items(try wholeFile(source), format: format, file: file) { try take(item) }
+        }
+        if let tooLong { throw tooLong }
+    }
+
+    /// Every byte of `source`.
+    private static func wholeFile(_ source: any ByteSource) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: SourcePieces.defaultPieceSize)
+        while true {
+            let count = try buffer.withUnsafeMutableBytes { try source.read(into: $0) }
+            if count == 0 { return bytes }
+            bytes += buffer[..<count]
+        }
     }
 
     private static func items(_ bytes: [UInt8], format: InteropFormat, file: String) throws -> [ImportItem] {

@@ -21,9 +21,45 @@ public enum KindleClippings {
     /// - Parameter file: the file's name, for messages.
     /// - Throws: `MarginaliaError` (`.invalidData`) naming the line of a clipping that cannot be read.
     public static func read(_ bytes: [UInt8], file: String) throws -> [ImportItem] {
+        var items: [ImportItem] = []
+        try read(ByteArraySource(bytes), file: file) { items.append($0) }
+        return items
+    }
+
+    /// Reads the clippings of `source` in pieces, giving each to `body` in file order: a file of any size is read
+    /// in the memory of one piece and one clipping.
+    /// - Throws: `MarginaliaError` (`.invalidData`) naming the line of a clipping that cannot be read, or the first
+    ///   byte that is not UTF-8 (wherever it is: that is checked first); what `body` throws.
+    package static func read(_ source: any ByteSource, file: String,
+                             pieceSize: Int = SourcePieces.defaultPieceSize,
+                             _ body: (ImportItem) throws -> Void) throws {
+        var lines = SourceLines(SourcePieces(source, file: file, pieceSize: pieceSize))
+        var block: [(number: Int, text: String)] = []
+        var number = 0
+        func flush() throws {
+            defer { block.removeAll(keepingCapacity: true) }
+            // Blank lines between clippings (or a stray BOM line) are not a clipping.
+            guard block.contains(where: { !$0.text.trimmingSpaces.isEmpty }) else { return }
+            let item: ImportItem
+            do {
+                item = try clipping(block, file: file)
+            } catch {
+                try lines.checkRest()
+                throw error
+            }
+            try body(item)
+        }
         do {
-            return try items(in: SourceText.decode(bytes, file: file), file: file)
-        } catch {
+            while let line = try lines.next() {
+                number += 1
+                if line.trimmingSpaces == separator {
+                    try flush()
+                } else {
+                    block.append((number, line))
+                }
+            }
+            try flush()
+        } catch let error as InteropError {
             throw MarginaliaError(error)
         }
     }
@@ -36,27 +72,6 @@ public enum KindleClippings {
             return false
         }
         return lines[titleIndex + 1].hasPrefix("- ")
-    }
-
-    static func items(in text: String, file: String) throws -> [ImportItem] {
-        let lines = SourceText.lines(text)
-        var items: [ImportItem] = []
-        var block: [(number: Int, text: String)] = []
-        func flush() throws {
-            defer { block.removeAll() }
-            // Blank lines between clippings (or a stray BOM line) are not a clipping.
-            guard block.contains(where: { !$0.text.trimmingSpaces.isEmpty }) else { return }
-            items.append(try clipping(block, file: file))
-        }
-        for (index, line) in lines.enumerated() {
-            if line.trimmingSpaces == separator {
-                try flush()
-            } else {
-                block.append((index + 1, line))
-            }
-        }
-        try flush()
-        return items
     }
 
     private static func clipping(_ block: [(number: Int, text: String)], file: String) throws -> ImportItem {

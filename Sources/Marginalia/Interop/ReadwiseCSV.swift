@@ -44,26 +44,49 @@ public enum ReadwiseCSV {
     /// - Parameter file: the file's name, for messages.
     /// - Throws: `MarginaliaError` (`.invalidData`) naming the line of a row that cannot be read.
     public static func read(_ bytes: [UInt8], file: String) throws -> [ImportItem] {
+        var items: [ImportItem] = []
+        try read(ByteArraySource(bytes), file: file) { items.append($0) }
+        return items
+    }
+
+    /// Reads the rows of `source` in pieces, giving each item to `body` in file order. A row that cannot be read is
+    /// reported once the whole file has been read as CSV, as when the file was read whole (a syntax error further
+    /// on, or a byte that is not UTF-8, is what is wrong with it then); no item is given after it.
+    /// - Throws: `MarginaliaError` (`.invalidData`) naming the line of a row that cannot be read; what `body`
+    ///   throws.
+    package static func read(_ source: any ByteSource, file: String,
+                             pieceSize: Int = SourcePieces.defaultPieceSize,
+                             _ body: (ImportItem) throws -> Void) throws {
         do {
-            let records = try CSVRecords.records(bytes, file: file)
-            guard let header = records.first else {
+            var header: CSVRecords.Record?
+            var columns: [Column: Int] = [:]
+            var refusal: InteropError?
+            try CSVRecords.read(source, file: file, pieceSize: pieceSize) { record in
+                guard refusal == nil else { return }
+                do {
+                    guard let header else {
+                        columns = try self.columns(record, file: file)
+                        header = record
+                        return
+                    }
+                    func invalid(_ reason: String) -> InteropError {
+                        InteropError(file: file, line: record.line, reason: reason)
+                    }
+                    guard record.fields.count == header.fields.count else {
+                        throw invalid("\(record.fields.count) fields where the header has \(header.fields.count)")
+                    }
+                    // A row of empty fields (a spreadsheet's blank line) is nothing to read.
+                    if record.fields.allSatisfy({ $0.trimmingSpaces.isEmpty }) { return }
+                    if let item = try item(record, columns: columns, invalid: invalid) { try body(item) }
+                } catch let error as InteropError {
+                    refusal = error
+                }
+            }
+            if let refusal { throw refusal }
+            guard header != nil else {
                 throw InteropError(file: file, reason: "an empty file has no Readwise header")
             }
-            let columns = try self.columns(header, file: file)
-            var items: [ImportItem] = []
-            for record in records.dropFirst() {
-                func invalid(_ reason: String) -> InteropError {
-                    InteropError(file: file, line: record.line, reason: reason)
-                }
-                guard record.fields.count == header.fields.count else {
-                    throw invalid("\(record.fields.count) fields where the header has \(header.fields.count)")
-                }
-                // A row of empty fields (a spreadsheet's blank line) is nothing to read.
-                if record.fields.allSatisfy({ $0.trimmingSpaces.isEmpty }) { continue }
-                if let item = try item(record, columns: columns, invalid: invalid) { items.append(item) }
-            }
-            return items
-        } catch {
+        } catch let error as InteropError {
             throw MarginaliaError(error)
         }
     }

@@ -36,22 +36,9 @@ enum SourceText {
     /// The lines of `text`, split at CRLF, LF or CR, each without byte-order marks.
     static func lines(_ text: String) -> [String] {
         var lines: [String] = []
-        var current = String.UnicodeScalarView()
-        var previousWasCR = false
-        for scalar in text.unicodeScalars {
-            if scalar == "\n" && previousWasCR {
-                previousWasCR = false
-                continue
-            }
-            previousWasCR = scalar == "\r"
-            if scalar == "\n" || scalar == "\r" {
-                lines.append(String(current))
-                current = String.UnicodeScalarView()
-            } else if scalar != byteOrderMark {
-                current.append(scalar)
-            }
-        }
-        if !current.isEmpty { lines.append(String(current)) }
+        var splitter = LineSplitter()
+        splitter.feed(text) { lines.append($0) }
+        splitter.finish { lines.append($0) }
         return lines
     }
 

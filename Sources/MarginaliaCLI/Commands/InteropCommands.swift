@@ -44,13 +44,28 @@ enum InteropCommands {
                 }
             }
         }
-        let data = try readInput(path, limit: maxInputBytes)
-        guard let format = given.flatMap(InteropFormat.init(rawValue:)) ?? InteropReader.detect(data) else {
-            throw UsageError("cannot tell the format of \(path == "-" ? "standard input" : path); give --format")
-        }
         let name = path == "-" ? "stdin" : path
+        let format: InteropFormat
+        // A fresh source of the file's bytes for each reading of it: a file in a format read in pieces is read from
+        // disk twice and never held whole; standard input and the formats read whole are held in memory.
+        let input: () throws -> any ByteSource
+        if path != "-",
+           let named = try given.flatMap(InteropFormat.init(rawValue:))
+               ?? InteropReader.detect(readInput(path, limit: 64 * 1024)),
+           InteropReader.streams(named)
+        {
+            format = named
+            input = { try openFile(path) }
+        } else {
+            let data = try readInput(path, limit: maxInputBytes)
+            guard let named = given.flatMap(InteropFormat.init(rawValue:)) ?? InteropReader.detect(data) else {
+                throw UsageError("cannot tell the format of \(path == "-" ? "standard input" : path); give --format")
+            }
+            format = named
+            input = { ByteArraySource(data) }
+        }
         // Read once before the store is opened, so that a bad file is refused without touching it.
-        _ = try InteropReader.read(data, format: format, file: name)
+        try InteropReader.read(try input(), format: format, file: name) { _ in }
         let options = InteropImportOptions(keepUnmatched: context.arguments.flag("keep-unmatched"),
                                            dryRun: context.arguments.flag("dry-run"),
                                            document: context.arguments.value("document"))
@@ -60,7 +75,7 @@ enum InteropCommands {
             ? try context.openStoreIfPresent(content: use)
             : try context.openStore(.create, content: use)
         let report = try context.withProgress(on: store) {
-            try store.importFile(data, name: name, format: format, options: options)
+            try store.importFile(from: try input(), name: name, format: format, options: options)
         }
         if context.json {
             try Output.print(json(report, dryRun: options.dryRun), to: context.console)
@@ -115,6 +130,16 @@ enum InteropCommands {
             close(original)
         }
         return head
+    }
+
+    /// The file at `path`, to be read in pieces.
+    private static func openFile(_ path: String) throws -> any ByteSource {
+        do {
+            return try FileSource(path: path)
+        } catch {
+            throw ArchiveError(file: path, kind: .io, reason: FileManager.default.fileExists(atPath: path)
+                ? "cannot be read" : "no such file")
+        }
     }
 
     /// The bytes of FILE, or of standard input for `-`, at most `limit` of them (a longer file is refused unless
