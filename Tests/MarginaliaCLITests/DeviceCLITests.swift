@@ -35,6 +35,24 @@ import Testing
         #expect((own as? [String: Any])?["name"] as? String == "laptop")
     }
 
+    @Test func aConflictNamesTheDeviceWhoseEditLost() throws {
+        let workspace = try CLIWorkspace()
+        let phone = workspace.path("phone.db")
+        let folder = workspace.path("sync")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try workspace.ok(["device", "name", "laptop"])
+        try workspace.ok(["--store", phone, "device", "name", "phone"])
+        let id = try workspace.ok(["note", "mai-am-un-singur-dor.2", "first"])
+        try workspace.ok(["sync", folder])
+        try workspace.ok(["--store", phone, "sync", folder])
+        try workspace.ok(["--store", phone, "edit", id, "--note", "older, from the phone"])
+        try workspace.ok(["edit", id, "--note", "newer, on the laptop"])
+        try workspace.ok(["--store", phone, "sync", folder])
+        let round = try workspace.ok(["sync", folder])
+        #expect(round.contains("by phone, still in history)"), "\(round)")
+        #expect(try workspace.ok(["show", id]).contains("newer, on the laptop"))
+    }
+
     @Test func aNameWithControlCharactersIsRefusedAndNothingWritten() throws {
         let workspace = try CLIWorkspace()
         try workspace.ok(["init"])

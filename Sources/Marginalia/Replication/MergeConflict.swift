@@ -14,14 +14,18 @@ public struct MergeConflict: Equatable, Sendable {
     public var keptValue: String?
     /// The change that lost.
     public var lostChangeID: String
+    /// The device that made the change that lost.
+    public var lostDevice: String?
 
     /// A conflict over `field` of annotation (or document) `id`.
-    package init(id: String, field: String, lostValue: String, keptValue: String?, lostChangeID: String) {
+    package init(id: String, field: String, lostValue: String, keptValue: String?, lostChangeID: String,
+                 lostDevice: String? = nil) {
         self.id = id
         self.field = field
         self.lostValue = lostValue
         self.keptValue = keptValue
         self.lostChangeID = lostChangeID
+        self.lostDevice = lostDevice
     }
 
     /// The most conflicts a report lists; its count covers all of them.
@@ -49,7 +53,7 @@ extension MergeConflict {
             }
             guard let lost else { return nil }
             return MergeConflict(id: change.entityID, field: name, lostValue: lost, keptValue: kept,
-                                 lostChangeID: change.changeID)
+                                 lostChangeID: change.changeID, lostDevice: change.device)
         }
     }
 
@@ -57,7 +61,7 @@ extension MergeConflict {
     static func lostPosition(_ change: Change, to kept: TextPosition) -> MergeConflict? {
         guard let position = change.fields.position else { return nil }
         return MergeConflict(id: change.entityID, field: "position", lostValue: describe(position),
-                             keptValue: describe(kept), lostChangeID: change.changeID)
+                             keptValue: describe(kept), lostChangeID: change.changeID, lostDevice: change.device)
     }
 
     private static func describe(_ present: Bool) -> String { present ? "present" : "removed" }

@@ -109,7 +109,8 @@ enum ArchiveCommands {
                   deletions:           \(report.deletions)
                   conflicts resolved:  \(report.conflictsResolved) (newer values kept)
                 """)
-            for line in ConflictOutput.lines(report.conflicts, total: report.conflictsResolved) {
+            for line in ConflictOutput.lines(report.conflicts, total: report.conflictsResolved,
+                                             names: try store.deviceNames()) {
                 context.console.out("  " + line)
             }
             if report.pending > 0 {

@@ -3,12 +3,14 @@ import Marginalia
 /// How import and sync reports show the conflicts a merge resolved: which field of which annotation, the value
 /// kept and the value that lost (which stays in `history`).
 enum ConflictOutput {
-    /// One line per listed conflict, and a line for those not listed.
-    static func lines(_ conflicts: [MergeConflict], total: Int) -> [String] {
+    /// One line per listed conflict, and a line for those not listed; the device that made the losing change is
+    /// named when it has a name (`names`, by device id).
+    static func lines(_ conflicts: [MergeConflict], total: Int, names: [String: String] = [:]) -> [String] {
         var lines = conflicts.map { conflict in
             let kept = conflict.keptValue.map(quoted) ?? "none"
+            let by = conflict.lostDevice.flatMap { names[$0] }.map { " by \($0)" } ?? ""
             return "conflict: \(conflict.id) \(conflict.field): kept \(kept), lost \(quoted(conflict.lostValue)) "
-                + "(change \(conflict.lostChangeID), still in history)"
+                + "(change \(conflict.lostChangeID)\(by), still in history)"
         }
         if total > conflicts.count { lines.append("… and \(total - conflicts.count) more conflict(s)") }
         return lines
@@ -21,6 +23,7 @@ enum ConflictOutput {
                 ("id", .string(conflict.id)), ("field", .string(conflict.field)),
                 ("kept", conflict.keptValue.map(JSONValue.string) ?? .null), ("lost", .string(conflict.lostValue)),
                 ("lostChangeId", .string(conflict.lostChangeID)),
+                ("lostDevice", conflict.lostDevice.map(JSONValue.string) ?? .null),
             ]))
         })
     }

@@ -94,7 +94,7 @@ enum SyncCommand {
                 + "\(Output.count(device.conflictsResolved, "conflict")) resolved")
         }
         for device in report.devices {
-            lines += ConflictOutput.lines(device.conflicts, total: device.conflictsResolved)
+            lines += ConflictOutput.lines(device.conflicts, total: device.conflictsResolved, names: names)
         }
         for issue in report.pending { lines.append("pending: \(issue)") }
         for issue in report.damaged { lines.append("damaged: \(issue)") }

@@ -215,7 +215,8 @@ import Testing
         expected.updates = 6
         expected.conflictsResolved = 1
         expected.conflicts = [MergeConflict(id: "luceafarul", field: "position", lostValue: "luceafarul.2+5",
-                                            keptValue: "luceafarul.4+2", lostChangeID: real.conflicts.first?.lostChangeID ?? "")]
+                                            keptValue: "luceafarul.4+2", lostChangeID: real.conflicts.first?.lostChangeID ?? "",
+                                            lostDevice: fixture.store.deviceID)]
         #expect(real == expected)
         #expect(try b.position(document: "luceafarul")?.position == TextPosition(passage: "luceafarul.4", offset: 2))
     }
