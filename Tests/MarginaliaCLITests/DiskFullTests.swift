@@ -33,6 +33,30 @@ import Darwin
     }
 
     @Test(.enabled(if: Tmpfs.isMountable, "cannot mount a tmpfs (that needs root with CAP_SYS_ADMIN)"))
+    func aRestoreOnAFullDiskSaysSoAndLeavesTheStoreAsItWas() throws {
+        let workspace = try CLIWorkspace()
+        let mountPoint = workspace.path("small")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let mount = try Tmpfs.mount(mountPoint, kilobytes: 1024)
+        try #require(mount.status == 0, "cannot mount a tmpfs: \(mount.stderr)")
+        defer { Tmpfs.unmount(mountPoint) }
+        let store = mountPoint + "/user.db"
+        for index in 0..<3 { try workspace.ok(["--store", store, "note", "mai-am-un-singur-dor.2", "note \(index)"]) }
+        let backup = workspace.path("backup.jsonl.gz")
+        try workspace.ok(["--store", store, "backup", backup])
+        try Self.fill(mountPoint + "/filler")
+        let before = try workspace.bytes(store)
+        let failed = try workspace.run(["--store", store, "restore", backup])
+        #expect(failed.status == 1)
+        #expect(Self.mentionsFullDisk(failed.stderr), "\(failed.stderr)")
+        #expect(failed.stderr.contains("was left as it was"), "\(failed.stderr)")
+        #expect(!failed.stdout.contains("Restored"))
+        #expect(try workspace.bytes(store) == before)
+        let left = try FileManager.default.contentsOfDirectory(atPath: mountPoint).sorted()
+        #expect(left.filter { $0.hasSuffix(".tmp") || $0.hasSuffix(".bak") } == [], "left: \(left)")
+    }
+
+    @Test(.enabled(if: Tmpfs.isMountable, "cannot mount a tmpfs (that needs root with CAP_SYS_ADMIN)"))
     func aFullDiskFailsExportAndWritesClearlyAndTheStoreRecoversWhenSpaceIsFreed() throws {
         let workspace = try CLIWorkspace()
         let mountPoint = workspace.path("small")
