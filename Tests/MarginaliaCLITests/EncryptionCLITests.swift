@@ -134,6 +134,29 @@ let hasAge = FileManager.default.isExecutableFile(atPath: "/usr/bin/age")
         #expect(try workspace.ok(["--store", workspace.path("restored.db"), "list"]).contains("kept"))
     }
 
+    /// `age` asks for a passphrase on its terminal only: `script` gives it one, fed from a pipe.
+    @Test(.enabled(if: hasAge && CLIWorkspace.hasScript))
+    func passphraseFilesGoBothWaysBetweenThisToolAndAge() throws {
+        let workspace = try CLIWorkspace()
+        try workspace.ok(["note", "mai-am-un-singur-dor.2", "under a passphrase"])
+        let ours = workspace.path("ours.age")
+        try workspace.ok(["backup", ours, "--passphrase"], environment: ["MARGINALIA_PASSPHRASE": "correct horse"])
+        let plain = workspace.path("ours.jsonl.gz")
+        let decrypted = try Self.shell(workspace, "(sleep 1; printf 'correct horse\\n') | "
+            + "script -qec \"age -d -o '\(plain)' '\(ours)'\" /dev/null")
+        #expect(decrypted.status == 0, "\(decrypted.stdout)")
+        #expect(try workspace.run(["verify", plain]).status == 0)
+
+        let theirs = workspace.path("theirs.age")
+        let encrypted = try Self.shell(workspace, "(sleep 1; printf 'correct horse\\n'; sleep 1; "
+            + "printf 'correct horse\\n') | script -qec \"age -p -o '\(theirs)' '\(plain)'\" /dev/null")
+        #expect(encrypted.status == 0, "\(encrypted.stdout)")
+        let verified = try workspace.run(["verify", theirs, "--passphrase"],
+                                         environment: ["MARGINALIA_PASSPHRASE": "correct horse"])
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(verified.stdout.hasPrefix("ok: \(theirs) holds 1 change"))
+    }
+
     @Test func aPassphraseBackupIsRestoredWithThePassphraseOnly() throws {
         let workspace = try CLIWorkspace()
         try workspace.ok(["note", "mai-am-un-singur-dor.2", "under a passphrase"])
