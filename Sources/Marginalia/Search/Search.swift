@@ -30,61 +30,49 @@ struct Search {
         let query = try SearchQuery(text, forms: inflections
             ? { formsAvailable ? try self.forms(of: $0, checked: true) : [] } : nil)
         let tiers = query.tiers
-        // Ranked first without snippets, and counted in the same pass (`count(*) OVER ()`): a snippet re-reads its
-        // passage's text, so only the page's passages get one, each from the tier that found it.
         let branches = tiers.indices.map { tier in
             """
-            SELECT rowid AS id, \(tier) AS tier, bm25(passages_fts) AS score
-            FROM content.passages_fts WHERE passages_fts MATCH ?\(tier + 1)
+            SELECT rowid AS id, \(tier) AS tier, bm25(passages_fts) AS score,
+                snippet(passages_fts, 0, ?1, ?2, '…', 16) AS snip
+            FROM content.passages_fts WHERE passages_fts MATCH ?\(tier + 3)
             """
         }.joined(separator: "\nUNION ALL\n")
+        let found = "WITH hits AS MATERIALIZED (\(branches)), best AS (SELECT id, min(tier) AS tier, score, snip FROM hits GROUP BY id)"
+        var arguments: [DatabaseValue] = [.text(markers.open), .text(markers.close)] + tiers.map { .text($0) }
         // Within a tier, a passage holding the words with the very diacritics typed comes first (`fată` before
         // `față`): the query's words that carry any, each looked for in the passage's text as typed.
         let spelled = Self.diacriticWords(of: text)
-        let arguments: [DatabaseValue] = tiers.map { .text($0) }
         return try Self.run(query: text) {
-            var total: Int?
-            let ranked = try db.fetchAll(
+            let hits = try db.fetchAll(
                 sql: """
-                    WITH hits AS MATERIALIZED (\(branches)),
-                        best AS (SELECT id, min(tier) AS tier, score FROM hits GROUP BY id)
-                    SELECT p.rowid, best.tier, p.id, p.document_id, d.title, p.text, best.score,
-                        (SELECT count(*) FROM main.annotations a WHERE a.start_passage = p.id AND a.deleted = 0),
-                        count(*) OVER ()
+                    \(found)
+                    SELECT p.id, p.document_id, d.title, p.text, best.snip, best.score,
+                        (SELECT count(*) FROM main.annotations a WHERE a.start_passage = p.id AND a.deleted = 0)
                     FROM best
                     JOIN content.passages p ON p.rowid = best.id
                     JOIN content.documents d ON d.id = p.document_id
-                    ORDER BY best.tier, \(Self.spellingOrder(count: spelled.count, firstParameter: tiers.count + 3))
+                    ORDER BY best.tier, \(Self.spellingOrder(count: spelled.count, firstParameter: tiers.count + 5))
                         best.score, p.rowid
-                    LIMIT ?\(tiers.count + 1) OFFSET ?\(tiers.count + 2)
+                    LIMIT ?\(tiers.count + 3) OFFSET ?\(tiers.count + 4)
                     """,
                 arguments: StatementArguments(arguments + [.integer(Int64(limit)), .integer(Int64(offset))]
                     + spelled.flatMap { [.text($0.comma), .text($0.cedilla)] })
-            ) { row -> (rowid: Int64, tier: Int, hit: SearchHit) in
-                total = try row.int(8)
-                return (try row.int64(0), try row.int(1), SearchHit(
-                    passage: try row.string(2), document: try row.string(3), documentTitle: try row.string(4),
-                    text: try row.string(5), snippet: "", score: try row.double(6), annotationCount: try row.int(7)))
+            ) { row in
+                SearchHit(
+                    passage: try row.string(0), document: try row.string(1), documentTitle: try row.string(2),
+                    text: try row.string(3), snippet: try row.string(4), score: try row.double(5),
+                    annotationCount: try row.int(6))
             }
-            let hits = try ranked.map { found in
-                var hit = found.hit
-                hit.snippet = try db.text(
-                    sql: """
-                        SELECT snippet(passages_fts, 0, ?, ?, '…', 16) FROM content.passages_fts
-                        WHERE passages_fts MATCH ? AND rowid = ?
-                        """,
-                    arguments: [markers.open, markers.close, tiers[found.tier], found.rowid]) ?? ""
-                return hit
-            }
-            if total == nil && offset > 0 {
-                // A page past the end has no row to count on.
+            var total = offset + hits.count
+            if hits.count == limit || (hits.isEmpty && offset > 0) {
+                arguments.removeFirst(2)
                 let counting = tiers.indices.map { tier in
                     "SELECT rowid FROM content.passages_fts WHERE passages_fts MATCH ?\(tier + 1)"
                 }.joined(separator: " UNION ")
                 total = Int(try db.int(sql: "SELECT count(*) FROM (\(counting))",
                                        arguments: StatementArguments(arguments)) ?? 0)
             }
-            return SearchPage(hits: hits, total: total ?? 0, formsAvailable: formsAvailable)
+            return SearchPage(hits: hits, total: total, formsAvailable: formsAvailable)
         }
     }
 
