@@ -38,6 +38,13 @@ struct ImportBooks {
         }
         let key = BookKey(title: item.title, author: item.author)
         if let place = places[key] {
+            var item = item
+            // The book's own title and author, when they are the same bytes: one copy for all its items. (Titles
+            // equal only as Unicode, differently composed, keep their own bytes, which the derived ids hash.)
+            if item.title.utf8.elementsEqual(books[place].title.utf8) { item.title = books[place].title }
+            if let author = books[place].author, item.author?.utf8.elementsEqual(author.utf8) == true {
+                item.author = author
+            }
             books[place].items.append(item)
         } else {
             places[key] = books.count
