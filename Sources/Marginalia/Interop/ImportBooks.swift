@@ -1,15 +1,19 @@
 /// The items of an import, sorted as they are read: the items that carry their own anchor in file order, and the
-/// others by book, the books in the order each first appears. A reader's items go straight in here, so that an
-/// import holds each item once, and the planning can let go of a book's items once it has planned the book.
+/// others by book (packed, `PackedItems`), the books in the order each first appears. A reader's items go straight
+/// in here, so that an import holds each item once and small, and unpacks one book at a time to plan it.
 ///
 ///     var books = ImportBooks()
 ///     try InteropReader.read(source, format: .kindle, file: name) { books.add($0) }
 struct ImportBooks {
-    /// One book of the file: its title and author as the file names them, and its items in file order.
+    /// One book of the file: its title and author as the file names them, and its items in file order, packed.
     struct Book {
-        var title: String
-        var author: String?
-        var items: [ImportItem]
+        fileprivate(set) var packed: PackedItems
+        var title: String { packed.title }
+        var author: String? { packed.author }
+        /// How many items it holds.
+        var count: Int { packed.count }
+        /// Its items, unpacked.
+        var items: [ImportItem] { packed.unpacked() }
     }
 
     /// Items that carry their own anchor (`ImportItem.native`), in file order.
@@ -38,25 +42,20 @@ struct ImportBooks {
         }
         let key = BookKey(title: item.title, author: item.author)
         if let place = places[key] {
-            var item = item
-            // The book's own title and author, when they are the same bytes: one copy for all its items. (Titles
-            // equal only as Unicode, differently composed, keep their own bytes, which the derived ids hash.)
-            if item.title.utf8.elementsEqual(books[place].title.utf8) { item.title = books[place].title }
-            if let author = books[place].author, item.author?.utf8.elementsEqual(author.utf8) == true {
-                item.author = author
-            }
-            books[place].items.append(item)
+            books[place].packed.append(item)
         } else {
             places[key] = books.count
-            books.append(Book(title: item.title, author: item.author, items: [item]))
+            var packed = PackedItems(title: item.title, author: item.author)
+            packed.append(item)
+            books.append(Book(packed: packed))
         }
     }
 
     /// The items of the book at `index`, which it then no longer holds.
     mutating func takeItems(ofBook index: Int) -> [ImportItem] {
-        let items = books[index].items
-        books[index].items = []
-        return items
+        let book = books[index].packed
+        books[index].packed = PackedItems(title: book.title, author: book.author)
+        return book.unpacked()
     }
 }
 

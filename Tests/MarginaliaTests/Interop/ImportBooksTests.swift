@@ -51,6 +51,31 @@ import Testing
         #expect(both.annotations[0].id != both.annotations[1].id)
     }
 
+    @Test func packedItemsUnpackToTheItemsPacked() {
+        var items = [
+            ImportItem(format: .readwise, kind: .highlight, title: "Walden", author: "Thoreau", text: "",
+                       note: "", location: ItemLocation(start: 0, end: Int.max, page: ""), date: Int64.min,
+                       color: "", tags: ["", "a,b", "țară"], line: 0, prefix: "", suffix: "", sourceID: ""),
+            ImportItem(format: .kindle, kind: .note, title: "Walden", author: "Thoreau", text: "ᚠ 🌲 text\n",
+                       note: "a note", location: ItemLocation(start: -5, end: nil, page: "xii"),
+                       date: 1_700_000_000_123, color: "yellow", line: 1_234_567),
+            ImportItem(format: .w3c, kind: .bookmark, title: "Walde\u{301}n", author: nil, text: "t",
+                       location: ItemLocation(start: nil, end: 7), date: -1, line: -3, prefix: "before",
+                       suffix: nil, sourceID: "https://example.org/a/1"),
+            ImportItem(format: .calibre, kind: .highlight, title: "Walden", author: "Other", text: String(
+                repeating: "x", count: 300), line: 127),
+        ]
+        items.append(ImportItem(format: .koreader, kind: .highlight, title: "Other book", text: "y", line: 128))
+        var packed = PackedItems(title: "Walden", author: "Thoreau")
+        for item in items { packed.append(item) }
+        #expect(packed.count == 5)
+        let unpacked = packed.unpacked()
+        #expect(unpacked == items)
+        #expect(unpacked.map { Array($0.title.utf8) } == items.map { Array($0.title.utf8) })
+        #expect(unpacked.map { $0.author.map { Array($0.utf8) } } == items.map { $0.author.map { Array($0.utf8) } })
+        #expect(PackedItems(title: "Walden", author: nil).unpacked() == [])
+    }
+
     @Test func aNativeAnnotationIsComparedAndHashedByValue() {
         var first = item("text", title: "T", line: 1)
         var second = first
