@@ -78,7 +78,13 @@ public struct ImportItem: Hashable, Sendable {
     public var sourceID: String?
     /// For an item that carries its own anchor (a W3C annotation made by Marginalia): the annotation id, the
     /// anchor, and its clocks; foreign items have none and are anchored by their text.
-    public var native: NativeAnnotation?
+    public var native: NativeAnnotation? {
+        get { nativeBox?.value }
+        set { nativeBox = newValue.map(NativeBox.init) }
+    }
+    /// `native`, held by reference: most items have none, and an import holds many items at once, so an item
+    /// keeps one pointer for it instead of the annotation's anchor inline.
+    private var nativeBox: NativeBox?
 
     /// An item with the given values.
     public init(format: InteropFormat, kind: AnnotationKind, title: String, author: String? = nil, text: String,
@@ -96,7 +102,7 @@ public struct ImportItem: Hashable, Sendable {
         self.color = color
         self.tags = tags
         self.line = line
-        self.native = native
+        self.nativeBox = native.map(NativeBox.init)
         self.prefix = prefix
         self.suffix = suffix
         self.sourceID = sourceID
@@ -125,4 +131,17 @@ public struct NativeAnnotation: Hashable, Sendable {
         self.modified = modified
         self.deleted = deleted
     }
+}
+
+/// A native annotation held by reference, compared and hashed by its value.
+private final class NativeBox: Hashable, Sendable {
+    let value: NativeAnnotation
+
+    init(_ value: NativeAnnotation) {
+        self.value = value
+    }
+
+    static func == (lhs: NativeBox, rhs: NativeBox) -> Bool { lhs.value == rhs.value }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(value) }
 }

@@ -37,65 +37,78 @@ extension StoreConnection {
     func planImport(_ items: [ImportItem], format: InteropFormat, options: InteropImportOptions) throws
         -> InteropImportPlan
     {
+        var books = ImportBooks(items)
+        return try planImport(taking: &books, format: format, options: options)
+    }
+
+    /// Plans the import of `books` as `planImport(_:format:options:)` does, letting go of each book's items once
+    /// it is planned (a book the content lacks keeps nothing but its count).
+    func planImport(taking books: inout ImportBooks, format: InteropFormat, options: InteropImportOptions) throws
+        -> InteropImportPlan
+    {
         var report = InteropImportReport(format: format)
-        report.itemsRead = items.count
+        report.itemsRead = books.itemCount
         report.keptUnmatched = options.keepUnmatched
         var planned: [PlannedAnnotation] = []
         var cache = PassageCache()
-        var books: [(title: String, author: String?, items: [ImportItem])] = []
-        for item in items {
-            if let native = item.native {
-                planned.append(try plan(native: native, item: item))
-                continue
-            }
-            if let index = books.firstIndex(where: { $0.title == item.title && $0.author == item.author }) {
-                books[index].items.append(item)
-            } else {
-                books.append((item.title, item.author, [item]))
-            }
+        for item in books.natives {
+            if let native = item.native { planned.append(try plan(native: native, item: item)) }
         }
-        if !books.isEmpty { _ = try requireContent() }
+        books.natives = []
+        if !books.books.isEmpty { _ = try requireContent() }
         if let document = options.document, try !documents().contains(where: { $0.id == document }) {
             throw StoreError.documentNotFound(id: document)
         }
-        for book in books {
-            var scope = try self.scope(ofBook: book.title, author: book.author)
-            // A W3C target names its source by an IRI, not by a title: its texts are looked for in the whole content,
-            // and the source is a book the content lacks only when none of them is found there (once or more).
-            let byText = scope == nil && book.items.allSatisfy { $0.format == .w3c }
-            if byText { scope = BookScope(documents: nil) }
-            // Resized highlights and notes on highlights count only for a book that is imported.
-            var grouping = InteropImportReport(format: format)
-            let groups = ImportGrouping.groups(book.items, report: &grouping)
-            var closest: String?
-            if scope == nil, let document = options.document {
-                scope = BookScope(documents: [document])
-                report.matchedBooks.append(MatchedBook(title: book.title, author: book.author, document: document))
-            } else if scope == nil {
-                let guess = try bookByText(groups, cache: &cache)
-                if let document = guess.document {
-                    scope = BookScope(documents: [document])
-                    report.matchedBooks.append(MatchedBook(title: book.title, author: book.author, document: document,
-                                                           textsFound: guess.found, textsTried: guess.tried))
-                }
-                closest = guess.closest
-            }
-            var placements = try placeHighlights(of: groups, in: scope, cache: &cache)
-            if byText && !placements.values.contains(where: \.isFound) {
-                scope = nil
-                placements = [:]
-            }
-            if scope == nil {
-                report.unmatchedItems += book.items.count
-                report.unmatchedBooks.append(UnmatchedBook(title: book.title, author: book.author,
-                                                           items: book.items.count, closestDocument: closest))
-                guard options.keepUnmatched else { continue }
-            }
-            report.resized += grouping.resized
-            report.notesOnHighlights += grouping.notesOnHighlights
-            for group in groups { planned.append(try plan(group, scope: scope, placements: placements)) }
+        for index in books.books.indices {
+            let book = (title: books.books[index].title, author: books.books[index].author)
+            let items = books.takeItems(ofBook: index)
+            try planBook(book, items: items, options: options, cache: &cache, into: &planned, report: &report)
         }
         return InteropImportPlan(annotations: planned, report: report)
+    }
+
+    /// Plans the annotations of one book, or counts it as a book the content lacks.
+    private func planBook(_ book: (title: String, author: String?), items: consuming [ImportItem],
+                          options: InteropImportOptions, cache: inout PassageCache,
+                          into planned: inout [PlannedAnnotation], report: inout InteropImportReport) throws
+    {
+        var scope = try self.scope(ofBook: book.title, author: book.author)
+        // A W3C target names its source by an IRI, not by a title: its texts are looked for in the whole content,
+        // and the source is a book the content lacks only when none of them is found there (once or more).
+        let byText = scope == nil && items.allSatisfy { $0.format == .w3c }
+        if byText { scope = BookScope(documents: nil) }
+        let itemCount = items.count
+        // Resized highlights and notes on highlights count only for a book that is imported.
+        var grouping = InteropImportReport(format: report.format)
+        let groups = ImportGrouping.groups(items, report: &grouping)
+        items = []
+        var closest: String?
+        if scope == nil, let document = options.document {
+            scope = BookScope(documents: [document])
+            report.matchedBooks.append(MatchedBook(title: book.title, author: book.author, document: document))
+        } else if scope == nil {
+            let guess = try bookByText(groups, cache: &cache)
+            if let document = guess.document {
+                scope = BookScope(documents: [document])
+                report.matchedBooks.append(MatchedBook(title: book.title, author: book.author, document: document,
+                                                       textsFound: guess.found, textsTried: guess.tried))
+            }
+            closest = guess.closest
+        }
+        var placements = try placeHighlights(of: groups, in: scope, cache: &cache)
+        if byText && !placements.values.contains(where: \.isFound) {
+            scope = nil
+            placements = [:]
+        }
+        if scope == nil {
+            report.unmatchedItems += itemCount
+            report.unmatchedBooks.append(UnmatchedBook(title: book.title, author: book.author,
+                                                       items: itemCount, closestDocument: closest))
+            guard options.keepUnmatched else { return }
+        }
+        report.resized += grouping.resized
+        report.notesOnHighlights += grouping.notesOnHighlights
+        for group in groups { planned.append(try plan(group, scope: scope, placements: placements)) }
     }
 
     /// Merges a planned import in one transaction (the writing half of `importItems`): the changes the log holds
@@ -108,11 +121,8 @@ extension StoreConnection {
         do {
             try batch {
                 let known = try knownChangeIDs(planned.flatMap { $0.changes.map(\.changeID) })
-                var fresh: [Change] = []
-                for annotation in planned {
-                    let new = annotation.changes.filter { !known.contains($0.changeID) }
-                    fresh.append(contentsOf: new)
-                }
+                // The new changes are handed to the merge as it goes, not copied into a list of their own.
+                let fresh = planned.lazy.flatMap(\.changes).filter { !known.contains($0.changeID) }
                 report.merge = try merge(fresh, source: source)
                 let held = try quarantinedChangeIDs(planned.compactMap { $0.changes.first?.changeID })
                 for annotation in planned {
@@ -131,8 +141,9 @@ extension StoreConnection {
                         report.updated += 1
                     }
                 }
-                report.merge.duplicates += planned.reduce(0) { $0 + $1.changes.count } - fresh.count
-                report.merge.changesRead = planned.reduce(0) { $0 + $1.changes.count }
+                let total = planned.reduce(0) { $0 + $1.changes.count }
+                report.merge.duplicates += total - fresh.count
+                report.merge.changesRead = total
                 if options.dryRun { throw InteropDryRun() }
             }
         } catch is InteropDryRun {
@@ -157,8 +168,9 @@ extension StoreConnection {
     private func bookByText(_ groups: [ImportGroup], cache: inout PassageCache) throws
         -> (document: String?, closest: String?, found: Int, tried: Int)
     {
-        let texts = groups.map(\.first).filter { $0.kind == .highlight && $0.text.unicodeScalars.count >= 12 }
-            .map(\.text)
+        let texts = groups.compactMap { group in
+            group.first.kind == .highlight && group.first.text.unicodeScalars.count >= 12 ? group.first.text : nil
+        }
         let step = max(1, texts.count / 40)
         let sample = stride(from: 0, to: texts.count, by: step).prefix(40).map { texts[$0] }
         var found: [String: Int] = [:]

@@ -11,10 +11,12 @@ extension StoreConnection {
         -> [PlacementKey: TextPlacement]
     {
         guard let scope else { return [:] }
-        let items = groups.flatMap { [$0.first] + $0.revisions }.filter { $0.kind == .highlight }
+        // Walked lazily, several times, rather than copied: a book may have a great many highlights.
+        let items = groups.lazy.flatMap { [$0.first] + $0.revisions }.filter { $0.kind == .highlight }
+        let total = items.count
         var placements: [PlacementKey: TextPlacement] = [:]
         for (index, item) in items.enumerated() where placements[PlacementKey(item)] == nil {
-            try reportProgress("anchoring highlights", done: index, total: items.count, every: 50)
+            try reportProgress("anchoring highlights", done: index, total: total, every: 50)
             placements[PlacementKey(item)] = try place(item.text, in: scope, cache: &cache)
         }
         for item in items where item.prefix != nil || item.suffix != nil {
