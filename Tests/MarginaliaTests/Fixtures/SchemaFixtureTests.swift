@@ -20,6 +20,7 @@ import Testing
         ("schema-4", "user-schema4.db", "archive-format2-schema4.jsonl.gz"),
         ("schema-5", "user-schema5.db", "archive-format2-schema5.jsonl.gz"),
         ("schema-6", "user-schema6.db", "archive-format3-schema6.jsonl.gz"),
+        ("schema-7", "user-schema7.db", "archive-format3-schema7.jsonl.gz"),
     ]
 
     @Test(arguments: later)
