@@ -161,8 +161,7 @@ def export(store, out):
     counts = {"change": 0, "annotation": 0, "position": 0}
     receipts = db.execute(
         "SELECT id, kind, received_at, file, size, sha256, changes_read, new_changes, duplicates, quarantined "
-        "FROM receipts WHERE id IN (SELECT DISTINCT receipt FROM changes WHERE receipt IS NOT NULL) ORDER BY id"
-    ).fetchall()
+        "FROM receipts ORDER BY id").fetchall()
     directory, name = os.path.split(os.path.abspath(out))
     temporary = os.path.join(directory, f".{name}.export-{uuid.uuid4()}.tmp")  # renamed over `out` when complete
     try:

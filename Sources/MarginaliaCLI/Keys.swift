@@ -58,18 +58,21 @@ enum Keys {
             }
             return isEncrypted(path) != false ? .passphrase(try Self.passphrase(context, confirm: false)) : nil
         }
-        if let file = context.arguments.value("identity") { return .identities(try identities(in: file)) }
+        if context.arguments.value("identity") == nil, isEncrypted(path) == false { return nil }
+        return try identities(context).map(AgeKey.identities)
+    }
+
+    /// The identities of `--identity FILE`, else of the default identity file when there is one; nil for neither.
+    static func identities(_ context: Context) throws -> [AgeIdentity]? {
+        if let file = context.arguments.value("identity") { return try identities(in: file) }
         let standard = identityPath(context)
-        guard isEncrypted(path) != false, FileManager.default.fileExists(atPath: standard) else { return nil }
-        return .identities(try identities(in: standard))
+        return FileManager.default.fileExists(atPath: standard) ? try identities(in: standard) : nil
     }
 
     /// The identities a sync round opens and authenticates segments with: `--identity FILE`, else the default
     /// identity when there is one, else none.
     static func syncIdentities(_ context: Context) throws -> [AgeIdentity] {
-        if let file = context.arguments.value("identity") { return try identities(in: file) }
-        let standard = identityPath(context)
-        return FileManager.default.fileExists(atPath: standard) ? try identities(in: standard) : []
+        try identities(context) ?? []
     }
 
     /// Whether the file at `path` starts as an age file does; nil when that cannot be known without consuming it

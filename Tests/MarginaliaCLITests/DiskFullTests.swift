@@ -26,6 +26,15 @@ import Darwin
         }
     }
 
+    /// A 1 MiB tmpfs mounted at `small` in the workspace; the caller unmounts it.
+    static func mountSmallDisk(in workspace: CLIWorkspace) throws -> String {
+        let mountPoint = workspace.path("small")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let mount = try Tmpfs.mount(mountPoint, kilobytes: 1024)
+        try #require(mount.status == 0, "cannot mount a tmpfs: \(mount.stderr)")
+        return mountPoint
+    }
+
     static func mentionsFullDisk(_ text: String) -> Bool {
         let lowered = text.lowercased()
         return lowered.contains("no space left on device") || lowered.contains("disk is full")
@@ -35,10 +44,7 @@ import Darwin
     @Test(.enabled(if: Tmpfs.isMountable, "cannot mount a tmpfs (that needs root with CAP_SYS_ADMIN)"))
     func aRestoreOnAFullDiskSaysSoAndLeavesTheStoreAsItWas() throws {
         let workspace = try CLIWorkspace()
-        let mountPoint = workspace.path("small")
-        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        let mount = try Tmpfs.mount(mountPoint, kilobytes: 1024)
-        try #require(mount.status == 0, "cannot mount a tmpfs: \(mount.stderr)")
+        let mountPoint = try Self.mountSmallDisk(in: workspace)
         defer { Tmpfs.unmount(mountPoint) }
         let store = mountPoint + "/user.db"
         for index in 0..<3 { try workspace.ok(["--store", store, "note", "mai-am-un-singur-dor.2", "note \(index)"]) }
@@ -59,10 +65,7 @@ import Darwin
     @Test(.enabled(if: Tmpfs.isMountable, "cannot mount a tmpfs (that needs root with CAP_SYS_ADMIN)"))
     func aFullDiskFailsExportAndWritesClearlyAndTheStoreRecoversWhenSpaceIsFreed() throws {
         let workspace = try CLIWorkspace()
-        let mountPoint = workspace.path("small")
-        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        let mount = try Tmpfs.mount(mountPoint, kilobytes: 1024)
-        try #require(mount.status == 0, "cannot mount a tmpfs: \(mount.stderr)")
+        let mountPoint = try Self.mountSmallDisk(in: workspace)
         defer { Tmpfs.unmount(mountPoint) }
         let store = mountPoint + "/user.db"
         var acknowledged: [String] = []

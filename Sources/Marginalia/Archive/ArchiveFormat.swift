@@ -13,7 +13,7 @@
 ///   merged into an empty store, rebuild the same chain up to that head.
 /// - 3: a change record carries `madeAt` (ISO 8601, UTC, milliseconds), the wall time of the machine that made
 ///   it (`Change.wall`), when the change has one.
-/// - 4: receipt records (`ArchivedReceipt`: how the changes the writing store did not make arrived) follow the
+/// - 4: receipt records (`Receipt.archiveRecord`: how the changes the writing store did not make arrived) follow the
 ///   header, and a change record that arrived by one names it (`receipt`), so that a restore keeps them; a change
 ///   may name a device (entity `device`, schema 8).
 package enum ArchiveFormat {

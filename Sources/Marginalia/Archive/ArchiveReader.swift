@@ -2,7 +2,7 @@
 package enum ArchiveRecord: Equatable, Sendable {
     case header(ArchiveHeader)
     /// How changes of the writing store arrived there (format 4 on); before every change.
-    case receipt(ArchivedReceipt)
+    case receipt(Receipt)
     /// A change, and the receipt it arrived by in the writing store (nil: made there, or not said).
     case change(Change, receipt: Int64?)
     /// A state record (an annotation or a reading position), as it stands in the file.
@@ -245,7 +245,7 @@ private struct ReadState {
                         + "\(header?.formatVersion ?? 0)")
                 }
                 guard counts.changes == 0, !inStateSection else { throw invalid("a receipt after the changes") }
-                let receipt = try ArchivedReceipt(record: object)
+                let receipt = try Receipt(archiveRecord: object)
                 guard receipts.insert(receipt.id).inserted else { throw invalid("a second receipt \(receipt.id)") }
                 return .receipt(receipt)
             case .change:

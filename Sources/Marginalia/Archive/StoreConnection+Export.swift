@@ -105,12 +105,10 @@ extension StoreConnection {
             device: deviceID, createdAt: createdAt, schemaVersion: Int64(UserSchema.currentVersion), editions: editions,
             partial: !filter.isEmpty, filter: filterText, head: try stored ?? log.recomputeChain().head)
         try lines.write(header.json)
-        // How the changes this store did not make arrived, for a restore to keep (format 4).
-        try db.forEachRow(sql: """
-            SELECT \(Receipts.columns) FROM receipts
-            WHERE id IN (SELECT DISTINCT receipt FROM changes WHERE receipt IS NOT NULL) ORDER BY id
-            """) { row in
-            try lines.write(ArchivedReceipt(try Receipt(row: row)).json)
+        // How the changes this store did not make arrived, for a restore to keep (format 4): every receipt, read
+        // from its own small table rather than found through the log.
+        try db.forEachRow(sql: "SELECT \(Receipts.columns) FROM receipts ORDER BY id") { row in
+            try lines.write(try Receipt(row: row).archiveRecord)
         }
         var chain = LogHead(sequence: 0, digest: ChangeDigest.genesis)
         var chainHolds = true

@@ -44,8 +44,7 @@ extension AnnotationStore {
     /// The names of the named devices (and of interop imports' devices), by device id: what a display shows in
     /// place of an id.
     public func deviceNames() throws -> [String: String] {
-        var names: [String: String] = [:]
-        for device in try devices() { names[device.id] = device.name }
-        return names
+        // Read by every `log` and `history`: the devices table alone, not the counts `devices()` adds up.
+        try engine.read { try DeviceNames(db: $0.db).shown(deriving: DerivedIdentifiers.deviceName(of:)) }
     }
 }

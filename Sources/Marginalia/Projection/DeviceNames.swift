@@ -17,6 +17,17 @@ struct DeviceNames {
         return (true, added)
     }
 
+    /// What each device is called where a display shows it, by device id: its name, else the name `derived`
+    /// gives its id (an interop import's device); a device with neither is left out. Reads `devices` alone.
+    func shown(deriving derived: (String) -> String?) throws -> [String: String] {
+        var names: [String: String] = [:]
+        try db.forEachRow(sql: "SELECT id, name FROM devices") { row in
+            let id = try row.string(0)
+            names[id] = row.optionalString(1) ?? derived(id)
+        }
+        return names
+    }
+
     /// Each named device's name, by device id.
     func all() throws -> [String: String] {
         var names: [String: String] = [:]
