@@ -32,21 +32,26 @@ enum Keys {
 
     /// How to encrypt what the command writes; nil for a plain file.
     static func encryption(_ context: Context) throws -> AgeKey? {
-        let recipients = context.arguments.all("recipient")
         let passphrase = context.arguments.flag("passphrase")
-        if passphrase && !recipients.isEmpty {
+        if passphrase && !context.arguments.all("recipient").isEmpty {
             throw UsageError("give --recipient or --passphrase, not both: an age file encrypted with a passphrase "
                 + "has no other recipient")
         }
         if passphrase { return .passphrase(try Self.passphrase(context, confirm: true)) }
-        guard !recipients.isEmpty else { return nil }
-        return .recipients(try recipients.map { text in
+        let recipients = try self.recipients(context)
+        return recipients.isEmpty ? nil : .recipients(recipients)
+    }
+
+    /// The recipients of every `--recipient`, in order.
+    /// - Throws: `UsageError` naming a value that is not an age recipient.
+    static func recipients(_ context: Context) throws -> [AgeRecipient] {
+        try context.arguments.all("recipient").map { text in
             do {
                 return try AgeRecipient(parsing: text)
             } catch let error as AgeError {
                 throw UsageError("--recipient \(text): \(error)")
             }
-        })
+        }
     }
 
     /// How to open the archive at `path` (already on disk) when it is encrypted; nil for a plain file or when no key

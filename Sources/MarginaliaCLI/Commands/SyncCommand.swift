@@ -46,13 +46,7 @@ enum SyncCommand {
             try AnnotationStore.checkSyncLocation(store: context.storePath, folder: context.arguments.positionals[0])
             let store = try context.openStore(.create, content: .none)
             let folder = context.arguments.positionals[0]
-            let given = try context.arguments.all("recipient").map { text in
-                do {
-                    return try AgeRecipient(parsing: text)
-                } catch let error as AgeError {
-                    throw UsageError("--recipient \(text): \(error)")
-                }
-            }
+            let given = try Keys.recipients(context)
             if context.arguments.flag("plain") && !given.isEmpty {
                 throw UsageError("give --recipient or --plain, not both")
             }
