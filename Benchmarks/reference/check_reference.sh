@@ -60,7 +60,10 @@ def dump(path):
     db = sqlite3.connect(path)
     annotation_columns = ", ".join(row[1] for row in db.execute("PRAGMA table_info(annotations)")
                                    if row[1] != "number")
-    for sql in ("SELECT key, value FROM meta WHERE key NOT IN ('device_id', 'created_at') ORDER BY key",
+    # newest_own_wall and store_file are this machine's own facts (its clock's newest local write, the store's file
+    # identity), not the log's: a store that only imported has none.
+    for sql in ("SELECT key, value FROM meta WHERE key NOT IN ('device_id', 'created_at', 'newest_own_wall', "
+                "'store_file') ORDER BY key",
                 "SELECT number, id FROM devices ORDER BY number",
                 # The receipt differs between the store that made a change and one that imported it.
                 "SELECT seq, change_id, hlc, device, entity, entity_id, op, fields, digest FROM changes ORDER BY seq",
@@ -152,8 +155,12 @@ def mutate(source, target, name):
     elif name == "bad-date": out[0]["createdAt"] = "2026-02-29T00:00:00Z"
     elif name == "note-null": out[edit]["fields"] = {"note": None}
     elif name == "tag-control": out[edit]["fields"] = {"tags": {"a\u0007b": True}}
-    elif name == "future-hlc": out[edit]["hlc"] = "%015d-00000" % (time.time_ns() // 1_000_000 + 2 * 86_400_000)
-    elif name == "newer-format": out[0]["formatVersion"] = 3
+    elif name == "future-hlc":
+        # Made two days ahead: its clock, and (format 3 on) when it was made, which is what the reader judges.
+        ahead = time.time_ns() // 1_000_000 + 2 * 86_400_000
+        out[edit]["hlc"] = "%015d-00000" % ahead
+        out[edit]["madeAt"] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ahead // 1000)) + ".%03dZ" % (ahead % 1000)
+    elif name == "newer-format": out[0]["formatVersion"] = 5  # one past the format this version writes
     elif name == "kind-in-edit": out[edit]["fields"]["kind"] = "note"
     elif name == "no-trailer": out.pop()
     elif name == "long-prefix": out[change("create")]["fields"]["prefix"] = "\u0103" * 600
@@ -187,7 +194,11 @@ if __name__ == "__main__":
     elif command == "synth": synth(args[0], int(args[1]))
     elif command == "mutate": mutate(*args)
     elif command == "count": print(sqlite3.connect(args[0]).execute("SELECT count(*) FROM changes").fetchone()[0])
-    elif command == "body": print("\n".join(lines(args[0])[1:]))
+    elif command == "body":
+        # The receipts (format 4) say how the writing store got its changes, which differs between the store that
+        # made them and one that imported them: the records compared are the rest.
+        print("\n".join(re.sub(r',"receipt":[0-9]+}$', "}", line) for line in lines(args[0])[1:]
+                        if not line.startswith('{"type":"receipt",')))
     elif command == "header":
         header = json.loads(lines(args[0])[0]); header.pop("createdAt"); header.pop("device")
         print(json.dumps(header))
