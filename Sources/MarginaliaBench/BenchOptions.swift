@@ -18,6 +18,16 @@ struct BenchOptions {
     var python = "python3"
     /// Changes a late joiner catches up from (four devices' worth); nil: 100000, or 4000 with `quick`.
     var lateJoinerChanges: Int?
+    /// The groups of measurements to run; nil: all of them.
+    var only: Set<Group>?
+
+    /// The groups of measurements, as `--only` names them.
+    enum Group: String, CaseIterable {
+        case writes, archives, timeline, sync, interop, search, reconcile, memory
+    }
+
+    /// Whether `group` is measured in this run.
+    func runs(_ group: Group) -> Bool { only?.contains(group) ?? true }
 
     /// Queries are run this many times each (after one warm-up round).
     var searchRounds: Int { quick ? 2 : 5 }
@@ -26,7 +36,8 @@ struct BenchOptions {
     /// At most this many runs of each repeated measurement (fewer when one run is long).
     var maxRepeats: Int { quick ? 1 : 3 }
 
-    static let usage = "Usage: marginalia-bench [--quick] [--annotations N] [--json FILE] [--workdir DIR] [--memory]"
+    static let usage =
+        "Usage: marginalia-bench [--quick] [--annotations N] [--json FILE] [--workdir DIR] [--memory] [--only GROUPS]"
 
     static let help = """
         OVERVIEW: Measures Marginalia's main operations against reference pipelines on a synthetic store.
@@ -48,6 +59,8 @@ struct BenchOptions {
           --late-joiner N          Changes of 4 devices a new store catches up from through a sync folder,
                                    against one archive's import (default 100000; 4000 with --quick).
           --seed N                 Seed of the generated data (default 1).
+          --only GROUPS            Only these groups of measurements, comma-separated: writes, archives,
+                                   timeline, sync, interop, search, reconcile, memory (e.g. --only search).
           --python PATH            The Python interpreter for the reference (default python3).
           -h, --help               Show this help.
         """
@@ -98,6 +111,16 @@ struct BenchOptions {
                 options.jsonPath = try value(name, inline: inline)
             case "--workdir":
                 options.workdir = try value(name, inline: inline)
+            case "--only":
+                var groups = Set<Group>()
+                for name in try value(name, inline: inline).split(separator: ",") {
+                    guard let group = Group(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                        let known = Group.allCases.map(\.rawValue).joined(separator: ", ")
+                        throw UsageError("--only takes groups among \(known), not '\(name)'")
+                    }
+                    groups.insert(group)
+                }
+                options.only = groups
             case "--python":
                 options.python = try value(name, inline: inline)
             default:

@@ -65,53 +65,72 @@ enum MarginaliaBench {
         let changes = try describeStore(built.store, report: report)
 
         let writes = WriteBenchmarks(workspace: workspace, report: report)
-        try writes.batchCreate(built)
-        try writes.singleTransactions(options.singleTransactions, maker: maker, content: edition1, using: &random)
+        if options.runs(.writes) {
+            try writes.batchCreate(built)
+            try writes.singleTransactions(options.singleTransactions, maker: maker, content: edition1,
+                                          using: &random)
+        }
 
-        let archives = ArchiveBenchmarks(workspace: workspace, options: options, report: report, store: built.store)
-        let archive = try archives.export()
-        try archives.importAndReimport(archive: archive.path, uncompressedBytes: archive.uncompressedBytes,
-                                       changes: changes)
-        try archives.merge(built)
-        try TimelineBenchmarks(workspace: workspace, report: report).run(archive: archive.path, content: edition1)
-
-        var syncRandom = SeededGenerator(seed: options.seed &+ 3)
-        let sync = SyncBenchmarks(workspace: workspace, options: options, report: report)
-        try sync.run(store: built.store, annotations: options.annotations, maker: maker, content: edition1,
-                     using: &syncRandom)
-        try sync.lateJoiner(changes: options.lateJoinerChanges ?? (options.quick ? 4_000 : 100_000), maker: maker,
-                            content: edition1,
-                            using: &syncRandom)
-
-        var clippingRandom = SeededGenerator(seed: options.seed &+ 4)
-        try InteropBenchmarks(workspace: workspace, report: report)
-            .kindle(count: options.quick ? 5_000 : 100_000, source: source, content: edition1, using: &clippingRandom)
-
-        var queryRandom = SeededGenerator(seed: options.seed &+ 2)
-        let search = SearchBenchmarks(options: options, report: report, store: built.store,
-                                      queries: text.queries(100, using: &queryRandom))
-        try search.run(content: edition1, name: "sample", id: "sample", passages: text.lines.count,
-                       underOneMillisecond: false)
-        try search.run(content: synthetic, name: "\(Report.grouped(Double(options.syntheticPassages))) passages",
-                       id: "synthetic", passages: options.syntheticPassages, underOneMillisecond: true)
-
-        try writes.reconcile(store: built.store, edition2: edition2)
-
-        if let cli = workspace.cli {
-            let memory = MemoryBenchmarks(workspace: workspace, report: report, cli: cli)
-            try memory.measure(store: built.store, annotations: options.annotations, label: "N")
-            if options.memory {
-                let large = try memory.largeStore(from: built.store, annotations: options.memoryAnnotations,
-                                                  seed: options.seed)
-                try memory.storeSize(large)
-                try memory.measure(store: large.path, annotations: large.annotations, label: "large",
-                                   sizeAgainstExport: true)
-            } else {
-                report.note("peak memory at \(Report.grouped(Double(options.memoryAnnotations))) annotations: "
-                    + "run with --memory")
+        if options.runs(.archives) || options.runs(.timeline) {
+            let archives = ArchiveBenchmarks(workspace: workspace, options: options, report: report,
+                                             store: built.store)
+            let archive = try archives.export()
+            if options.runs(.archives) {
+                try archives.importAndReimport(archive: archive.path, uncompressedBytes: archive.uncompressedBytes,
+                                               changes: changes)
+                try archives.merge(built)
             }
-        } else {
-            report.note("no marginalia binary beside this one: peak memory not measured")
+            if options.runs(.timeline) {
+                try TimelineBenchmarks(workspace: workspace, report: report).run(archive: archive.path,
+                                                                                content: edition1)
+            }
+        }
+
+        if options.runs(.sync) {
+            var syncRandom = SeededGenerator(seed: options.seed &+ 3)
+            let sync = SyncBenchmarks(workspace: workspace, options: options, report: report)
+            try sync.run(store: built.store, annotations: options.annotations, maker: maker, content: edition1,
+                         using: &syncRandom)
+            try sync.lateJoiner(changes: options.lateJoinerChanges ?? (options.quick ? 4_000 : 100_000),
+                                maker: maker, content: edition1, using: &syncRandom)
+        }
+
+        if options.runs(.interop) {
+            var clippingRandom = SeededGenerator(seed: options.seed &+ 4)
+            try InteropBenchmarks(workspace: workspace, report: report)
+                .kindle(count: options.quick ? 5_000 : 100_000, source: source, content: edition1,
+                        using: &clippingRandom)
+        }
+
+        if options.runs(.search) {
+            var queryRandom = SeededGenerator(seed: options.seed &+ 2)
+            let search = SearchBenchmarks(options: options, report: report, store: built.store,
+                                          queries: text.queries(100, using: &queryRandom))
+            try search.run(content: edition1, name: "sample", id: "sample", passages: text.lines.count,
+                           underOneMillisecond: false)
+            try search.run(content: synthetic, name: "\(Report.grouped(Double(options.syntheticPassages))) passages",
+                           id: "synthetic", passages: options.syntheticPassages, underOneMillisecond: true)
+        }
+
+        if options.runs(.reconcile) { try writes.reconcile(store: built.store, edition2: edition2) }
+
+        if options.runs(.memory) {
+            if let cli = workspace.cli {
+                let memory = MemoryBenchmarks(workspace: workspace, report: report, cli: cli)
+                try memory.measure(store: built.store, annotations: options.annotations, label: "N")
+                if options.memory {
+                    let large = try memory.largeStore(from: built.store, annotations: options.memoryAnnotations,
+                                                      seed: options.seed)
+                    try memory.storeSize(large)
+                    try memory.measure(store: large.path, annotations: large.annotations, label: "large",
+                                       sizeAgainstExport: true)
+                } else {
+                    report.note("peak memory at \(Report.grouped(Double(options.memoryAnnotations))) annotations: "
+                        + "run with --memory")
+                }
+            } else {
+                report.note("no marginalia binary beside this one: peak memory not measured")
+            }
         }
 
         report.extra("run.seconds", Timing.now() - started)
