@@ -31,7 +31,8 @@ package enum ContentBuilder {
         }
         return ContentInfo(
             path: output, edition: source.edition, language: source.language, title: source.title,
-            documentCount: source.documents.count, passageCount: source.documents.reduce(0) { $0 + $1.passages.count })
+            documentCount: source.documents.count, passageCount: source.documents.reduce(0) { $0 + $1.passages.count },
+            recordsForms: true)
     }
 
     private static func write(_ source: ContentSource, to path: String, lemmas: String?,

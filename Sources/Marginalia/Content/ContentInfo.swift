@@ -12,10 +12,13 @@ public struct ContentInfo: Hashable, Sendable {
     public var documentCount: Int
     /// How many passages it holds, in all its documents.
     public var passageCount: Int
+    /// Whether it records its words' forms (`vocabulary`, content schema 2), for a search in every form.
+    package var recordsForms: Bool
 
     /// A description of content with the given values.
     package init(path: String, edition: String, language: String, title: String, documentCount: Int,
-                passageCount: Int) {
+                passageCount: Int, recordsForms: Bool = false) {
+        self.recordsForms = recordsForms
         self.path = path
         self.edition = edition
         self.language = language

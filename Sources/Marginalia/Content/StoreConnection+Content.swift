@@ -63,7 +63,8 @@ extension StoreConnection {
             return ContentInfo(
                 path: path, edition: edition, language: meta["language"] ?? "", title: meta["title"] ?? "",
                 documentCount: Int(try db.int(sql: "SELECT count(*) FROM content.documents") ?? 0),
-                passageCount: Int(try db.int(sql: "SELECT count(*) FROM content.passages") ?? 0))
+                passageCount: Int(try db.int(sql: "SELECT count(*) FROM content.passages") ?? 0),
+                recordsForms: try Search(db: db).hasVocabulary())
         } catch let error as SQLiteError {
             throw ContentError.notContent(path: path, reason: error.message)
         }

@@ -221,6 +221,16 @@ extension AnnotationStore {
 }
 
 extension AnnotationStore {
-    /// The statement content search runs, for the benchmark that runs it through the C API.
-    package static var contentSearchSQL: String { Search.contentSQL }
+    /// The statements a reader's search runs, for the benchmark that runs them through the C API: the forms of a
+    /// word, the forms of a stem (for a word the vocabulary lacks, `searchStem`), the page sorted by the rank
+    /// function, the count.
+    package static var searchStatements: (forms: String, stemForms: String, page: String, count: String) {
+        (Search.formsSQL, Search.stemFormsSQL, Search.rankedContentSQL, Search.countSQL)
+    }
+    /// The folded stem a search looks up for a word the vocabulary lacks.
+    package static func searchStem(_ form: String) -> String? { Search.foldedStem(of: form) }
+    /// The rank function of a query, as the search's page statement takes it.
+    package static func searchRankFunction(_ query: SearchQuery, text: String) -> String {
+        Search.rankFunction(tree: query.rankTree, spelled: Search.diacriticWords(of: text))
+    }
 }

@@ -1,4 +1,5 @@
 internal import CSQLite
+internal import CSearchRank
 import Foundation
 
 /// A connection to an SQLite database: the one implementation of `Database`.
@@ -60,6 +61,9 @@ package final class SQLiteDatabase: Database {
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
         try executeScript(sql: "PRAGMA foreign_keys = ON")
+        // The rank function of a reader's search (`Search`), for the full-text tables of this connection.
+        let registered = marginalia_register_rank(handle)
+        guard registered == SQLITE_OK else { throw SQLiteDatabase.error(database: handle, code: registered, sql: nil) }
     }
 
     /// The version of the SQLite library in use, e.g. "3.40.1".

@@ -3,25 +3,16 @@
 /// reads through the connection it is given, and knows nothing else of the store.
 struct Search {
     let db: any Database
-
-    /// The statement of one tier: what a query of the words as typed runs (its arguments are the snippet's
-    /// opening and closing markers, the FTS5 query expression and the limit). The benchmark compares the library's
-    /// search with it run directly.
-    static let contentSQL = """
-        SELECT p.id, p.document_id, d.title, p.text, snippet(passages_fts, 0, ?, ?, '…', 16),
-            bm25(passages_fts),
-            (SELECT count(*) FROM main.annotations a WHERE a.start_passage = p.id AND a.deleted = 0)
-        FROM content.passages_fts
-        JOIN content.passages p ON p.rowid = passages_fts.rowid
-        JOIN content.documents d ON d.id = p.document_id
-        WHERE passages_fts MATCH ?
-        ORDER BY rank
-        LIMIT ?
-        """
+    /// Whether the attached content records word forms, when the caller knows (read at attach, `ContentInfo`).
+    var knownVocabulary: Bool? = nil
 
     /// Searches the attached content (the caller checks that there is one) in the query's tiers (`SearchQuery`):
     /// the words as typed, then their other forms, then their prefixes, each tier by bm25; `limit` passages from
     /// `offset`, and how many there are. Without `inflections`, the words as typed only.
+    ///
+    /// One FTS5 pass finds every tier's passages (the widest tier's expression) and sorts them itself by the rank
+    /// function `marginalia_rank` (`Sources/CSearchRank`): the passage's tier, then whether it holds the words
+    /// with the diacritics typed, then the bm25 of its tier's expression. Snippets are made for the page only.
     ///
     /// - Throws: `SearchError.malformedQuery`.
     func content(_ text: String, limit: Int = 20, offset: Int = 0, markers: SnippetMarkers = .brackets,
@@ -29,57 +20,75 @@ struct Search {
         let formsAvailable = try hasVocabulary()
         let query = try SearchQuery(text, forms: inflections
             ? { formsAvailable ? try self.forms(of: $0, checked: true) : [] } : nil)
-        let tiers = query.tiers
-        let branches = tiers.indices.map { tier in
-            """
-            SELECT rowid AS id, \(tier) AS tier, bm25(passages_fts) AS score,
-                snippet(passages_fts, 0, ?1, ?2, '…', 16) AS snip
-            FROM content.passages_fts WHERE passages_fts MATCH ?\(tier + 3)
-            """
-        }.joined(separator: "\nUNION ALL\n")
-        let found = "WITH hits AS MATERIALIZED (\(branches)), best AS (SELECT id, min(tier) AS tier, score, snip FROM hits GROUP BY id)"
-        var arguments: [DatabaseValue] = [.text(markers.open), .text(markers.close)] + tiers.map { .text($0) }
-        // Within a tier, a passage holding the words with the very diacritics typed comes first (`fată` before
-        // `față`): the query's words that carry any, each looked for in the passage's text as typed.
-        let spelled = Self.diacriticWords(of: text)
+        let rank = Self.rankFunction(tree: query.rankTree, spelled: Self.diacriticWords(of: text))
         return try Self.run(query: text) {
             let hits = try db.fetchAll(
-                sql: """
-                    \(found)
-                    SELECT p.id, p.document_id, d.title, p.text, best.snip, best.score,
-                        (SELECT count(*) FROM main.annotations a WHERE a.start_passage = p.id AND a.deleted = 0)
-                    FROM best
-                    JOIN content.passages p ON p.rowid = best.id
-                    JOIN content.documents d ON d.id = p.document_id
-                    ORDER BY best.tier, \(Self.spellingOrder(count: spelled.count, firstParameter: tiers.count + 5))
-                        best.score, p.rowid
-                    LIMIT ?\(tiers.count + 3) OFFSET ?\(tiers.count + 4)
-                    """,
-                arguments: StatementArguments(arguments + [.integer(Int64(limit)), .integer(Int64(offset))]
-                    + spelled.flatMap { [.text($0.comma), .text($0.cedilla)] })
+                sql: Self.rankedContentSQL,
+                arguments: [markers.open, markers.close, query.widest, rank, limit, offset]
             ) { row in
                 SearchHit(
                     passage: try row.string(0), document: try row.string(1), documentTitle: try row.string(2),
-                    text: try row.string(3), snippet: try row.string(4), score: try row.double(5),
+                    text: try row.string(3), snippet: try row.string(4), score: Self.score(rank: try row.double(5)),
                     annotationCount: try row.int(6))
             }
             var total = offset + hits.count
             if hits.count == limit || (hits.isEmpty && offset > 0) {
-                arguments.removeFirst(2)
-                let counting = tiers.indices.map { tier in
-                    "SELECT rowid FROM content.passages_fts WHERE passages_fts MATCH ?\(tier + 1)"
-                }.joined(separator: " UNION ")
-                total = Int(try db.int(sql: "SELECT count(*) FROM (\(counting))",
-                                       arguments: StatementArguments(arguments)) ?? 0)
+                total = Int(try db.int(sql: Self.countSQL, arguments: [query.widest]) ?? 0)
             }
             return SearchPage(hits: hits, total: total, formsAvailable: formsAvailable)
         }
     }
 
+    /// A page of content search, sorted by FTS5 by the rank function given (?4) over the widest expression (?3):
+    /// the snippet's markers (?1, ?2), the limit and offset (?5, ?6).
+    static let rankedContentSQL = """
+        SELECT p.id, p.document_id, d.title, p.text, snippet(passages_fts, 0, ?1, ?2, '…', 16), rank,
+            (SELECT count(*) FROM main.annotations a WHERE a.start_passage = p.id AND a.deleted = 0)
+        FROM content.passages_fts
+        JOIN content.passages p ON p.rowid = passages_fts.rowid
+        JOIN content.documents d ON d.id = p.document_id
+        WHERE passages_fts MATCH ?3 AND rank MATCH ?4
+        ORDER BY rank
+        LIMIT ?5 OFFSET ?6
+        """
+
+    /// How many passages an expression (?1) finds.
+    static let countSQL = "SELECT count(*) FROM content.passages_fts WHERE passages_fts MATCH ?1"
+
+    /// Every form sharing a stem (or a lemma) with the form typed (?1), in one lookup through both indexes.
+    static let formsSQL = """
+        SELECT DISTINCT other.form FROM content.vocabulary typed
+        JOIN content.vocabulary other ON other.stem = typed.stem
+        WHERE typed.form = ?1 ORDER BY other.form
+        """
+
+    /// The forms of the content whose stem, folded, is the one given (?1): for a form the vocabulary lacks.
+    static let stemFormsSQL = "SELECT DISTINCT form FROM content.vocabulary WHERE folded_stem = ?1 ORDER BY form"
+
+    /// The Snowball stem of a form, folded as the vocabulary's `folded_stem`; nil without the stemmer.
+    static func foldedStem(of form: String) -> String? {
+        RomanianStemmer().map { Vocabulary.form(of: $0.stem(form)) }
+    }
+
+    /// The rank function of a query, as FTS5's `rank MATCH` takes it: `marginalia_rank('TREE', 'ș', 'ş', …)`, the
+    /// query's tree and, for each word typed with a diacritic, its two spellings (SQL strings, quotes doubled).
+    static func rankFunction(tree: String, spelled: [(comma: String, cedilla: String)]) -> String {
+        let arguments = ([tree] + spelled.flatMap { [$0.comma, $0.cedilla] })
+            .map { "'" + ($0.contains("'") ? $0.replacingOccurrences(of: "'", with: "''") : $0) + "'" }
+        return "marginalia_rank(\(arguments.joined(separator: ", ")))"
+    }
+
+    /// The bm25 score within a rank: `marginalia_rank` adds a multiple of 1e6 (the tier and the spelling) to a
+    /// bm25 score between -1e6 and 0.
+    static func score(rank: Double) -> Double {
+        rank - (rank / 1e6).rounded(.up) * 1e6
+    }
+
     /// The plain words of a query written with a letter outside ASCII (a diacritic), lowercased and in today's
     /// spelling of ș and ț, as they are looked for in a passage's text.
     static func diacriticWords(of text: String) -> [(comma: String, cedilla: String)] {
-        text.split(whereSeparator: { $0.isWhitespace || $0 == "\"" }).map(String.init)
+        guard text.utf8.contains(where: { $0 >= 0x80 }) else { return [] }
+        return text.split(whereSeparator: { $0.isWhitespace || $0 == "\"" }).map(String.init)
             .filter { word in
                 !word.hasPrefix("-") && !word.hasSuffix("*") && word != "OR"
                     && word.unicodeScalars.contains { !$0.isASCII && $0.properties.isAlphabetic }
@@ -92,20 +101,10 @@ struct Search {
             }
     }
 
-    /// The ORDER BY term that puts first the passages holding every diacritic word of the query as typed (its
-    /// parameters, from `firstParameter`, are each word in both spellings of ș and ț); "" without such words.
-    static func spellingOrder(count: Int, firstParameter: Int) -> String {
-        guard count > 0 else { return "" }
-        let each = (0..<count).map { index in
-            let comma = firstParameter + 2 * index
-            return "(instr(lower(p.text), ?\(comma)) > 0 OR instr(lower(p.text), ?\(comma + 1)) > 0)"
-        }
-        return "(" + each.joined(separator: " AND ") + ") DESC,"
-    }
-
     /// Whether the attached content records word forms.
     func hasVocabulary() throws -> Bool {
-        try db.int(sql: "SELECT 1 FROM content.sqlite_schema WHERE type = 'table' AND name = 'vocabulary'") != nil
+        if let knownVocabulary { return knownVocabulary }
+        return try db.int(sql: "SELECT 1 FROM content.sqlite_schema WHERE type = 'table' AND name = 'vocabulary'") != nil
     }
 
     /// The forms of the content sharing a stem with `form` (folded, as the index holds words): read from the
@@ -114,21 +113,12 @@ struct Search {
     /// - Parameter checked: the caller knows the content has a vocabulary.
     func forms(of form: String, checked: Bool = false) throws -> [String] {
         guard try checked || hasVocabulary() else { return [] }
-        // Every form sharing a stem (or a lemma) with the form typed, in one lookup through both indexes.
-        let forms = try db.fetchAll(
-            sql: """
-                SELECT DISTINCT other.form FROM content.vocabulary typed
-                JOIN content.vocabulary other ON other.stem = typed.stem
-                WHERE typed.form = ? ORDER BY other.form
-                """,
-            arguments: [form]) { try $0.string(0) }
+        let forms = try db.fetchAll(sql: Self.formsSQL, arguments: [form]) { try $0.string(0) }
         if forms.isEmpty {
             // A form the content does not hold, typed without its diacritics: its stem, folded, against the
             // folded stems of the content's words.
-            guard let stemmer = RomanianStemmer() else { return [] }
-            return try db.fetchAll(
-                sql: "SELECT DISTINCT form FROM content.vocabulary WHERE folded_stem = ? ORDER BY form",
-                arguments: [Vocabulary.form(of: stemmer.stem(form))]) { try $0.string(0) }
+            guard let stem = Self.foldedStem(of: form) else { return [] }
+            return try db.fetchAll(sql: Self.stemFormsSQL, arguments: [stem]) { try $0.string(0) }
         }
         return forms
     }
@@ -175,5 +165,5 @@ struct Search {
 
 extension StoreConnection {
     /// The search part, over this connection.
-    var search: Search { Search(db: db) }
+    var search: Search { Search(db: db, knownVocabulary: content?.recordsForms) }
 }

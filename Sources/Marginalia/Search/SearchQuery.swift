@@ -20,6 +20,13 @@ package struct SearchQuery: Equatable, Sendable {
     /// The expressions of the tiers, in order.
     package var tiers: [String] { [expression] + [formsExpression, prefixExpression].compactMap { $0 } }
 
+    /// The widest tier's expression: it finds every passage of every tier.
+    package var widest: String { tiers[tiers.count - 1] }
+    /// The structure of `widest` for the rank function that tells a passage's tier (`marginalia_rank`, in
+    /// `Sources/CSearchRank`): in prefix notation, `&N` all of the next N nodes, `|N` any of them, `P:T` the
+    /// expression's phrase P (numbered from 0 as they are written), found in tier T.
+    package let rankTree: String
+
     /// - Parameter forms: the other forms of a plain word (folded, as the index holds them), or nil for a query
     ///   of the words as typed only (no other tier).
     /// - Throws: `SearchError.malformedQuery` for an empty query, an unclosed quote, a dangling `OR`, or a
@@ -29,6 +36,10 @@ package struct SearchQuery: Equatable, Sendable {
         var negative: [String] = []
         var pendingOr = false
         var widened = [false, false]
+        // The rank trees of the forms tier's and the prefix tier's expression, node by positive part, and how many
+        // phrases each has written so far.
+        var trees: [[String]] = [[], []]
+        var phrasesWritten = [0, 0]
         for token in try Self.tokens(text) {
             switch token {
             case .or:
@@ -42,16 +53,23 @@ package struct SearchQuery: Equatable, Sendable {
                     continue
                 }
                 var variants = [term, term, term]
+                // The phrases of the forms and the prefix variants, each with its tier.
+                var phrases: [[Int]] = [[0], [0]]
                 if let word, let forms {
-                    let others = try forms(FoldedText(word, level: .letters).string).compactMap {
+                    let folded = FoldedText(word, level: .letters).string
+                    let others = try forms(folded).compactMap {
                         Self.quoted($0, prefix: false)
                     }
                     if others.contains(where: { $0 != term }) {
-                        variants[1] = "(" + ([term] + others.filter { $0 != term }).joined(separator: " OR ") + ")"
+                        let distinct = others.filter { $0 != term }
+                        variants[1] = "(" + ([term] + distinct).joined(separator: " OR ") + ")"
+                        phrases[0] += distinct.map { _ in 1 }
                         widened[0] = true
                     }
-                    if FoldedText(word, level: .letters).string.count >= 4, let prefix = Self.quoted(word, prefix: true) {
+                    phrases[1] = phrases[0]
+                    if folded.count >= 4, let prefix = Self.quoted(word, prefix: true) {
                         variants[2] = "(\(variants[1]) OR \(prefix))"
+                        phrases[1].append(2)
                         widened[1] = true
                     } else {
                         variants[2] = variants[1]
@@ -62,6 +80,16 @@ package struct SearchQuery: Equatable, Sendable {
                         parts[tier][parts[tier].count - 1] = "(\(parts[tier][parts[tier].count - 1]) OR \(variants[tier]))"
                     } else {
                         parts[tier].append(variants[tier])
+                    }
+                }
+                for tree in 0..<2 {
+                    let leaves = phrases[tree].enumerated().map { "\(phrasesWritten[tree] + $0.offset):\($0.element)" }
+                    phrasesWritten[tree] += leaves.count
+                    let node = "|\(leaves.count) " + leaves.joined(separator: " ")
+                    if pendingOr {
+                        trees[tree][trees[tree].count - 1] = "|2 \(trees[tree][trees[tree].count - 1]) \(node)"
+                    } else {
+                        trees[tree].append(node)
                     }
                 }
                 pendingOr = false
@@ -81,6 +109,10 @@ package struct SearchQuery: Equatable, Sendable {
         self.expression = expression(parts[0])
         formsExpression = widened[0] ? expression(parts[1]) : nil
         prefixExpression = widened[1] ? expression(parts[2]) : nil
+        // The widest expression is the prefix tier's when there is one, else the forms tier's (the same phrases
+        // as the words as typed when neither widens).
+        let tree = trees[widened[1] ? 1 : 0]
+        rankTree = "&\(tree.count) " + tree.joined(separator: " ")
     }
 
     private enum Token {
@@ -91,27 +123,33 @@ package struct SearchQuery: Equatable, Sendable {
 
     private static func tokens(_ text: String) throws -> [Token] {
         var tokens: [Token] = []
-        let characters = Array(text)
+        // Code points rather than characters: the syntax's marks (space, quote, star, minus) are single code
+        // points, and a query is read in one pass without grapheme breaking.
+        let scalars = Array(text.unicodeScalars)
+        func string(_ range: Range<Int>) -> String {
+            var string = ""
+            string.unicodeScalars.append(contentsOf: scalars[range])
+            return string
+        }
         var index = 0
-        while index < characters.count {
-            let character = characters[index]
-            if character.isWhitespace {
+        while index < scalars.count {
+            if scalars[index].properties.isWhitespace {
                 index += 1
                 continue
             }
             var excluded = false
-            if character == "-" && index + 1 < characters.count && !characters[index + 1].isWhitespace {
+            if scalars[index] == "-" && index + 1 < scalars.count && !scalars[index + 1].properties.isWhitespace {
                 excluded = true
                 index += 1
             }
-            if characters[index] == "\"" {
-                guard let close = characters[(index + 1)...].firstIndex(of: "\"") else {
+            if scalars[index] == "\"" {
+                guard let close = scalars[(index + 1)...].firstIndex(of: "\"") else {
                     throw SearchError.malformedQuery(text, reason: "a quote (\") is not closed")
                 }
-                let phrase = String(characters[(index + 1)..<close])
+                let phrase = string((index + 1)..<close)
                 index = close + 1
                 var prefix = false
-                if index < characters.count && characters[index] == "*" {
+                if index < scalars.count && scalars[index] == "*" {
                     prefix = true
                     index += 1
                 }
@@ -121,8 +159,8 @@ package struct SearchQuery: Equatable, Sendable {
                 continue
             }
             var end = index
-            while end < characters.count && !characters[end].isWhitespace && characters[end] != "\"" { end += 1 }
-            var word = String(characters[index..<end])
+            while end < scalars.count && !scalars[end].properties.isWhitespace && scalars[end] != "\"" { end += 1 }
+            var word = string(index..<end)
             index = end
             if word == "OR" && !excluded {
                 tokens.append(.or)
@@ -148,7 +186,8 @@ package struct SearchQuery: Equatable, Sendable {
     private static func quoted(_ text: String, prefix: Bool) -> String? {
         guard text.unicodeScalars.contains(where: { $0.properties.isAlphabetic || $0.properties.numericType != nil })
         else { return nil }
-        let escaped = SearchText.indexable(text).replacingOccurrences(of: "\"", with: "\"\"")
+        let indexable = SearchText.indexable(text)
+        let escaped = indexable.contains("\"") ? indexable.replacingOccurrences(of: "\"", with: "\"\"") : indexable
         return "\"\(escaped)\"" + (prefix ? " *" : "")
     }
 }

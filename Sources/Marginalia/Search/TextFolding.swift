@@ -28,6 +28,14 @@ struct FoldedText {
         let original = Array(text.unicodeScalars)
         var offset = 0
         for scalar in original {
+            if scalar.isASCII && (level == .letters || scalar.isLetterOrDigit) {
+                // Most text is ASCII: folded without the allocation of `fold`.
+                let value = scalar.value
+                scalars.append(value >= 0x41 && value <= 0x5A ? Unicode.Scalar(UInt8(value + 0x20)) : scalar)
+                origins.append(offset)
+                offset += 1
+                continue
+            }
             for folded in Self.fold(scalar) {
                 if level == .words && !folded.isLetterOrDigit {
                     // One space stands for the whole run, and none at the start.
