@@ -48,7 +48,7 @@ public struct ArchiveError: CategorizedError, Equatable {
     }
 
     /// The file could not be read or written: `error` says which call failed and why.
-    public init(file: String, io error: IOError) {
+    package init(file: String, io error: IOError) {
         self.init(file: file, kind: .io, reason: error.description)
         code = error.code
     }
