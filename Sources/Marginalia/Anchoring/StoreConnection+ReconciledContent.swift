@@ -1,11 +1,11 @@
 import Foundation
 
 /// The content a store was last reconciled with: its edition, and its path when one was recorded.
-public struct ReconciledContent: Equatable, Sendable {
+package struct ReconciledContent: Equatable, Sendable {
     /// The content's edition, e.g. `eminescu-2026.2`.
-    public var edition: String
+    package var edition: String
     /// The content database's absolute path, when the content was given by path (not the bundled sample).
-    public var path: String?
+    package var path: String?
 
     /// The content of `edition`, found at `path` when one was recorded.
     package init(edition: String, path: String?) {

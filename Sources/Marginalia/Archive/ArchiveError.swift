@@ -37,7 +37,7 @@ public struct ArchiveError: CategorizedError, Equatable {
     /// What is wrong, in words.
     public var reason: String
     /// The `errno` of a failed system call, for an `.io` error.
-    public var code: Int32?
+    package var code: Int32?
 
     /// A refusal of `file` (at `line`, when the problem is in one line).
     package init(file: String, line: Int? = nil, kind: Kind, reason: String) {
@@ -48,7 +48,7 @@ public struct ArchiveError: CategorizedError, Equatable {
     }
 
     /// The file could not be read or written: `error` says which call failed and why.
-    public init(file: String, io error: IOError) {
+    package init(file: String, io error: IOError) {
         self.init(file: file, kind: .io, reason: error.description)
         code = error.code
     }

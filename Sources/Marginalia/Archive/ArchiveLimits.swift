@@ -2,7 +2,7 @@
 /// memory, and the key that opens it when it is encrypted.
 ///
 ///     var limits = ArchiveLimits()
-///     limits.key = .identities(try AgeIdentity.parseFile(text, file: "identity.txt"))
+///     limits.key = .identities([try AgeIdentity(parsing: secretKey)])   // "AGE-SECRET-KEY-1…"
 ///     try store.importArchive(path: "backup.jsonl.gz.age", limits: limits)
 public struct ArchiveLimits: Equatable, Sendable {
     /// The most decompressed bytes.

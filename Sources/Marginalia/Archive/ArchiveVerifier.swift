@@ -6,21 +6,6 @@ import Glibc
 import Darwin
 #endif
 
-/// What a complete check of an archive found.
-public struct ArchiveVerification: Equatable, Sendable {
-    /// What reading the archive found: header, counts and sizes.
-    public var summary: ArchiveSummary
-    /// State records found equal to the state rebuilt from the archive's changes.
-    public var annotationsChecked = 0
-    /// Position state records found equal to the state rebuilt from the archive's changes.
-    public var positionsChecked = 0
-
-    /// A verification of an archive read as `summary`, nothing checked yet.
-    package init(summary: ArchiveSummary) {
-        self.summary = summary
-    }
-}
-
 /// Checks archives completely: every byte inflated and its CRC and length checked, every record validated, the
 /// trailer's counts matched, and (for a full archive) the state records equal to the state rebuilt by
 /// replaying the archive's changes into a scratch store.

@@ -6,16 +6,6 @@ import Glibc
 import Darwin
 #endif
 
-/// What a backup wrote and checked.
-public struct BackupReport: Equatable, Sendable {
-    /// The backup's path.
-    public var path: String
-    /// How many records of each type it holds.
-    public var counts: ArchiveCounts
-    /// Its size, in bytes.
-    public var compressedBytes: UInt64
-}
-
 extension StoreConnection {
     /// Writes a verified backup of the store to `path`.
     ///

@@ -1,53 +1,5 @@
 import Foundation
 
-/// What a restore did (or, with a dry run, would do).
-public struct RestoreReport: Equatable, Sendable {
-    /// What checking the archive found before it was restored.
-    public var verification: ArchiveVerification
-    /// Where the store that was replaced now is; nil when there was none, or for a dry run.
-    public var previousStore: String?
-    /// The device id the restored store takes for its future changes.
-    public var deviceID: String
-    /// For a dry run: how many changes the store to be replaced holds that the archive lacks, which a restore
-    /// would set aside, keeping them only in the previous store's copy (the `.bak`); nil otherwise, or when the store
-    /// could not be read.
-    public var setAside: Int?
-}
-
-/// A restore that failed after it began to replace the store; says where the store and the copy of the
-/// previous one are.
-public struct RestoreError: CategorizedError, Equatable {
-    /// The store that was being replaced.
-    public let storePath: String
-    /// What went wrong.
-    public let reason: String
-    /// The copy of the store as it was before the restore, if one was made.
-    public let previousStore: String?
-    /// Whether the store under its own name is known to hold its previous content, untouched.
-    public let storeUnchanged: Bool
-    /// The kind of failure (disk full, I/O, busy…) of the error that stopped the restore.
-    public let category: MarginaliaError.Category
-
-    init(storePath: String, reason: String, previousStore: String?, storeUnchanged: Bool,
-         cause: (any Error)? = nil) {
-        self.storePath = storePath
-        self.reason = reason
-        self.previousStore = previousStore
-        self.storeUnchanged = storeUnchanged
-        category = cause.map { MarginaliaError($0).category } ?? (storeUnchanged ? .io : .corruptStore)
-    }
-
-    /// The failure in words, naming the store and the `.bak`.
-    public var description: String {
-        var text = "restore failed: \(reason); "
-        text += storeUnchanged
-            ? "\(storePath) was left as it was"
-            : "\(storePath) did not verify after the restore"
-        if let previousStore { text += "; the store as it was before is kept at \(previousStore)" }
-        return text
-    }
-}
-
 extension StoreConnection {
     /// Test hook: runs after each step of the page copy into the live store (given its real path and the steps
     /// so far), and may throw to fail the copy there.

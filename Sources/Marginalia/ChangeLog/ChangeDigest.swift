@@ -96,25 +96,3 @@ enum ChangeDigest {
         return result
     }
 }
-
-/// The newest change of a log and its digest: everything before it is fixed by the digest.
-public struct LogHead: Equatable, Sendable {
-    /// The change's place in the store's own order (`seq`); 0 for an empty log.
-    public let sequence: Int64
-    /// Its digest, 64 lowercase hex digits; `ChangeDigest.genesis` (zeros) for an empty log.
-    public let digest: String
-
-    /// A head at `sequence` with `digest`.
-    package init(sequence: Int64, digest: String) {
-        self.sequence = sequence
-        self.digest = digest
-    }
-}
-
-/// The first row of the log whose digest does not follow from the rows before it.
-public struct ChainBreak: Equatable, Sendable {
-    /// The row's `seq`.
-    public let sequence: Int64
-    /// The change id it holds.
-    public let changeID: String
-}

@@ -1,9 +1,9 @@
 /// How changes this store did not make arrived: one import, restore, sync segment or merge, with the file it read.
 ///
 /// Each received change points to its receipt; a change made on this device has none (it is "local").
-public struct Receipt: Equatable, Sendable {
+package struct Receipt: Equatable, Sendable {
     /// How the changes arrived.
-    public enum Kind: String, Sendable, CaseIterable {
+    package enum Kind: String, Sendable, CaseIterable {
         /// `import FILE`: another store's archive merged into this one.
         case `import`
         /// `restore FILE`: the store was rebuilt from an archive.
@@ -17,26 +17,26 @@ public struct Receipt: Equatable, Sendable {
     }
 
     /// The receipt's number in this store, in the order they were made.
-    public let id: Int64
+    package let id: Int64
     /// When the changes were received (ISO 8601); for an `unrecorded` receipt, when the newest of them was made
     /// (they arrived then or later).
-    public let receivedAt: String
+    package let receivedAt: String
     /// How they arrived.
-    public let kind: Kind
+    package let kind: Kind
     /// The file read, as it was named to the command (nil for a merge or an unrecorded receipt).
-    public let file: String?
+    package let file: String?
     /// The file's size in bytes.
-    public let size: Int64?
+    package let size: Int64?
     /// The SHA-256 of the file as it was read, 64 hex digits.
-    public let sha256: String?
+    package let sha256: String?
     /// Change records read.
-    public let changesRead: Int
+    package let changesRead: Int
     /// Changes that were new to this store (and point to this receipt).
-    public let newChanges: Int
+    package let newChanges: Int
     /// Changes it already had.
-    public let duplicates: Int
+    package let duplicates: Int
     /// Changes held in quarantine (dated too far ahead); they point to this receipt once merged.
-    public let quarantined: Int
+    package let quarantined: Int
 }
 
 /// The file a receipt records, before the changes it brought are counted.

@@ -133,7 +133,7 @@ extension AnnotationStore {
     }
 
     /// How many annotations there are: live ones and tombstones.
-    public func annotationCounts() throws -> (live: Int, deleted: Int) {
+    package func annotationCounts() throws -> (live: Int, deleted: Int) {
         try engine.read { try $0.annotationCounts() }
     }
 
@@ -148,12 +148,12 @@ extension AnnotationStore {
     }
 
     /// Every change to one annotation, oldest first (by clock).
-    public func history(id: String) throws -> [Change] {
+    package func history(id: String) throws -> [Change] {
         try engine.read { try $0.history(id: id) }
     }
 
     /// The change log, oldest first, filtered; with a limit, the most recent `limit` changes.
-    public func log(_ filter: LogFilter = LogFilter()) throws -> [Change] {
+    package func log(_ filter: LogFilter = LogFilter()) throws -> [Change] {
         try engine.read { try $0.log(filter) }
     }
 
@@ -169,7 +169,7 @@ extension AnnotationStore {
     }
 
     /// The content anchors were last reconciled against (its edition, and its path when it was recorded), if ever.
-    public func reconciledContent() throws -> ReconciledContent? {
+    package func reconciledContent() throws -> ReconciledContent? {
         try engine.read { try $0.reconciledContent() }
     }
 

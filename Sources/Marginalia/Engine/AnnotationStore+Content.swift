@@ -14,7 +14,7 @@ extension AnnotationStore {
     }
 
     /// Checks a request against the attached content and captures the quote, prefix and suffix.
-    public func resolveAnchor(_ request: AnchorRequest, kind: AnnotationKind) throws -> Anchor {
+    package func resolveAnchor(_ request: AnchorRequest, kind: AnnotationKind) throws -> Anchor {
         try engine.read { try $0.resolveAnchor(request, kind: kind) }
     }
 

@@ -27,7 +27,7 @@ extension AnnotationStore {
     }
 
     /// What changed in the annotations between `since` and `until` (milliseconds since 1970; nil: up to now): per
-    /// annotation, each field before and after — the effect of the changes `log(LogFilter(since:until:))` lists.
+    /// annotation, each field before and after — the effect of the changes made (`Change.madeAt`) in between.
     public func diff(since: Int64, until: Int64? = nil) throws -> [AnnotationDiff] {
         try engine.read { try $0.diff(since: since, until: until) }
     }

@@ -8,14 +8,17 @@ extension AnnotationStore {
     ///     let items = try KindleClippings.read(bytes, file: "My Clippings.txt")
     ///     let report = try store.importItems(items, format: .kindle)
     /// - Throws: `MarginaliaError` (`.contentUnavailable` for foreign items without content).
-    public func importItems(_ items: [ImportItem], format: InteropFormat,
+    package func importItems(_ items: [ImportItem], format: InteropFormat,
                             options: InteropImportOptions = InteropImportOptions()) throws -> InteropImportReport {
         var books = ImportBooks(items)
         return try importPlanned(&books, format: format, options: options, source: ReceiptSource(kind: .import))
     }
 
-    /// Reads a file of another tool (its format told from its content when `format` is nil) and imports its items;
-    /// see `importItems(_:format:options:)`.
+    /// Reads a file of another tool (its format told from its content when `format` is nil), anchors its items to
+    /// the attached content by their text, and merges them in one transaction: all or nothing, through the same
+    /// merge and checks as an archive. Importing the same file again adds nothing.
+    ///
+    ///     let report = try store.importFile(bytes, name: "My Clippings.txt")   // report.format == .kindle
     /// - Parameter name: the file's name, for messages.
     /// - Throws: `MarginaliaError` (`.invalidData` for a file that cannot be read, or whose format is unknown).
     public func importFile(_ bytes: [UInt8], name: String, format: InteropFormat? = nil,
@@ -83,7 +86,7 @@ extension AnnotationStore {
     ///     let markdown = MarkdownWriter.render(annotations, context: context)
     /// - Parameter format: the format the items are for: one that carries deleted annotations (`csv`, `calibre`)
     ///   gets them too.
-    public func exportItems(filter: ExportFilter = ExportFilter(), for format: InteropExportFormat? = nil) throws
+    package func exportItems(filter: ExportFilter = ExportFilter(), for format: InteropExportFormat? = nil) throws
         -> (annotations: [Annotation], context: InteropExportContext)
     {
         try engine.read { try $0.interopExport(filter: filter, includeDeleted: format?.carriesDeleted ?? false) }

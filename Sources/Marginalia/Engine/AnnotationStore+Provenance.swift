@@ -3,18 +3,18 @@
 extension AnnotationStore {
     /// Every receipt: how the changes this store did not make arrived (each import, restore, sync segment and
     /// merge that brought something new), oldest first.
-    public func receipts() throws -> [Receipt] {
+    package func receipts() throws -> [Receipt] {
         try engine.read { try $0.receipts.all() }
     }
 
     /// The receipt each of `changeIDs` arrived by, by change id; a change made on this device (or not in the log)
     /// has none.
-    public func receipts(ofChanges changeIDs: [String]) throws -> [String: Receipt] {
+    package func receipts(ofChanges changeIDs: [String]) throws -> [String: Receipt] {
         try engine.read { try $0.receipts.of(changes: changeIDs) }
     }
 
     /// The head of the log's hash chain as stored: its newest row and that row's digest.
-    public func logHead() throws -> LogHead {
+    package func logHead() throws -> LogHead {
         try engine.read { try $0.log.head() }
     }
 }

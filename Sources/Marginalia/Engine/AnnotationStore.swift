@@ -109,7 +109,7 @@ public final class AnnotationStore: Sendable {
     }
 
     /// When the store was created (ISO 8601).
-    public func createdAt() throws -> String {
+    package func createdAt() throws -> String {
         try engine.read { try $0.createdAt() }
     }
 

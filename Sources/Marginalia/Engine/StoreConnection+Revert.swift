@@ -1,11 +1,3 @@
-/// What a revert wrote: the change, and the annotation as it now stands.
-public struct RevertResult: Hashable, Sendable {
-    /// The new change: an `edit` whose `revertTo` names the change whose state it restores.
-    public var change: Change
-    /// The annotation after the change was merged.
-    public var annotation: Annotation
-}
-
 extension StoreConnection {
     /// Sets every field group of an annotation (note, color, tags, deleted, anchor) back to its value right after
     /// one of its changes, by the changes' clocks — as `annotation(id:asOf:)` shows it at that change — in one new

@@ -22,7 +22,7 @@ public struct IOError: Error, Equatable, Sendable, CustomStringConvertible {
     public var message: String
 
     /// A failure of `operation` on `path` with `code`, described by `message`.
-    public init(operation: String, path: String, code: Int32, message: String) {
+    package init(operation: String, path: String, code: Int32, message: String) {
         self.operation = operation
         self.path = path
         self.code = code
@@ -30,7 +30,7 @@ public struct IOError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// Whether the disk or a quota is full: nothing more can be written there.
-    public var isDiskFull: Bool { code == ENOSPC || code == EDQUOT }
+    package var isDiskFull: Bool { code == ENOSPC || code == EDQUOT }
 
     /// The failure in words: "cannot OPERATION PATH: MESSAGE".
     public var description: String {

@@ -9,7 +9,7 @@ public struct InteropError: CategorizedError, Equatable {
     public var reason: String
 
     /// A refusal of `file` (at `line`, when the problem is in one line).
-    public init(file: String, line: Int? = nil, reason: String) {
+    package init(file: String, line: Int? = nil, reason: String) {
         self.file = file
         self.line = line
         self.reason = reason

@@ -1,8 +1,8 @@
 /// Reads another tool's file into items, whichever of the formats it is.
-public enum InteropReader {
+package enum InteropReader {
     /// The format of a file, told from its first bytes: Kindle clippings, KOReader's or W3C JSON, Readwise's
     /// CSV; nil when it is none of them (a Marginalia archive, which is gzip, is nil too).
-    public static func detect(_ bytes: [UInt8]) -> InteropFormat? {
+    package static func detect(_ bytes: [UInt8]) -> InteropFormat? {
         guard !(bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B),
               let text = String(validating: bytes.prefix(64 * 1024), as: UTF8.self)
                 ?? String(validating: bytes.prefix(64 * 1024 - 3), as: UTF8.self) else { return nil }
@@ -26,7 +26,7 @@ public enum InteropReader {
     /// - Throws: `MarginaliaError` (`.invalidData`) naming the line or entry that cannot be read.
     /// - Throws: `MarginaliaError` (`.invalidData`) naming the line of an item whose text or note is longer than an
     ///   annotation holds: nothing is cut short.
-    public static func read(_ bytes: [UInt8], format: InteropFormat, file: String) throws -> [ImportItem] {
+    package static func read(_ bytes: [UInt8], format: InteropFormat, file: String) throws -> [ImportItem] {
         var items: [ImportItem] = []
         try read(ByteArraySource(bytes), format: format, file: file) { items.append($0) }
         return items

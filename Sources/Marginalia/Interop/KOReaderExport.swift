@@ -11,11 +11,11 @@
 /// An entry with no text is a note when it has one, else a bookmark of its page. `page` is a number or, for a
 /// book with its publisher's page labels, a string; `time` is seconds since 1970 (UTC); `drawer`, the highlight's
 /// style (`lighten`, `underscore`, `strikeout`, `invert`), is not kept: the store has no place for it.
-public enum KOReaderExport {
+package enum KOReaderExport {
     /// The highlights, notes and bookmarks of the file, in file order (book by book).
     /// - Parameter file: the file's name, for messages.
     /// - Throws: `MarginaliaError` (`.invalidData`) naming the document, the entry and the field that cannot be read.
-    public static func read(_ bytes: [UInt8], file: String) throws -> [ImportItem] {
+    package static func read(_ bytes: [UInt8], file: String) throws -> [ImportItem] {
         do {
             let root = try SourceText.json(bytes, file: file)
             guard case .object(let object) = root else {

@@ -13,14 +13,14 @@
 /// with byte-order marks at the start and before any clipping, and CRLF, LF or CR line endings. A short end
 /// location is read as Kindles mean it (`563-64` is 563 to 564). Dates are read in English, month first or day
 /// first, as UTC unless they give an offset.
-public enum KindleClippings {
+package enum KindleClippings {
     /// The line that ends each clipping.
     static let separator = "=========="
 
     /// The clippings in `bytes`, in file order.
     /// - Parameter file: the file's name, for messages.
     /// - Throws: `MarginaliaError` (`.invalidData`) naming the line of a clipping that cannot be read.
-    public static func read(_ bytes: [UInt8], file: String) throws -> [ImportItem] {
+    package static func read(_ bytes: [UInt8], file: String) throws -> [ImportItem] {
         var items: [ImportItem] = []
         try read(ByteArraySource(bytes), file: file) { items.append($0) }
         return items

@@ -6,18 +6,6 @@ import Glibc
 import Darwin
 #endif
 
-/// What a Markdown export into a folder did.
-public struct MarkdownFolderReport: Equatable, Sendable {
-    /// Files written (new, or whose annotations changed), by name.
-    public var written: [String] = []
-    /// Files whose annotations had not changed: not touched.
-    public var unchanged: [String] = []
-    /// Files of a document's name that hold no section of Marginalia's: left as they were.
-    public var leftAlone: [String] = []
-    /// Annotations in the files.
-    public var annotations = 0
-}
-
 /// A Markdown export a note app (Obsidian, Logseq) can keep: one file per document, `DOCUMENT.md`, in which
 /// Marginalia writes only between its two marker lines; run again, it rewrites only the files whose annotations
 /// changed, each annotation once with its latest text, deleted ones gone. What a person writes above or below the

@@ -6,9 +6,9 @@
 /// that a poem keeps its lines on GitHub and in Obsidian alike; text that Markdown would read as markup is escaped
 /// with backslashes. Each annotation ends with a block id derived from its id (`^` and the id, Obsidian's form of
 /// a block reference), the same at every export, so that a note app's links to it survive a new export.
-public enum MarkdownWriter {
+package enum MarkdownWriter {
     /// The Markdown text of `annotations`.
-    public static func render(_ annotations: some Sequence<Annotation>, context: InteropExportContext) -> String {
+    package static func render(_ annotations: some Sequence<Annotation>, context: InteropExportContext) -> String {
         var out = "# \(escape(context.contentTitle.flatMap { $0.isEmpty ? nil : $0 } ?? "Annotations"))\n\n"
         out += "Exported from Marginalia on \(Timestamp.iso8601(milliseconds: context.exportedAt))"
         out += context.edition.map { " (content edition \(escape($0)))" } ?? ""

@@ -12,7 +12,7 @@
 /// `2021-03-14 18:22:05+00:00`, or as ISO 8601; `Tags` are separated by commas. A row with a note and no highlight
 /// is a note. The text is UTF-8, with or without a byte-order mark, in CRLF or LF lines, quoted as RFC 4180 says
 /// (see `CSVRecords`).
-public enum ReadwiseCSV {
+package enum ReadwiseCSV {
     /// The columns this reads, each by the names the two layouts give it.
     private enum Column: CaseIterable {
         case highlight, title, author, note, color, tags, locationType, location, date
@@ -43,7 +43,7 @@ public enum ReadwiseCSV {
     /// The highlights and notes of the file, in file order.
     /// - Parameter file: the file's name, for messages.
     /// - Throws: `MarginaliaError` (`.invalidData`) naming the line of a row that cannot be read.
-    public static func read(_ bytes: [UInt8], file: String) throws -> [ImportItem] {
+    package static func read(_ bytes: [UInt8], file: String) throws -> [ImportItem] {
         var items: [ImportItem] = []
         try read(ByteArraySource(bytes), file: file) { items.append($0) }
         return items

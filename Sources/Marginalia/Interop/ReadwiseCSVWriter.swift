@@ -4,12 +4,12 @@
 /// "Fields containing line breaks (CRLF), double quotes, and commas should be enclosed in double-quotes … a double-quote
 /// appearing inside a field must be escaped by preceding it with another double quote"; lines end with CRLF.
 /// https://www.rfc-editor.org/rfc/rfc4180#section-2
-public enum ReadwiseCSVWriter {
+package enum ReadwiseCSVWriter {
     /// The columns, as Readwise names them.
     package static let columns = ["Highlight", "Title", "Author", "URL", "Note", "Location", "Date"]
 
     /// The CSV text of `annotations`, and how many rows it holds.
-    public static func render(_ annotations: some Sequence<Annotation>, context: InteropExportContext)
+    package static func render(_ annotations: some Sequence<Annotation>, context: InteropExportContext)
         -> (text: String, rows: Int)
     {
         var out = row(columns)

@@ -6,10 +6,10 @@
 /// with its id, kind, anchor, quote, note, tags and color. Any other is a foreign item anchored by its
 /// `TextQuoteSelector`'s `exact` text, its `prefix` and `suffix` telling apart the places of a text the content holds
 /// more than once, and its target's source standing for the book.
-public enum WebAnnotationReader {
+package enum WebAnnotationReader {
     /// The annotations of the file, in file order.
     /// - Throws: `MarginaliaError` (`.invalidData`) naming the annotation that cannot be read.
-    public static func read(_ bytes: [UInt8], file: String) throws -> [ImportItem] {
+    package static func read(_ bytes: [UInt8], file: String) throws -> [ImportItem] {
         do {
             let root = try SourceText.json(bytes, file: file)
             var items: [ImportItem] = []

@@ -10,12 +10,12 @@
 /// `passage=ID&offset=N` that give the anchor exactly; the color is the target's `styleClass`, with a stylesheet.
 ///
 /// The W3C model counts positions in code points, as Marginalia does; EPUB CFI and some tools count UTF-16 units.
-public enum WebAnnotationWriter {
+package enum WebAnnotationWriter {
     /// The JSON-LD context of the W3C Web Annotation model.
     package static let context = "http://www.w3.org/ns/anno.jsonld"
 
     /// The collection as JSON text (one line, and a line feed).
-    public static func render(_ annotations: some Sequence<Annotation>, context: InteropExportContext) throws
+    package static func render(_ annotations: some Sequence<Annotation>, context: InteropExportContext) throws
         -> String
     {
         let items = context.readingOrder(annotations).map { annotation(for: $0, context: context) }

@@ -1,32 +1,3 @@
-/// A new value for a text field of an annotation: set it, or clear it.
-public enum FieldUpdate: Hashable, Sendable {
-    case set(String)
-    case clear
-}
-
-/// One register of an annotation: the unit that last-writer-wins merges, each with its own clock.
-public enum Register: Hashable, Sendable, CustomStringConvertible {
-    case kind
-    case anchor
-    case note
-    case color
-    case deleted
-    /// Whether the annotation carries this tag.
-    case tag(String)
-
-    /// The register in words, e.g. `note` or `tag poetry`.
-    public var description: String {
-        switch self {
-        case .kind: return "kind"
-        case .anchor: return "anchor"
-        case .note: return "note"
-        case .color: return "color"
-        case .deleted: return "deleted"
-        case .tag(let name): return "tag \(name)"
-        }
-    }
-}
-
 /// What a change does, with its fields, typed: the form an app builds and reads changes in. (JSON is only the
 /// form the log and the archive store them in.)
 public enum ChangePayload: Hashable, Sendable {

@@ -12,5 +12,5 @@ public struct ExportFilter: Equatable, Sendable {
     }
 
     /// Whether the filter keeps everything (a full export).
-    public var isEmpty: Bool { document == nil && since == nil }
+    package var isEmpty: Bool { document == nil && since == nil }
 }

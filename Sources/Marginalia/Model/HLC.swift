@@ -74,7 +74,7 @@ public struct HLC: Comparable, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The wall-clock time, as an ISO 8601 timestamp in UTC with milliseconds.
-    public var iso8601: String { Timestamp.iso8601(milliseconds: milliseconds) }
+    package var iso8601: String { Timestamp.iso8601(milliseconds: milliseconds) }
 
     private static func decimal(_ digits: ArraySlice<UInt8>) -> Int64? {
         var value: Int64 = 0

@@ -62,7 +62,7 @@ public struct MarginaliaError: Error, Equatable, Sendable, CustomStringConvertib
     public let reason: Reason
 
     /// An error of `category` for `reason`.
-    public init(category: Category, reason: Reason) {
+    package init(category: Category, reason: Reason) {
         self.category = category
         self.reason = reason
     }
@@ -122,7 +122,7 @@ public struct MarginaliaError: Error, Equatable, Sendable, CustomStringConvertib
 
 extension MarginaliaError {
     /// Classifies any error the library raises; a `MarginaliaError` stays as it is.
-    public init(_ error: any Error) {
+    package init(_ error: any Error) {
         switch error {
         case let error as MarginaliaError:
             self = error
@@ -203,17 +203,6 @@ extension MarginaliaError.Reason {
         default: return false
         }
     }
-}
-
-/// An error of a file format or transport (the archive, a sync folder, an interop format) that says which
-/// `MarginaliaError.Category` it falls in, so that the store's error can carry it without naming its type.
-public protocol CategorizedError: Error, Sendable, CustomStringConvertible {
-    /// What kind of failure this is, and so what a caller can do about it.
-    var category: MarginaliaError.Category { get }
-    /// The POSIX error number behind it, when a system call failed.
-    var errno: Int32? { get }
-    /// Whether `other` is the same error (of the same type, equal).
-    func isSame(as other: any CategorizedError) -> Bool
 }
 
 extension CategorizedError {

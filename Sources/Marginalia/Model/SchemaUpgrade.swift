@@ -20,7 +20,7 @@ public struct SchemaUpgrade: Equatable, Sendable {
     public var kind: Kind
 
     /// An upgrade from schema `from` to `to`, made as `kind` says.
-    public init(from: Int32, to: Int32, kind: Kind) {
+    package init(from: Int32, to: Int32, kind: Kind) {
         self.from = from
         self.to = to
         self.kind = kind

@@ -10,7 +10,7 @@ extension AgeIdentity {
     ///   - file: The file's path, as given, for errors.
     /// - Throws: `AgeError.invalidIdentityFile` naming the file and the line that is not a key, or
     ///   `AgeError.noIdentitiesInFile`.
-    public static func parseFile(_ text: String, file: String) throws -> [AgeIdentity] {
+    package static func parseFile(_ text: String, file: String) throws -> [AgeIdentity] {
         var identities: [AgeIdentity] = []
         // Lines end with "\n"; a "\r" before it (a file edited on Windows) is whitespace like any other.
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -34,7 +34,7 @@ extension AgeIdentity {
     ///     AGE-SECRET-KEY-1…
     ///
     /// - Parameter created: The time the comment gives, written in UTC to the second (RFC 3339).
-    public func identityFileText(created: Date) -> String {
+    package func identityFileText(created: Date) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.formatOptions = [.withInternetDateTime]

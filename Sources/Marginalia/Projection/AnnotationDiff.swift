@@ -1,13 +1,3 @@
-/// A field of an annotation, as a diff compares it.
-public enum AnnotationField: String, Hashable, Sendable, CaseIterable {
-    case kind
-    case anchor
-    case note
-    case color
-    case tags
-    case deleted
-}
-
 /// What happened to one annotation between two times: its fields before and after, and what that amounts to.
 public struct AnnotationDiff: Hashable, Sendable {
     /// What the difference amounts to.

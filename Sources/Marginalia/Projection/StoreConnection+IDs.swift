@@ -1,16 +1,3 @@
-/// The kinds of id the store makes and prints short: each is taken back whole or as a unique prefix.
-public enum IDKind: String, Sendable, CaseIterable {
-    /// An annotation's id (`annotations.id`).
-    case annotation
-    /// A device's id: this store's own, or one that made a change in its log.
-    case device
-    /// A change's id (`changes.change_id`).
-    case change
-
-    /// The noun in messages, singular or plural.
-    func noun(_ count: Int = 1) -> String { count == 1 ? rawValue : rawValue + "s" }
-}
-
 /// How ids are taken back from what a person typed.
 package enum IDPrefix {
     /// The fewest characters a prefix must have: fewer would too often name several ids.

@@ -28,7 +28,7 @@ public struct MergeReport: Equatable, Sendable {
     public var renewedDeviceID: String?
 
     /// A report of nothing done yet.
-    public init() {}
+    package init() {}
 
     /// Counts what one new change did (its conflicts counted, not listed).
     mutating func count(_ effect: ProjectionEffect) {

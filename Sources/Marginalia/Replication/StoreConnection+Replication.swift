@@ -1,28 +1,3 @@
-/// A place in one store's change log: "every change up to here". Opaque; `Codable`, so that a transport can keep
-/// what it has sent or applied.
-///
-/// A cursor belongs to the log it was taken from. Handed to a store whose log was replaced since (a restore), it
-/// counts as no cursor at all: reading from the start again is harmless, since merging is idempotent.
-public struct ChangeCursor: Hashable, Sendable, Codable {
-    /// The log's position: the sequence number of the last change covered.
-    let sequence: Int64
-    /// Which log: the store's creation time, which a restore renews.
-    let log: String
-
-    init(sequence: Int64, log: String) {
-        self.sequence = sequence
-        self.log = log
-    }
-}
-
-/// A run of changes read from a log, and the cursor just after them.
-public struct ChangePage: Sendable {
-    /// The changes, in the store's own order (the order it recorded or received them).
-    public var changes: [Change]
-    /// The cursor after the last change of the page (the cursor asked for when the page is empty).
-    public var cursor: ChangeCursor
-}
-
 extension StoreConnection {
     /// Merges changes from another store, by any transport, in one transaction: all of them or none.
     ///

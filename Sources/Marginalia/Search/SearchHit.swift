@@ -15,32 +15,3 @@ public struct SearchHit: Hashable, Sendable {
     /// How many of the user's (not deleted) annotations start in this passage.
     public var annotationCount: Int
 }
-
-/// A page of the passages a content search found, and how many there are in all.
-public struct SearchPage: Hashable, Sendable {
-    /// The passages of the page: those of the words as typed first, then of their other forms, then of their
-    /// prefixes; by bm25 within each.
-    public var hits: [SearchHit]
-    /// How many passages the search found in all.
-    public var total: Int
-    /// Whether the content records word forms (`content build` of this version): without them, only the words as
-    /// typed and their prefixes are looked for.
-    public var formsAvailable: Bool
-}
-
-/// Markers around matched words in snippets.
-public struct SnippetMarkers: Hashable, Sendable {
-    /// Put before each matched word.
-    public var open: String
-    /// Put after each matched word.
-    public var close: String
-
-    /// Markers `open` and `close` around matched words.
-    public init(open: String, close: String) {
-        self.open = open
-        self.close = close
-    }
-
-    /// Square brackets around matched words, as the CLI prints them.
-    public static let brackets = SnippetMarkers(open: "[", close: "]")
-}

@@ -66,7 +66,7 @@ extension AnnotationStore {
     /// Refuses a store path inside `folder` before the store is opened or created there: a sync tool that copies
     /// an open database corrupts it.
     /// - Throws: `MarginaliaError` `.invalidArgument` for a store inside the folder, `.notFound` for no folder.
-    public static func checkSyncLocation(store: String, folder: String) throws {
+    package static func checkSyncLocation(store: String, folder: String) throws {
         do {
             try SyncFolder(path: folder).refuseStore(at: store)
         } catch {

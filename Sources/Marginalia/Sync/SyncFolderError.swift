@@ -26,7 +26,7 @@ public struct SyncFolderError: CategorizedError, Equatable {
     public var reason: String
 
     /// A refusal of the manifest at `file`.
-    public init(file: String, kind: Kind, reason: String) {
+    package init(file: String, kind: Kind, reason: String) {
         self.file = file
         self.kind = kind
         self.reason = reason

@@ -1,53 +1,26 @@
-/// A format the store writes for other tools and for people.
-public enum InteropExportFormat: String, Sendable, CaseIterable {
-    /// Markdown for people: per document, in reading order; orphans in their own section.
-    case markdown
-    /// A W3C Web Annotation `AnnotationCollection` of the live annotations.
-    case w3c
-    /// Marginalia's own CSV: every annotation, deleted ones too, with what a round trip needs (`MarginaliaCSV`).
-    case csv
-    /// Readwise's CSV import layout: the live highlights and notes (Readwise has no bookmarks).
-    case readwise
-    /// Calibre's annotation collection, each annotation's own anchor kept in a `marginalia` member; deleted ones
-    /// as removed highlights.
-    case calibre
-
-    /// Whether the format carries deleted annotations (a round trip keeps them deleted).
-    var carriesDeleted: Bool { self == .csv || self == .calibre }
-}
-
-/// What an export in another tool's format wrote.
-public struct InteropExportReport: Equatable, Sendable {
-    /// Annotations written (rows, entries or items of the format).
-    public var written: Int
-    /// Annotations in the export's scope the format cannot carry (Readwise's layout: bookmarks, and notes with
-    /// no text), left out.
-    public var leftOut: Int
-}
-
 /// What the writers need to know of the content besides the annotations: titles, reading order, orphans. The store
 /// makes it from the attached content (`AnnotationStore.exportContext(for:)`); without content, documents are named
 /// by their ids and kept in id order.
-public struct InteropExportContext: Sendable {
+package struct InteropExportContext: Sendable {
     /// The attached content's edition, if any.
-    public var edition: String?
+    package var edition: String?
     /// The content's title (the book), if known.
-    public var contentTitle: String?
+    package var contentTitle: String?
     /// Document id → title.
-    public var titles: [String: String]
+    package var titles: [String: String]
     /// Document id → position in the content.
-    public var documentOrder: [String: Int]
+    package var documentOrder: [String: Int]
     /// Passage id → position in its document.
-    public var passageOrder: [String: Int]
+    package var passageOrder: [String: Int]
     /// Passage id → where it starts in its document's text (passages joined by a line feed), in code points.
-    public var passageStarts: [String: Int]
+    package var passageStarts: [String: Int]
     /// Ids of annotations whose text is not in the attached content.
-    public var orphaned: Set<String>
+    package var orphaned: Set<String>
     /// When the export was made, in milliseconds since 1970.
-    public var exportedAt: Int64
+    package var exportedAt: Int64
     /// Annotation id → when it was made and when it was last changed (milliseconds since 1970), by the clocks of
     /// the machines that made those changes (`Change.madeAt`); an annotation not here is dated by its clocks.
-    public var madeAt: [String: (created: Int64, updated: Int64)] = [:]
+    package var madeAt: [String: (created: Int64, updated: Int64)] = [:]
 
     /// A context with the given values; empty ones for an export without content.
     package init(edition: String? = nil, contentTitle: String? = nil, titles: [String: String] = [:],
@@ -64,21 +37,21 @@ public struct InteropExportContext: Sendable {
     }
 
     /// A document's title, else its id.
-    public func title(of document: String) -> String { titles[document] ?? document }
+    package func title(of document: String) -> String { titles[document] ?? document }
 
     /// When `annotation` was made, in milliseconds since 1970: what an export calls its creation time.
-    public func created(_ annotation: Annotation) -> Int64 {
+    package func created(_ annotation: Annotation) -> Int64 {
         madeAt[annotation.id]?.created ?? annotation.createdAt.milliseconds
     }
 
     /// When `annotation` was last changed, in milliseconds since 1970.
-    public func updated(_ annotation: Annotation) -> Int64 {
+    package func updated(_ annotation: Annotation) -> Int64 {
         madeAt[annotation.id]?.updated ?? annotation.updatedAt.milliseconds
     }
 
     /// `annotations` in reading order: by document, passage and offset; unknown documents and passages after the
     /// known ones, by id.
-    public func readingOrder(_ annotations: some Sequence<Annotation>) -> [Annotation] {
+    package func readingOrder(_ annotations: some Sequence<Annotation>) -> [Annotation] {
         annotations.sorted { left, right in
             let l = key(left)
             let r = key(right)
@@ -152,9 +125,9 @@ extension StoreConnection {
 }
 
 /// The writers, by format.
-public enum InteropWriter {
+package enum InteropWriter {
     /// The annotations in `format`, as UTF-8 bytes, and how many of them it wrote and left out.
-    public static func render(_ format: InteropExportFormat, _ annotations: some Collection<Annotation>,
+    package static func render(_ format: InteropExportFormat, _ annotations: some Collection<Annotation>,
                               context: InteropExportContext) throws -> (bytes: [UInt8], report: InteropExportReport) {
         let text: String
         var written = annotations.count

@@ -1,0 +1,15 @@
+import Foundation
+
+/// What a restore did (or, with a dry run, would do).
+public struct RestoreReport: Equatable, Sendable {
+    /// What checking the archive found before it was restored.
+    public var verification: ArchiveVerification
+    /// Where the store that was replaced now is; nil when there was none, or for a dry run.
+    public var previousStore: String?
+    /// The device id the restored store takes for its future changes.
+    public var deviceID: String
+    /// For a dry run: how many changes the store to be replaced holds that the archive lacks, which a restore
+    /// would set aside, keeping them only in the previous store's copy (the `.bak`); nil otherwise, or when the store
+    /// could not be read.
+    public var setAside: Int?
+}
