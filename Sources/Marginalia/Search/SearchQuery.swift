@@ -52,29 +52,8 @@ package struct SearchQuery: Equatable, Sendable {
                     negative.append(term)
                     continue
                 }
-                var variants = [term, term, term]
-                // The phrases of the forms and the prefix variants, each with its tier.
-                var phrases: [[Int]] = [[0], [0]]
-                if let word, let forms {
-                    let folded = FoldedText(word, level: .letters).string
-                    let others = try forms(folded).compactMap {
-                        Self.quoted($0, prefix: false)
-                    }
-                    if others.contains(where: { $0 != term }) {
-                        let distinct = others.filter { $0 != term }
-                        variants[1] = "(" + ([term] + distinct).joined(separator: " OR ") + ")"
-                        phrases[0] += distinct.map { _ in 1 }
-                        widened[0] = true
-                    }
-                    phrases[1] = phrases[0]
-                    if folded.count >= 4, let prefix = Self.quoted(word, prefix: true) {
-                        variants[2] = "(\(variants[1]) OR \(prefix))"
-                        phrases[1].append(2)
-                        widened[1] = true
-                    } else {
-                        variants[2] = variants[1]
-                    }
-                }
+                let (variants, phrases, widens) = try Self.variants(of: term, word: word, forms: forms)
+                widened = [widened[0] || widens[0], widened[1] || widens[1]]
                 for tier in 0..<3 {
                     if pendingOr {
                         parts[tier][parts[tier].count - 1] = "(\(parts[tier][parts[tier].count - 1]) OR \(variants[tier]))"
@@ -113,6 +92,33 @@ package struct SearchQuery: Equatable, Sendable {
         // as the words as typed when neither widens).
         let tree = trees[widened[1] ? 1 : 0]
         rankTree = "&\(tree.count) " + tree.joined(separator: " ")
+    }
+
+    /// A term in each tier (as typed, with its other forms, and with its prefix too), the tiers of the phrases
+    /// in the forms and the prefix variants (0 as typed, 1 another form, 2 the prefix), and whether it widens the
+    /// forms tier and the prefix tier.
+    private static func variants(of term: String, word: String?, forms: ((String) throws -> [String])?) throws
+        -> (variants: [String], phrases: [[Int]], widened: [Bool])
+    {
+        var variants = [term, term, term]
+        var phrases: [[Int]] = [[0], [0]]
+        var widened = [false, false]
+        guard let word, let forms else { return (variants, phrases, widened) }
+        let folded = FoldedText(word, level: .letters).string
+        let others = try forms(folded).compactMap { quoted($0, prefix: false) }.filter { $0 != term }
+        if !others.isEmpty {
+            variants[1] = "(" + ([term] + others).joined(separator: " OR ") + ")"
+            phrases[0] += others.map { _ in 1 }
+            widened[0] = true
+        }
+        phrases[1] = phrases[0]
+        variants[2] = variants[1]
+        if folded.count >= 4, let prefix = quoted(word, prefix: true) {
+            variants[2] = "(\(variants[1]) OR \(prefix))"
+            phrases[1].append(2)
+            widened[1] = true
+        }
+        return (variants, phrases, widened)
     }
 
     private enum Token {
