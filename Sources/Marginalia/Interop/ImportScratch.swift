@@ -25,6 +25,9 @@ final class ImportScratch {
             PRAGMA cache_size = -\(Self.cacheKiB);
             """)
         try db.executeScript(sql: Self.schema)
+        // One transaction for the scratch database's life, never committed (the file goes with the connection):
+        // each statement on its own would be a transaction whose commit walks the page cache.
+        try db.executeScript(sql: "BEGIN")
     }
 
     /// The tables: items by book as read (`book`, `item`); one book's groups (`grp`, `member`, `seen`) and where
