@@ -10,8 +10,7 @@ extension AnnotationStore {
     /// - Throws: `MarginaliaError` (`.contentUnavailable` for foreign items without content).
     package func importItems(_ items: [ImportItem], format: InteropFormat,
                             options: InteropImportOptions = InteropImportOptions()) throws -> InteropImportReport {
-        var books = ImportBooks(items)
-        return try importPlanned(&books, format: format, options: options, source: ReceiptSource(kind: .import))
+        return try importPlanned(try ImportBooks(items), format: format, options: options, source: ReceiptSource(kind: .import))
     }
 
     /// Reads a file of another tool (its format told from its content when `format` is nil), anchors its items to
@@ -37,12 +36,12 @@ extension AnnotationStore {
     package func importFile(from source: any ByteSource, name: String, format: InteropFormat,
                             options: InteropImportOptions = InteropImportOptions()) throws -> InteropImportReport {
         let hashed: HashingSource
-        // Read straight into books, so that each item is held once, and each book only until it is planned.
-        var books = ImportBooks()
+        // Read straight into books, which keep the items in the import's scratch database, not in memory.
+        var books = try ImportBooks()
         let digest: String
         do {
             hashed = try HashingSource(source)
-            try InteropReader.read(hashed, format: format, file: name) { books.add($0) }
+            try InteropReader.read(hashed, format: format, file: name) { try books.add($0) }
             digest = try hashed.finalizeHex()
         } catch let error as MarginaliaError {
             throw error
@@ -51,14 +50,14 @@ extension AnnotationStore {
         }
         // The receipt of the new changes names the file, its size and its SHA-256, as an archive import's does.
         let receipt = ReceiptSource(kind: .import, file: name, size: Int64(hashed.bytesRead), sha256: digest)
-        return try importPlanned(&books, format: format, options: options, source: receipt)
+        return try importPlanned(books, format: format, options: options, source: receipt)
     }
 
     /// Plans the import on a reader (anchoring every item by its text, the long part), then merges the plan on
     /// the writer: a write made meanwhile waits only for the merge.
-    private func importPlanned(_ books: inout ImportBooks, format: InteropFormat, options: InteropImportOptions,
+    private func importPlanned(_ books: ImportBooks, format: InteropFormat, options: InteropImportOptions,
                                source: ReceiptSource) throws -> InteropImportReport {
-        let plan = try engine.read { try $0.planImport(taking: &books, format: format, options: options) }
+        let plan = try engine.read { try $0.planImport(books, format: format, options: options) }
         return try engine.write { try $0.mergePlanned(plan, options: options, source: source) }
     }
 }

@@ -1,19 +1,3 @@
-/// An import of another tool's items, planned: the changes each annotation makes, and what the planning counted.
-struct InteropImportPlan {
-    var annotations: [PlannedAnnotation]
-    var report: InteropImportReport
-}
-
-/// The changes one annotation of an import makes, and what became of its text.
-struct PlannedAnnotation {
-    var id: String
-    var changes: [Change]
-    /// Whether its anchor is an orphan's (its text was not placed in the content).
-    var orphaned: Bool
-    /// Why, for an orphan of a highlight whose text was looked for.
-    var orphan: ImportOrphan? = nil
-}
-
 extension StoreConnection {
     /// Anchors another tool's items to the attached content by their text and merges them, in one transaction: all
     /// of them or none, through the same merge and checks as an archive's changes.
@@ -37,142 +21,90 @@ extension StoreConnection {
     func planImport(_ items: [ImportItem], format: InteropFormat, options: InteropImportOptions) throws
         -> InteropImportPlan
     {
-        var books = ImportBooks(items)
-        return try planImport(taking: &books, format: format, options: options)
+        try planImport(ImportBooks(items), format: format, options: options)
     }
 
-    /// Plans the import of `books` as `planImport(_:format:options:)` does, letting go of each book's items once
-    /// it is planned (a book the content lacks keeps nothing but its count).
-    func planImport(taking books: inout ImportBooks, format: InteropFormat, options: InteropImportOptions) throws
+    /// Plans the import of `books` as `planImport(_:format:options:)` does, one book at a time, into the books'
+    /// scratch database.
+    func planImport(_ books: ImportBooks, format: InteropFormat, options: InteropImportOptions) throws
         -> InteropImportPlan
     {
-        var report = InteropImportReport(format: format)
-        report.itemsRead = books.itemCount
-        report.keptUnmatched = options.keepUnmatched
-        var planned: [PlannedAnnotation] = []
+        var plan = InteropImportPlan(scratch: books.scratch, report: InteropImportReport(format: format))
+        plan.report.itemsRead = books.itemCount
+        plan.report.keptUnmatched = options.keepUnmatched
         var cache = PassageCache()
         for item in books.natives {
-            if let native = item.native { planned.append(try plan(native: native, item: item)) }
+            if let native = item.native { try plan.append(try self.plan(native: native, item: item)) }
         }
-        books.natives = []
-        if !books.books.isEmpty { _ = try requireContent() }
+        let first = try books.book(after: 0)
+        if first != nil { _ = try requireContent() }
         if let document = options.document, try !documents().contains(where: { $0.id == document }) {
             throw StoreError.documentNotFound(id: document)
         }
-        for index in books.books.indices {
-            let book = (title: books.books[index].title, author: books.books[index].author)
-            let items = books.takeItems(ofBook: index)
-            try planBook(book, items: items, options: options, cache: &cache, into: &planned, report: &report)
+        var next = first
+        while let book = next {
+            try planBook(book, of: books, options: options, cache: &cache, into: &plan)
+            next = try books.book(after: book.id)
         }
-        return InteropImportPlan(annotations: planned, report: report)
+        return plan
     }
 
     /// Plans the annotations of one book, or counts it as a book the content lacks.
-    private func planBook(_ book: (title: String, author: String?), items: consuming [ImportItem],
-                          options: InteropImportOptions, cache: inout PassageCache,
-                          into planned: inout [PlannedAnnotation], report: inout InteropImportReport) throws
+    private func planBook(_ book: ImportBooks.Book, of books: ImportBooks, options: InteropImportOptions,
+                          cache: inout PassageCache, into plan: inout InteropImportPlan) throws
     {
         var scope = try self.scope(ofBook: book.title, author: book.author)
+        let itemCount = try books.count(of: book)
+        // Resized highlights and notes on highlights count only for a book that is imported.
+        var grouping = InteropImportReport(format: plan.report.format)
+        let (groups, allW3C) = try ImportGrouping.group(book, of: books, report: &grouping)
         // A W3C target names its source by an IRI, not by a title: its texts are looked for in the whole content,
         // and the source is a book the content lacks only when none of them is found there (once or more).
-        let byText = scope == nil && items.allSatisfy { $0.format == .w3c }
+        let byText = scope == nil && allW3C
         if byText { scope = BookScope(documents: nil) }
-        let itemCount = items.count
-        // Resized highlights and notes on highlights count only for a book that is imported.
-        var grouping = InteropImportReport(format: report.format)
-        let groups = ImportGrouping.groups(items, report: &grouping)
-        items = []
         var closest: String?
         if scope == nil, let document = options.document {
             scope = BookScope(documents: [document])
-            report.matchedBooks.append(MatchedBook(title: book.title, author: book.author, document: document))
+            plan.report.matchedBooks.append(MatchedBook(title: book.title, author: book.author, document: document))
         } else if scope == nil {
             let guess = try bookByText(groups, cache: &cache)
             if let document = guess.document {
                 scope = BookScope(documents: [document])
-                report.matchedBooks.append(MatchedBook(title: book.title, author: book.author, document: document,
-                                                       textsFound: guess.found, textsTried: guess.tried))
+                plan.report.matchedBooks.append(MatchedBook(title: book.title, author: book.author,
+                                                            document: document, textsFound: guess.found,
+                                                            textsTried: guess.tried))
             }
             closest = guess.closest
         }
         var placements = try placeHighlights(of: groups, in: scope, cache: &cache)
-        if byText && !placements.values.contains(where: \.isFound) {
+        if byText, try !placements.anyFound() {
             scope = nil
-            placements = [:]
+            placements = try placeHighlights(of: groups, in: nil, cache: &cache)
         }
         if scope == nil {
-            report.unmatchedItems += itemCount
-            report.unmatchedBooks.append(UnmatchedBook(title: book.title, author: book.author,
-                                                       items: itemCount, closestDocument: closest))
+            plan.report.unmatchedItems += itemCount
+            plan.report.unmatchedBooks.append(UnmatchedBook(title: book.title, author: book.author,
+                                                            items: itemCount, closestDocument: closest))
             guard options.keepUnmatched else { return }
         }
-        report.resized += grouping.resized
-        report.notesOnHighlights += grouping.notesOnHighlights
-        for group in groups { planned.append(try plan(group, scope: scope, placements: placements)) }
-    }
-
-    /// Merges a planned import in one transaction (the writing half of `importItems`): the changes the log holds
-    /// already are counted as duplicates, the others merged.
-    func mergePlanned(_ plan: InteropImportPlan, options: InteropImportOptions, source: ReceiptSource) throws
-        -> InteropImportReport
-    {
-        var report = plan.report
-        let planned = plan.annotations
-        do {
-            try batch {
-                let known = try knownChangeIDs(planned.flatMap { $0.changes.map(\.changeID) })
-                // The new changes are handed to the merge as it goes, not copied into a list of their own.
-                let fresh = planned.lazy.flatMap(\.changes).filter { !known.contains($0.changeID) }
-                report.merge = try merge(fresh, source: source)
-                let held = try quarantinedChangeIDs(planned.compactMap { $0.changes.first?.changeID })
-                for annotation in planned {
-                    let new = annotation.changes.filter { !known.contains($0.changeID) }
-                    if new.isEmpty {
-                        report.duplicates += 1
-                    } else if let create = annotation.changes.first, !known.contains(create.changeID) {
-                        if held.contains(create.changeID) {
-                            report.held += 1
-                            continue
-                        }
-                        report.created += 1
-                        if annotation.orphaned { report.orphaned += 1 } else { report.anchored += 1 }
-                        if let orphan = annotation.orphan, report.orphans.count < 100 { report.orphans.append(orphan) }
-                    } else {
-                        report.updated += 1
-                    }
-                }
-                let total = planned.reduce(0) { $0 + $1.changes.count }
-                report.merge.duplicates += total - fresh.count
-                report.merge.changesRead = total
-                if options.dryRun { throw InteropDryRun() }
-            }
-        } catch is InteropDryRun {
-            return report
+        plan.report.resized += grouping.resized
+        plan.report.notesOnHighlights += grouping.notesOnHighlights
+        try groups.forEachGroup { group in
+            try plan.append(try self.plan(group, scope: scope, placements: placements))
         }
-        return report
-    }
-
-    /// The change ids of `ids` held in quarantine.
-    private func quarantinedChangeIDs(_ ids: [String]) throws -> Set<String> {
-        var held: Set<String> = []
-        try db.forEachRow(
-            sql: "SELECT change_id FROM quarantine WHERE change_id IN (SELECT value FROM json_each(?))",
-            arguments: [try ProjectionCache.jsonList(ids)]
-        ) { held.insert(try $0.string(0)) }
-        return held
     }
 
     /// Which document a book whose title the content lacks is, by its highlights' texts: up to 40 of them (of a
     /// dozen letters or more, spread over the book) are looked for in the whole content. The document holding more
     /// than half of those tried is the book; else the one holding the most is only the closest.
-    private func bookByText(_ groups: [ImportGroup], cache: inout PassageCache) throws
+    private func bookByText(_ groups: ImportGrouping, cache: inout PassageCache) throws
         -> (document: String?, closest: String?, found: Int, tried: Int)
     {
-        let texts = groups.compactMap { group in
-            group.first.kind == .highlight && group.first.text.unicodeScalars.count >= 12 ? group.first.text : nil
+        var sample: [String] = []
+        try groups.forEachSampleText { index, count, text in
+            let step = max(1, count / 40)
+            if index % step == 0 && sample.count < 40 { sample.append(text) }
         }
-        let step = max(1, texts.count / 40)
-        let sample = stride(from: 0, to: texts.count, by: step).prefix(40).map { texts[$0] }
         var found: [String: Int] = [:]
         for text in sample {
             switch try place(text, in: BookScope(documents: nil), cache: &cache) {
@@ -189,19 +121,8 @@ extension StoreConnection {
             : (nil, best.key, best.value, sample.count)
     }
 
-    /// The change ids of `ids` the log already holds.
-    private func knownChangeIDs(_ ids: [String]) throws -> Set<String> {
-        var known: Set<String> = []
-        let list = try ProjectionCache.jsonList(ids)
-        try db.forEachRow(
-            sql: "SELECT change_id FROM changes WHERE change_id IN (SELECT value FROM json_each(?))",
-            arguments: [list]
-        ) { known.insert(try $0.string(0)) }
-        return known
-    }
-
     /// The create, reattach (resized) and edit (notes) changes of one foreign annotation.
-    private func plan(_ group: ImportGroup, scope: BookScope?, placements: [PlacementKey: TextPlacement]) throws
+    private func plan(_ group: ImportGroup, scope: BookScope?, placements: ImportPlacements) throws
         -> PlannedAnnotation
     {
         let first = group.first
@@ -215,7 +136,7 @@ extension StoreConnection {
         var orphaned = false
         var orphan: ImportOrphan?
         func anchor(for item: ImportItem) throws -> Anchor {
-            let placement = item.kind == .highlight ? placements[PlacementKey(item)] : nil
+            let placement = item.kind == .highlight ? try placements.placement(of: item) : nil
             if case .anchored(let anchor)? = placement {
                 orphaned = false
                 orphan = nil
@@ -282,6 +203,3 @@ extension StoreConnection {
             quote: quote, prefix: "", suffix: "", edition: content.edition)
     }
 }
-
-/// Thrown to roll back a dry run once it has been counted.
-private struct InteropDryRun: Error {}

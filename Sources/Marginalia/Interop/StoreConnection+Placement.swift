@@ -7,40 +7,48 @@ extension StoreConnection {
     /// a place in the text (piecewise linearly between the two nearest, beyond them at the book's average rate), and
     /// the nearest place wins when it is clearly nearer (at most half as far as the next). Otherwise it stays
     /// ambiguous: an orphan, "found at N places".
-    func placeHighlights(of groups: [ImportGroup], in scope: BookScope?, cache: inout PassageCache) throws
-        -> [PlacementKey: TextPlacement]
+    func placeHighlights(of grouping: ImportGrouping, in scope: BookScope?, cache: inout PassageCache) throws
+        -> ImportPlacements
     {
-        guard let scope else { return [:] }
-        // Walked lazily, several times, rather than copied: a book may have a great many highlights.
-        let items = groups.lazy.flatMap { [$0.first] + $0.revisions }.filter { $0.kind == .highlight }
-        let total = items.count
-        var placements: [PlacementKey: TextPlacement] = [:]
-        for (index, item) in items.enumerated() where placements[PlacementKey(item)] == nil {
+        let placements = ImportPlacements(db: grouping.books.scratch.db)
+        try grouping.books.scratch.clearPlacements()
+        guard let scope else { return placements }
+        let total = try grouping.highlightCount()
+        var index = 0
+        try grouping.forEachHighlight { item in
             try reportProgress("anchoring highlights", done: index, total: total, every: 50)
-            placements[PlacementKey(item)] = try place(item.text, in: scope, cache: &cache)
-        }
-        for item in items where item.prefix != nil || item.suffix != nil {
-            guard case .ambiguous(let anchors)? = placements[PlacementKey(item)] else { continue }
-            if let anchor = try byContext(anchors, prefix: item.prefix, suffix: item.suffix, cache: &cache) {
-                placements[PlacementKey(item)] = .anchored(anchor)
+            index += 1
+            var id = try placements.id(of: item)
+            if id == nil {
+                let placement = try place(item.text, in: scope, cache: &cache)
+                var offset: Int?
+                if case .anchored(let anchor) = placement {
+                    offset = try cache.offset(of: anchor.start, in: anchor.document, store: self)
+                }
+                id = try placements.insert(placement, of: item, offset: offset)
             }
+            if let id { try placements.addHighlight(item, placement: id) }
         }
-        var known: [(location: Double, offset: Double)] = []
-        for item in items {
-            guard let start = item.location.start, case .anchored(let anchor)? = placements[PlacementKey(item)] else {
-                continue
-            }
-            known.append((Double(start), Double(try cache.offset(of: anchor.start, in: anchor.document, store: self))))
+        // The source's context settles a text found at several places; then the highlights placed once map a
+        // location to a place in the text.
+        try placements.forEachAmbiguous(withContext: true) { id, highlight in
+            guard let anchor = try byContext(highlight.anchors, prefix: highlight.prefix, suffix: highlight.suffix,
+                                             cache: &cache) else { return }
+            try placements.update(id, to: anchor,
+                                  offset: try cache.offset(of: anchor.start, in: anchor.document, store: self))
         }
-        known.sort { $0.location < $1.location }
-        for item in items {
-            guard let start = item.location.start, case .ambiguous(let anchors)? = placements[PlacementKey(item)],
-                  let predicted = Self.predictedOffset(of: Double(start), from: known) else { continue }
-            let distances = try anchors.map { anchor in
-                (anchor, abs(Double(try cache.offset(of: anchor.start, in: anchor.document, store: self)) - predicted))
-            }.sorted { $0.1 < $1.1 }
-            if distances.count >= 2, distances[0].1 * 2 < distances[1].1 {
-                placements[PlacementKey(item)] = .anchored(distances[0].0)
+        try placements.recordKnown()
+        try placements.forEachAmbiguous(withContext: false) { id, highlight in
+            guard let location = highlight.location else { return }
+            let neighbours = try placements.neighbours(of: Double(location))
+            guard let predicted = Self.predictedOffset(of: Double(location), below: neighbours.below,
+                                                       above: neighbours.above, first: neighbours.first,
+                                                       last: neighbours.last) else { return }
+            let distances = try highlight.anchors.map { anchor in
+                (anchor, try cache.offset(of: anchor.start, in: anchor.document, store: self))
+            }.map { ($0.0, $0.1, abs(Double($0.1) - predicted)) }.sorted { $0.2 < $1.2 }
+            if distances.count >= 2, distances[0].2 * 2 < distances[1].2 {
+                try placements.update(id, to: distances[0].0, offset: distances[0].1)
             }
         }
         return placements
@@ -49,10 +57,16 @@ extension StoreConnection {
     /// Where a source location falls in the text, from the placed highlights' (location, offset) pairs in location
     /// order: between the nearest two on either side, linearly; beyond them, from the nearest at the average rate
     /// of the first and last; nil with nothing to go by.
-    static func predictedOffset(of location: Double, from known: [(location: Double, offset: Double)]) -> Double? {
-        guard let first = known.first, let last = known.last else { return nil }
-        let below = known.last { $0.location <= location }
-        let above = known.first { $0.location >= location }
+    static func predictedOffset(of location: Double, from known: [KnownPlace]) -> Double? {
+        predictedOffset(of: location, below: known.last { $0.location <= location },
+                        above: known.first { $0.location >= location }, first: known.first, last: known.last)
+    }
+
+    /// `predictedOffset(of:from:)`, given the pairs it looks at: the nearest at or below `location` (the last of
+    /// equal ones), the nearest at or above (the first), and the first and last of all.
+    static func predictedOffset(of location: Double, below: KnownPlace?, above: KnownPlace?, first: KnownPlace?,
+                                last: KnownPlace?) -> Double? {
+        guard let first, let last else { return nil }
         if let below, let above {
             guard above.location > below.location else { return (below.offset + above.offset) / 2 }
             return below.offset + (location - below.location) / (above.location - below.location)
@@ -105,21 +119,6 @@ extension StoreConnection {
         guard let best = scored.map(\.score).max(), best > 0 else { return nil }
         let fitting = scored.filter { $0.score == best }
         return fitting.count == 1 ? fitting[0].anchor : nil
-    }
-}
-
-/// A highlight's text at its place in the source: the same text highlighted at two places is two highlights.
-struct PlacementKey: Hashable {
-    let text: String
-    let location: ItemLocation
-    let prefix: String?
-    let suffix: String?
-
-    init(_ item: ImportItem) {
-        text = item.text
-        location = item.location
-        prefix = item.prefix
-        suffix = item.suffix
     }
 }
 

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @testable import Marginalia
 
-/// The items of an import sorted by book as they are read, each held once: the order the planning sees, the ids it
-/// derives, and an item's native annotation held by reference but compared by value.
+/// The items of an import sorted by book as they are read into its scratch database: the order the planning sees,
+/// the ids it derives, items packed and unpacked byte for byte, and an item's native annotation held by reference but
+/// compared by value.
 @Suite struct ImportBooksTests {
     func item(_ text: String, title: String, author: String? = "Anon", line: Int) -> ImportItem {
         ImportItem(format: .kindle, kind: .highlight, title: title, author: author, text: text,
@@ -17,41 +18,46 @@ import Testing
                                 created: 1, modified: 2)
     }
 
-    @Test func interleavedBooksAreSortedInFirstSeenOrderAndNativesApart() {
+    @Test func interleavedBooksAreSortedInFirstSeenOrderAndNativesApart() throws {
         var own = ImportItem(format: .w3c, kind: .highlight, title: "B", text: "own", line: 3)
         own.native = native("0b0e5a34-0000-4000-8000-000000000001", quote: "own")
-        var books = ImportBooks([item("b1", title: "B", line: 1), item("a1", title: "A", line: 2), own,
-                                 item("b2", title: "B", line: 4), item("b3", title: "B", author: nil, line: 5),
-                                 item("a2", title: "A", line: 6)])
+        let books = try ImportBooks([item("b1", title: "B", line: 1), item("a1", title: "A", line: 2), own,
+                                     item("b2", title: "B", line: 4), item("b3", title: "B", author: nil, line: 5),
+                                     item("a2", title: "A", line: 6)])
         #expect(books.itemCount == 6)
         #expect(books.natives.map(\.line) == [3])
-        #expect(books.books.map { "\($0.title)/\($0.author ?? "-")" } == ["B/Anon", "A/Anon", "B/-"])
-        #expect(books.books.map { $0.items.map(\.text) } == [["b1", "b2"], ["a1", "a2"], ["b3"]])
-        #expect(books.takeItems(ofBook: 1).map(\.line) == [2, 6])
-        #expect(books.books[1].items.isEmpty && books.books[1].title == "A" && books.itemCount == 6)
+        let sorted = try books.books()
+        #expect(sorted.map { "\($0.title)/\($0.author ?? "-")" } == ["B/Anon", "A/Anon", "B/-"])
+        #expect(try sorted.map { try books.items(of: $0).map(\.text) } == [["b1", "b2"], ["a1", "a2"], ["b3"]])
+        #expect(try sorted.map { try books.count(of: $0) } == [2, 2, 1])
+        #expect(try books.items(of: sorted[1]).map(\.line) == [2, 6])
+        #expect(try books.book(after: sorted[2].id) == nil)
     }
 
     @Test func aTitleComposedDifferentlyKeepsItsOwnBytesAndItsId() throws {
         let composed = "Caf\u{E9}"
         let decomposed = "Cafe\u{301}"
         #expect(composed == decomposed && !composed.utf8.elementsEqual(decomposed.utf8))
-        let books = ImportBooks([item("one", title: composed, line: 1), item("two", title: decomposed, line: 2)])
-        #expect(books.books.count == 1)
-        #expect(books.books[0].items.map { Array($0.title.utf8) } == [Array(composed.utf8), Array(decomposed.utf8)])
+        let books = try ImportBooks([item("one", title: composed, line: 1), item("two", title: decomposed, line: 2)])
+        let sorted = try books.books()
+        #expect(sorted.count == 1)
+        let items = try books.items(of: sorted[0])
+        #expect(items.map { Array($0.title.utf8) } == [Array(composed.utf8), Array(decomposed.utf8)])
 
         let directory = try TemporaryDirectory()
         let store = try makeStore(directory, source: makeSource([("d", [("d.1", "Nothing of those here.")])]))
         let options = InteropImportOptions(keepUnmatched: true)
-        let both = try store.engine.read { try $0.planImport(books.books[0].items, format: .kindle, options: options) }
+        let both = try store.engine.read { try $0.planImport(items, format: .kindle, options: options) }
         let alone = try store.engine.read {
             try $0.planImport([item("two", title: decomposed, line: 2)], format: .kindle, options: options)
         }
-        #expect(both.annotations.count == 2 && both.report.unmatchedItems == 2)
-        #expect(both.annotations[1].id == alone.annotations[0].id)
-        #expect(both.annotations[0].id != both.annotations[1].id)
+        let bothIDs = try both.annotations().map(\.id)
+        #expect(bothIDs.count == 2 && both.report.unmatchedItems == 2)
+        #expect(bothIDs[1] == (try alone.annotations()).map(\.id)[0])
+        #expect(bothIDs[0] != bothIDs[1])
     }
 
-    @Test func packedItemsUnpackToTheItemsPacked() {
+    @Test func packedItemsUnpackToTheItemsPacked() throws {
         var items = [
             ImportItem(format: .readwise, kind: .highlight, title: "Walden", author: "Thoreau", text: "",
                        note: "", location: ItemLocation(start: 0, end: Int.max, page: ""), date: Int64.min,
@@ -66,14 +72,15 @@ import Testing
                 repeating: "x", count: 300), line: 127),
         ]
         items.append(ImportItem(format: .koreader, kind: .highlight, title: "Other book", text: "y", line: 128))
-        var packed = PackedItems(title: "Walden", author: "Thoreau")
-        for item in items { packed.append(item) }
-        #expect(packed.count == 5)
-        let unpacked = packed.unpacked()
+        let packed = items.map { PackedItem.pack($0, title: "Walden", author: "Thoreau") }
+        let unpacked = try packed.map { try PackedItem.unpack($0, title: "Walden", author: "Thoreau") }
         #expect(unpacked == items)
         #expect(unpacked.map { Array($0.title.utf8) } == items.map { Array($0.title.utf8) })
         #expect(unpacked.map { $0.author.map { Array($0.utf8) } } == items.map { $0.author.map { Array($0.utf8) } })
-        #expect(PackedItems(title: "Walden", author: nil).unpacked() == [])
+        // Bytes cut short are refused, not read past their end.
+        #expect(throws: StoreError.self) {
+            try PackedItem.unpack(Array(packed[1].dropLast()), title: "Walden", author: "Thoreau")
+        }
     }
 
     @Test func aNativeAnnotationIsComparedAndHashedByValue() {

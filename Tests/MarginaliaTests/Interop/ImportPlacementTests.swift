@@ -41,6 +41,36 @@ import Testing
         }
     }
 
+    /// Two books read interleaved are planned one after the other in the import's scratch database: each book's
+    /// repeated phrase is placed by its own book's locations alone, as when each is imported by itself.
+    @Test func interleavedBooksArePlacedEachByItsOwnLocations() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(directory, source: Self.source)
+        let phrase = "a trăit încă ani și a născut fii"
+        // Book one maps location 52 near passage 5; book two maps 820 near passage 8. Book two's start at location
+        // 60, taken for book one's, would put book one's phrase near passage 1, and so at passage 2.
+        let one = [item("Adam a trăit o sută de ani", at: 10, title: "Cronica veche"),
+                   item("Lameh a trăit o sută de ani", at: 90, title: "Cronica veche"),
+                   item(phrase, at: 52, title: "Cronica veche")]
+        let two = [item("Adam a trăit o sută de ani", at: 60, title: "Cronica nouă"),
+                   item("Lameh a trăit o sută de ani", at: 900, title: "Cronica nouă"),
+                   item(phrase, at: 820, title: "Cronica nouă")]
+        let report = try store.importItems([two[0], one[0], two[1], one[1], one[2], two[2]], format: .kindle,
+                                           options: InteropImportOptions())
+        #expect(report.created == 6 && report.anchored == 6, "\(report)")
+        #expect(report.matchedBooks.map(\.title) == ["Cronica nouă", "Cronica veche"])
+        let placed = try store.annotations().filter { $0.anchor.quote == phrase }.map(\.anchor.start.passage)
+        #expect(placed.sorted() == ["cronica.5", "cronica.8"])
+
+        let other = try TemporaryDirectory()
+        let apart = try makeStore(other, source: Self.source)
+        for book in [one, two] { _ = try apart.importItems(book, format: .kindle, options: InteropImportOptions()) }
+        let byID = { (store: AnnotationStore) in
+            try store.annotations().sorted { $0.id < $1.id }.map { "\($0.id) \($0.anchor.start.passage)" }
+        }
+        #expect(try byID(store) == byID(apart))
+    }
+
     @Test func aRepeatedPhraseTakesThePlaceItsLocationPredicts() throws {
         let directory = try TemporaryDirectory()
         let store = try makeStore(directory, source: Self.source)
