@@ -124,29 +124,25 @@ struct Search {
     }
 
     /// Searches the user's own notes and quotes (not deleted ones) in the query's tiers, as `content` does (the
-    /// forms from the attached content's vocabulary, when there is one). Works without content.
+    /// forms from the attached content's vocabulary, when there is one), in one pass sorted by the same rank
+    /// function. The notes index keeps no text of its own (`content = ''`), so no spelling comes first within a
+    /// tier. Works without content.
     func notes(_ text: String, limit: Int = 20, inflections: Bool = true) throws -> [Annotation] {
         // Read once for the whole query: content attached, and with word forms.
-        let formsAvailable = try db.int(sql: "SELECT 1 FROM pragma_database_list WHERE name = 'content'") != nil
-            && hasVocabulary()
+        let formsAvailable = try knownVocabulary
+            ?? (db.int(sql: "SELECT 1 FROM pragma_database_list WHERE name = 'content'") != nil && hasVocabulary())
         let query = try SearchQuery(text, forms: inflections
             ? { formsAvailable ? try self.forms(of: $0, checked: true) : [] } : nil)
-        let columns = Projection.annotationColumns(of: "a")
-        let tiers = query.tiers
-        let branches = tiers.indices.map { tier in
-            "SELECT rowid AS id, \(tier) AS tier, bm25(notes_fts) AS score FROM notes_fts WHERE notes_fts MATCH ?\(tier + 1)"
-        }.joined(separator: " UNION ALL ")
         return try Self.run(query: text) {
             try db.fetchAll(
                 sql: """
-                    WITH hits AS MATERIALIZED (\(branches)),
-                        best AS (SELECT id, min(tier) AS tier, score FROM hits GROUP BY id)
-                    SELECT \(columns) FROM best JOIN annotations a ON a.rowid = best.id
-                    WHERE a.deleted = 0
-                    ORDER BY best.tier, best.score, a.rowid
-                    LIMIT ?\(tiers.count + 1)
+                    SELECT \(Projection.annotationColumns(of: "a"))
+                    FROM notes_fts JOIN annotations a ON a.rowid = notes_fts.rowid
+                    WHERE notes_fts MATCH ?1 AND rank MATCH ?2 AND a.deleted = 0
+                    ORDER BY rank
+                    LIMIT ?3
                     """,
-                arguments: StatementArguments(tiers.map { DatabaseValue.text($0) } + [.integer(Int64(limit))]),
+                arguments: [query.widest, Self.rankFunction(tree: query.rankTree, spelled: []), limit],
                 Annotation.init(row:))
         }
     }

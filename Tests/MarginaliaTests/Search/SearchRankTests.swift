@@ -56,6 +56,58 @@ import Testing
         }
     }
 
+    @Test func notesAreRankedByTheSameTiers() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(directory)
+        try store.attachContent(path: try Samples.buildContent("eminescu-2026.1.json", in: directory))
+        let seed = TestSeed.printed(for: "SearchRankTests notes")
+        var random = SeededGenerator(seed: seed)
+        let passages = try store.engine.read { connection in
+            try connection.db.fetchAll(sql: "SELECT id, text FROM content.passages ORDER BY rowid") {
+                (try $0.string(0), try $0.string(1))
+            }
+        }
+        for _ in 0..<80 {
+            let (passage, text) = passages.randomElement(using: &random)!
+            let other = passages.randomElement(using: &random)!.1
+            try store.createAnnotation(.note, at: AnchorRequest(passage: passage, start: 0, end: 1),
+                                       note: "\(text) \(other)")
+        }
+        // A word that begins with a query's word and is no form of it, so that the prefix tier has a note.
+        try store.createAnnotation(.note, at: AnchorRequest(passage: passages[0].0, start: 0, end: 1),
+                                   note: "Un codrușor de tei")
+        var tiersSeen = Set<Int>()
+        for query in ["codru", "codrului", "stele", "noapte OR luna", "dor -luna", "\"a fost\"", "lumea*", "tara"] {
+            let found = try store.searchNotes(query, limit: 1000)
+            let reference = try store.engine.read { connection -> [String: Placed] in
+                let search = connection.search
+                let tiers = try SearchQuery(query, forms: { try search.forms(of: $0) }).tiers
+                var placed: [String: Placed] = [:]
+                for (tier, expression) in tiers.enumerated() {
+                    let rows = try connection.db.fetchAll(
+                        sql: """
+                            SELECT a.id, bm25(notes_fts) FROM notes_fts JOIN annotations a ON a.rowid = notes_fts.rowid
+                            WHERE notes_fts MATCH ? AND a.deleted = 0
+                            """,
+                        arguments: [expression]) { (try $0.string(0), try $0.double(1)) }
+                    for (id, score) in rows where placed[id] == nil {
+                        placed[id] = Placed(tier: tier, spelled: true, score: score)
+                    }
+                }
+                return placed
+            }
+            #expect(Set(found.map(\.id)) == Set(reference.keys), "\(query) (seed \(seed))")
+            let order = found.compactMap { reference[$0.id] }.map { ($0.tier, $0.score) }
+            tiersSeen.formUnion(order.map(\.0))
+            for (before, after) in zip(order, order.dropFirst()) {
+                #expect(before.0 < after.0 || (before.0 == after.0 && before.1 <= after.1 + 1e-9),
+                        "\(query): \(after) after \(before) (seed \(seed))")
+            }
+        }
+        // Notes were found in every tier: as typed, in another form, by prefix.
+        #expect(tiersSeen == [0, 1, 2], "seed \(seed)")
+    }
+
     /// Each passage a query finds, placed by the tiers run one at a time with FTS5's own bm25.
     static func tierByTier(_ text: String, on connection: StoreConnection) throws -> [String: Placed] {
         let search = connection.search
