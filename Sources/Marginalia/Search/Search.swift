@@ -74,7 +74,7 @@ struct Search {
     /// query's tree and, for each word typed with a diacritic, its two spellings (SQL strings, quotes doubled).
     static func rankFunction(tree: String, spelled: [(comma: String, cedilla: String)]) -> String {
         let arguments = ([tree] + spelled.flatMap { [$0.comma, $0.cedilla] })
-            .map { "'" + ($0.contains("'") ? $0.replacingOccurrences(of: "'", with: "''") : $0) + "'" }
+            .map { "'" + ($0.utf8.contains(0x27) ? $0.replacingOccurrences(of: "'", with: "''") : $0) + "'" }
         return "marginalia_rank(\(arguments.joined(separator: ", ")))"
     }
 

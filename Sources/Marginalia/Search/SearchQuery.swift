@@ -104,7 +104,8 @@ package struct SearchQuery: Equatable, Sendable {
         var phrases: [[Int]] = [[0], [0]]
         var widened = [false, false]
         guard let word, let forms else { return (variants, phrases, widened) }
-        let folded = FoldedText(word, level: .letters).string
+        // Folded as the index holds words (an ASCII word only loses its capitals).
+        let folded = word.utf8.allSatisfy { $0 < 0x80 } ? word.lowercased() : FoldedText(word, level: .letters).string
         let others = try forms(folded).compactMap { quoted($0, prefix: false) }.filter { $0 != term }
         if !others.isEmpty {
             variants[1] = "(" + ([term] + others).joined(separator: " OR ") + ")"
@@ -131,33 +132,30 @@ package struct SearchQuery: Equatable, Sendable {
         var tokens: [Token] = []
         // Code points rather than characters: the syntax's marks (space, quote, star, minus) are single code
         // points, and a query is read in one pass without grapheme breaking.
-        let scalars = Array(text.unicodeScalars)
-        func string(_ range: Range<Int>) -> String {
-            var string = ""
-            string.unicodeScalars.append(contentsOf: scalars[range])
-            return string
-        }
-        var index = 0
-        while index < scalars.count {
-            if scalars[index].properties.isWhitespace {
-                index += 1
+        let scalars = text.unicodeScalars
+        var index = scalars.startIndex
+        while index < scalars.endIndex {
+            if scalars[index].isQuerySpace {
+                index = scalars.index(after: index)
                 continue
             }
             var excluded = false
-            if scalars[index] == "-" && index + 1 < scalars.count && !scalars[index + 1].properties.isWhitespace {
+            let next = scalars.index(after: index)
+            if scalars[index] == "-" && next < scalars.endIndex && !scalars[next].isQuerySpace {
                 excluded = true
-                index += 1
+                index = next
             }
             if scalars[index] == "\"" {
-                guard let close = scalars[(index + 1)...].firstIndex(of: "\"") else {
+                let opening = scalars.index(after: index)
+                guard let close = scalars[opening...].firstIndex(of: "\"") else {
                     throw SearchError.malformedQuery(text, reason: "a quote (\") is not closed")
                 }
-                let phrase = string((index + 1)..<close)
-                index = close + 1
+                let phrase = String(scalars[opening..<close])
+                index = scalars.index(after: close)
                 var prefix = false
-                if index < scalars.count && scalars[index] == "*" {
+                if index < scalars.endIndex && scalars[index] == "*" {
                     prefix = true
-                    index += 1
+                    index = scalars.index(after: index)
                 }
                 if let term = quoted(phrase, prefix: prefix) {
                     tokens.append(.term(term, word: nil, excluded: excluded))
@@ -165,8 +163,10 @@ package struct SearchQuery: Equatable, Sendable {
                 continue
             }
             var end = index
-            while end < scalars.count && !scalars[end].properties.isWhitespace && scalars[end] != "\"" { end += 1 }
-            var word = string(index..<end)
+            while end < scalars.endIndex && !scalars[end].isQuerySpace && scalars[end] != "\"" {
+                end = scalars.index(after: end)
+            }
+            var word = String(scalars[index..<end])
             index = end
             if word == "OR" && !excluded {
                 tokens.append(.or)
@@ -190,10 +190,21 @@ package struct SearchQuery: Equatable, Sendable {
     /// A word or phrase as an FTS5 string (`"…"`, inner quotes doubled), nil when it holds no letter or digit
     /// (the tokenizer would find no token in it).
     private static func quoted(_ text: String, prefix: Bool) -> String? {
-        guard text.unicodeScalars.contains(where: { $0.properties.isAlphabetic || $0.properties.numericType != nil })
-        else { return nil }
-        let indexable = SearchText.indexable(text)
-        let escaped = indexable.contains("\"") ? indexable.replacingOccurrences(of: "\"", with: "\"\"") : indexable
+        let ascii = text.utf8.allSatisfy { $0 < 0x80 }
+        let hasToken = ascii
+            ? text.utf8.contains { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+            : text.unicodeScalars.contains { $0.properties.isAlphabetic || $0.properties.numericType != nil }
+        guard hasToken else { return nil }
+        // An ASCII word has no soft hyphen to leave out.
+        let indexable = ascii ? text : SearchText.indexable(text)
+        let escaped = indexable.utf8.contains(0x22) ? indexable.replacingOccurrences(of: "\"", with: "\"\"") : indexable
         return "\"\(escaped)\"" + (prefix ? " *" : "")
+    }
+}
+
+private extension Unicode.Scalar {
+    /// White space between a query's terms (ASCII's without a property lookup).
+    var isQuerySpace: Bool {
+        isASCII ? self == " " || (0x09...0x0D).contains(value) : properties.isWhitespace
     }
 }
