@@ -33,8 +33,7 @@ typedef struct {
     double averageLength;
     double *idf; /* per phrase */
     int *tier; /* per phrase: the tier the tree gives it (TIER_NONE for a phrase excluded with NOT) */
-    double *frequency; /* per phrase, for the row at hand */
-    unsigned char *present; /* per phrase, for the row at hand */
+    double *frequency; /* per phrase, for the row at hand: its instances (0 when the row lacks it) */
 } RankData;
 
 static void rank_data_free(void *pointer) {
@@ -43,7 +42,6 @@ static void rank_data_free(void *pointer) {
     free(data->idf);
     free(data->tier);
     free(data->frequency);
-    free(data->present);
     free(data);
 }
 
@@ -83,8 +81,7 @@ static int rank_data(const Fts5ExtensionApi *api, Fts5Context *fts, const char *
     data->idf = calloc((size_t)phrases + 1, sizeof(double));
     data->tier = calloc((size_t)phrases + 1, sizeof(int));
     data->frequency = calloc((size_t)phrases + 1, sizeof(double));
-    data->present = calloc((size_t)phrases + 1, 1);
-    if (data->idf == NULL || data->tier == NULL || data->frequency == NULL || data->present == NULL) {
+    if (data->idf == NULL || data->tier == NULL || data->frequency == NULL) {
         rank_data_free(data);
         return SQLITE_NOMEM;
     }
@@ -109,7 +106,7 @@ static int rank_data(const Fts5ExtensionApi *api, Fts5Context *fts, const char *
 }
 
 /* The tier of the node at *cursor in the tree (advancing past it), given which phrases the row holds. */
-static int tree_tier(const char **cursor, const unsigned char *present, int phrases, int *malformed) {
+static int tree_tier(const char **cursor, const double *frequency, int phrases, int *malformed) {
     const char *at = *cursor;
     while (*at == ' ') at++;
     char kind = *at;
@@ -123,7 +120,7 @@ static int tree_tier(const char **cursor, const unsigned char *present, int phra
         }
         int tier = kind == '&' ? 0 : TIER_NONE;
         for (long child = 0; child < count && !*malformed; child++) {
-            int childTier = tree_tier(cursor, present, phrases, malformed);
+            int childTier = tree_tier(cursor, frequency, phrases, malformed);
             if (kind == '&' ? childTier > tier : childTier < tier) tier = childTier;
         }
         return tier;
@@ -141,7 +138,7 @@ static int tree_tier(const char **cursor, const unsigned char *present, int phra
         *malformed = 1;
         return TIER_NONE;
     }
-    return present[phrase] ? (int)tier : TIER_NONE;
+    return frequency[phrase] > 0 ? (int)tier : TIER_NONE;
 }
 
 /* Whether `text` (n bytes), lowercased as SQLite's lower() does, holds `word`. */
@@ -177,17 +174,11 @@ static void marginalia_rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlit
     int rc = rank_data(api, fts, tree, &data);
     int instances = 0;
     if (rc == SQLITE_OK) rc = api->xInstCount(fts, &instances);
-    if (rc == SQLITE_OK) {
-        memset(data->frequency, 0, sizeof(double) * (size_t)data->phrases);
-        memset(data->present, 0, (size_t)data->phrases);
-    }
+    if (rc == SQLITE_OK) memset(data->frequency, 0, sizeof(double) * (size_t)data->phrases);
     for (int i = 0; rc == SQLITE_OK && i < instances; i++) {
         int phrase, column, offset;
         rc = api->xInst(fts, i, &phrase, &column, &offset);
-        if (rc == SQLITE_OK && phrase >= 0 && phrase < data->phrases) {
-            data->frequency[phrase] += 1.0;
-            data->present[phrase] = 1;
-        }
+        if (rc == SQLITE_OK && phrase >= 0 && phrase < data->phrases) data->frequency[phrase] += 1.0;
     }
     int length = 0;
     if (rc == SQLITE_OK) rc = api->xColumnSize(fts, -1, &length);
@@ -197,7 +188,7 @@ static void marginalia_rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlit
     }
     int malformed = 0;
     const char *cursor = tree;
-    int tier = tree_tier(&cursor, data->present, data->phrases, &malformed);
+    int tier = tree_tier(&cursor, data->frequency, data->phrases, &malformed);
     if (malformed) {
         sqlite3_result_error(context, "marginalia_rank: a malformed tree", -1);
         return;

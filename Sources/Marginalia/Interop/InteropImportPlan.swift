@@ -34,14 +34,9 @@ struct InteropImportPlan {
         try scratch.db.forEachRow(sql: """
             SELECT id, annotation, orphaned, orphan_location, orphan_text, orphan_reason FROM planned ORDER BY id
             """) { row in
-            var orphan: ImportOrphan?
-            if let location = row.optionalString(3), let text = row.optionalString(4),
-               let reason = row.optionalString(5) {
-                orphan = ImportOrphan(location: location, text: text, reason: reason)
-            }
             rows.append(try row.int64(0))
             annotations.append(PlannedAnnotation(id: try row.string(1), changes: [], orphaned: try row.bool(2),
-                                                 orphan: orphan))
+                                                 orphan: Self.orphan(row, from: 3)))
         }
         for (index, row) in rows.enumerated() {
             annotations[index].changes = try scratch.db.fetchAll(
@@ -92,14 +87,20 @@ struct InteropImportPlan {
                 ORDER BY planned.id
                 """
         ) { row in
-            var orphan: ImportOrphan?
-            if let location = row.optionalString(1), let text = row.optionalString(2),
-               let reason = row.optionalString(3) {
-                orphan = ImportOrphan(location: location, text: text, reason: reason)
-            }
-            try body(PlannedSummary(orphaned: try row.bool(0), orphan: orphan, firstChangeID: row.optionalString(4),
+            try body(PlannedSummary(orphaned: try row.bool(0), orphan: Self.orphan(row, from: 1),
+                                    firstChangeID: row.optionalString(4),
                                     firstKnown: row.optionalInt(5) == 1, fresh: try row.int(6)))
         }
+    }
+}
+
+extension InteropImportPlan {
+    /// The orphan in a row's columns `orphan_location`, `orphan_text`, `orphan_reason` from `column`; nil when
+    /// the annotation was placed.
+    static func orphan(_ row: Row, from column: Int) -> ImportOrphan? {
+        guard let location = row.optionalString(column), let text = row.optionalString(column + 1),
+              let reason = row.optionalString(column + 2) else { return nil }
+        return ImportOrphan(location: location, text: text, reason: reason)
     }
 }
 

@@ -151,10 +151,7 @@ extension StoreConnection {
     func searchNotes(_ text: String, asOf milliseconds: Int64, limit: Int = 20, matchingInflections: Bool = true)
         throws -> [Annotation]
     {
-        let formsAvailable = try db.int(sql: "SELECT 1 FROM pragma_database_list WHERE name = 'content'") != nil
-            && search.hasVocabulary()
-        let query = try SearchQuery(text, forms: matchingInflections
-            ? { formsAvailable ? try self.search.forms(of: $0, checked: true) : [] } : nil)
+        let query = try search.query(text, inflections: matchingInflections).query
         var all: [Annotation] = []
         try replayAnnotations(before: Self.bound(asOf: milliseconds)) { all.append($0) }
         // In the order they were made, as the rows of `annotations` were inserted: ties in rank come out alike.
@@ -178,16 +175,11 @@ extension StoreConnection {
                     """,
                 arguments: [Int64(index + 1), annotation.anchor.quote, annotation.note])
         }
-        // The tiers in order, each by rank; a row found by an earlier tier is not repeated.
-        var rows: [Int] = []
-        var seen: Set<Int> = []
-        for tier in query.tiers {
-            let found: [Int] = try Search.run(query: text) {
-                try db.fetchAll(
-                    sql: "SELECT rowid FROM temp.notes_as_of WHERE notes_as_of MATCH ? ORDER BY rank",
-                    arguments: [tier]) { try $0.int(0) }
-            }
-            for row in found where seen.insert(row).inserted { rows.append(row) }
+        // The tiers in one pass, sorted by the rank function `searchNotes` sorts by.
+        let rows: [Int] = try Search.run(query: text) {
+            try db.fetchAll(
+                sql: "SELECT rowid FROM temp.notes_as_of WHERE notes_as_of MATCH ?1 AND rank MATCH ?2 ORDER BY rank",
+                arguments: [query.widest, Search.rankFunction(tree: query.rankTree, spelled: [])]) { try $0.int(0) }
         }
         let found = rows.compactMap { $0 >= 1 && $0 <= all.count ? all[$0 - 1] : nil }.filter { !$0.deleted }
         return Array(found.prefix(limit))

@@ -17,9 +17,7 @@ struct Search {
     /// - Throws: `SearchError.malformedQuery`.
     func content(_ text: String, limit: Int = 20, offset: Int = 0, markers: SnippetMarkers = .brackets,
                  inflections: Bool = true) throws -> SearchPage {
-        let formsAvailable = try hasVocabulary()
-        let query = try SearchQuery(text, forms: inflections
-            ? { formsAvailable ? try self.forms(of: $0, checked: true) : [] } : nil)
+        let (query, formsAvailable) = try self.query(text, inflections: inflections)
         let rank = Self.rankFunction(tree: query.rankTree, spelled: Self.diacriticWords(of: text))
         return try Self.run(query: text) {
             let hits = try db.fetchAll(
@@ -101,6 +99,16 @@ struct Search {
             }
     }
 
+    /// A reader's query, its words also in their other forms when `inflections` asks and content that records
+    /// them is attached (read once for the whole query); and whether it is.
+    func query(_ text: String, inflections: Bool) throws -> (query: SearchQuery, formsAvailable: Bool) {
+        let formsAvailable = try knownVocabulary
+            ?? (db.int(sql: "SELECT 1 FROM pragma_database_list WHERE name = 'content'") != nil && hasVocabulary())
+        let query = try SearchQuery(text, forms: inflections
+            ? { formsAvailable ? try self.forms(of: $0, checked: true) : [] } : nil)
+        return (query, formsAvailable)
+    }
+
     /// Whether the attached content records word forms.
     func hasVocabulary() throws -> Bool {
         if let knownVocabulary { return knownVocabulary }
@@ -128,11 +136,7 @@ struct Search {
     /// function. The notes index keeps no text of its own (`content = ''`), so no spelling comes first within a
     /// tier. Works without content.
     func notes(_ text: String, limit: Int = 20, inflections: Bool = true) throws -> [Annotation] {
-        // Read once for the whole query: content attached, and with word forms.
-        let formsAvailable = try knownVocabulary
-            ?? (db.int(sql: "SELECT 1 FROM pragma_database_list WHERE name = 'content'") != nil && hasVocabulary())
-        let query = try SearchQuery(text, forms: inflections
-            ? { formsAvailable ? try self.forms(of: $0, checked: true) : [] } : nil)
+        let query = try self.query(text, inflections: inflections).query
         return try Self.run(query: text) {
             try db.fetchAll(
                 sql: """
