@@ -107,7 +107,7 @@ enum UserDatabase {
         #endif
         let created = try db.int(sql: "PRAGMA user_version") == 0
         try migrate(db, newDeviceID: newDeviceID)
-        if created, path != ":memory:", let identity = StoreConnection.fileIdentity(of: path) {
+        if created, path != ":memory:", let identity = FileIdentity.of(path) {
             // The file the device id belongs to: a copy of it (another file) takes a new id before it syncs.
             try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('store_file', ?)",
                            arguments: [identity])

@@ -52,7 +52,7 @@ extension AnnotationStore {
         // A store in memory has no readers beside its writer; a thread inside a batch holds the writer already.
         guard path != ":memory:", !engine.currentThreadWrites else {
             return try engine.write(progress: progress) {
-                try $0.sync(folder: folder, compact: compact, acceptFuture: acceptFuture, keys: keys)
+                try SyncReplica.sync($0, folder: folder, compact: compact, acceptFuture: acceptFuture, keys: keys)
             }
         }
         do {
@@ -80,8 +80,12 @@ private struct EngineSyncRunner: SyncRunner {
     let engine: StoreEngine
     let progress: ProgressHandler?
 
-    func read<T>(_ body: (StoreConnection) throws -> T) throws -> T { try engine.read(progress: progress, body) }
-    func write<T>(_ body: (StoreConnection) throws -> T) throws -> T { try engine.write(progress: progress, body) }
+    func read<T>(_ body: (SyncReplica) throws -> T) throws -> T {
+        try engine.read(progress: progress) { try body(SyncReplica(store: $0)) }
+    }
+    func write<T>(_ body: (SyncReplica) throws -> T) throws -> T {
+        try engine.write(progress: progress) { try body(SyncReplica(store: $0)) }
+    }
     func yieldToWriters() { engine.yieldToWaitingWriters() }
     func applied(_ done: Int, of total: Int) throws {
         try StoreConnection.reportProgress(to: progress, "applying sync files", done: done, total: total, every: 1)

@@ -7,8 +7,8 @@ import Darwin
 /// Where the steps of a sync round run: on one connection, or on a store's engine (reading on a reader, each
 /// write under the writer on its own, so that the app's writes go on between them).
 protocol SyncRunner {
-    func read<T>(_ body: (StoreConnection) throws -> T) throws -> T
-    func write<T>(_ body: (StoreConnection) throws -> T) throws -> T
+    func read<T>(_ body: (SyncReplica) throws -> T) throws -> T
+    func write<T>(_ body: (SyncReplica) throws -> T) throws -> T
     /// Lets waiting writers go first, between two writes of the round.
     func yieldToWriters()
     /// Tells progress after each file; throws to stop the round there.
@@ -19,8 +19,8 @@ protocol SyncRunner {
 struct ConnectionSyncRunner: SyncRunner {
     let connection: StoreConnection
 
-    func read<T>(_ body: (StoreConnection) throws -> T) throws -> T { try body(connection) }
-    func write<T>(_ body: (StoreConnection) throws -> T) throws -> T { try body(connection) }
+    func read<T>(_ body: (SyncReplica) throws -> T) throws -> T { try body(SyncReplica(store: connection)) }
+    func write<T>(_ body: (SyncReplica) throws -> T) throws -> T { try body(SyncReplica(store: connection)) }
     func yieldToWriters() {}
     func applied(_ done: Int, of total: Int) throws {
         try connection.reportProgress("applying sync files", done: done, total: total, every: 1)
@@ -32,7 +32,7 @@ extension SyncRound {
     static let chunk = 2_000
 
     /// Runs one round through the folder at `path`: prepares this store's directory, lists what is new, checks
-    /// and merges each file, then publishes (`StoreConnection.publish`), with the keys `keys` asks for.
+    /// and merges each file, then publishes (`SyncReplica.publish`), with the keys `keys` asks for.
     static func run(folder path: String, compact: Bool, acceptFuture: Bool, keys: SyncKeyRequest,
                     on runner: some SyncRunner) throws -> SyncReport
     {
@@ -41,7 +41,7 @@ extension SyncRound {
         round.acceptFuture = acceptFuture
         try runner.read { try $0.readFolder(&round) }
         if acceptFuture {
-            round.report.releasedFromQuarantine = try runner.write { try $0.releaseAllQuarantined() }
+            round.report.releasedFromQuarantine = try runner.write { try $0.store.releaseAllQuarantined() }
         }
         let now = Int64(time(nil))
         for (index, segment) in round.segments.enumerated() {

@@ -6,7 +6,7 @@ import Darwin
 
 /// The first two steps of a sync round (see `SyncFormat` for the layout): `prepareRound` readies this store's own
 /// directory under the writer, `readFolder` lists what the folder holds that this store has not applied.
-extension StoreConnection {
+extension SyncReplica {
     /// Checks the folder and its manifests (a newer format is refused untouched), takes a new device id when the
     /// store file is a copy of the one that synced under it, creates this device's directory and manifest when
     /// absent, and takes this store's lock on its directory (another round of the same store waits). Nothing of
@@ -15,11 +15,11 @@ extension StoreConnection {
     ///   store cannot write in, or recipients without an identity of theirs; nothing is merged then.
     func prepareRound(_ path: String, keys request: SyncKeyRequest = SyncKeyRequest()) throws -> SyncRound {
         let folder = try SyncFolder(path: path)
-        try folder.refuseStore(at: self.path)
+        try folder.refuseStore(at: store.path)
         // Another connection may have renewed the id (a restore).
-        if let stored = try db.text(sql: "SELECT value FROM meta WHERE key = 'device_id'") { deviceID = stored }
-        var round = SyncRound(folder: folder, report: SyncReport(folder: folder.root, deviceID: deviceID),
-                              log: try createdAt())
+        if let stored = try db.text(sql: "SELECT value FROM meta WHERE key = 'device_id'") { store.deviceID = stored }
+        var round = SyncRound(folder: folder, report: SyncReport(folder: folder.root, deviceID: store.deviceID),
+                              log: try store.createdAt())
         try resolveKeys(request, for: &round)
         do {
             try folder.checkFolderManifest()
@@ -43,13 +43,13 @@ extension StoreConnection {
             }
         }
         try renewIfCopied(&round)
-        round.report.deviceID = deviceID
-        round.participants.insert(deviceID)
-        round.report.createdManifest = try folder.prepareDirectory(of: deviceID) {
-            DeviceManifest(device: deviceID, formerDevices: try formerDeviceIDs())
+        round.report.deviceID = store.deviceID
+        round.participants.insert(store.deviceID)
+        round.report.createdManifest = try folder.prepareDirectory(of: store.deviceID) {
+            DeviceManifest(device: store.deviceID, formerDevices: try formerDeviceIDs())
         }
-        round.lock = try folder.lock(directoryOf: deviceID)
-        round.lockedDevice = deviceID
+        round.lock = try folder.lock(directoryOf: store.deviceID)
+        round.lockedDevice = store.deviceID
         return round
     }
 
@@ -73,23 +73,23 @@ extension StoreConnection {
                 SELECT id FROM devices WHERE id != ?
                     AND number IN (SELECT DISTINCT device FROM changes WHERE receipt IS NULL) ORDER BY id
                 """,
-            arguments: [deviceID]) { try $0.string(0) }
+            arguments: [store.deviceID]) { try $0.string(0) }
     }
 
     /// Takes a new device id when the store file is not the one that last synced under this id (a copy of it,
     /// made by hand or by a backup tool, with the same id): the copy, not the first, moves to a new directory,
     /// before it writes anything in the folder. The file is known by its device and inode.
     private func renewIfCopied(_ round: inout SyncRound) throws {
-        guard path != ":memory:", let identity = Self.fileIdentity(of: path),
+        guard store.path != ":memory:", let identity = FileIdentity.of(store.path),
               try db.text(sql: "SELECT value FROM meta WHERE key = 'store_file'") != identity else { return }
         try db.transaction(.immediate) {
             // Under the write lock: another round of this store may have renewed meanwhile.
-            try observeStoredState()
+            try store.observeStoredState()
             let recorded = try db.text(sql: "SELECT value FROM meta WHERE key = 'store_file'")
             guard recorded != identity else { return }
             if let recorded {
-                let old = deviceID
-                deviceID = try renewDeviceID()
+                let old = store.deviceID
+                store.deviceID = try store.renewDeviceID()
                 round.report.renewedFromDeviceID = old
                 round.report.renewalReason = "the store file is a copy of the one that synced as device \(old) "
                     + "(another file, \(identity), than the one it was, \(recorded)): the copy takes a new id "
@@ -98,13 +98,6 @@ extension StoreConnection {
             try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('store_file', ?)",
                            arguments: [identity])
         }
-    }
-
-    /// The file at `path` as "device:inode", or nil when it cannot be read.
-    static func fileIdentity(of path: String) -> String? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return "\(info.st_dev):\(info.st_ino)"
     }
 
     /// Lists, in every device's directory, the segments this store has not applied or written yet, for the round to

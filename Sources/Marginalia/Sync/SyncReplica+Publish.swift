@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// The last step of a sync round: what this store writes in its own directory.
-extension StoreConnection {
+extension SyncReplica {
     /// Records what the round found (files left, damaged, covered by those applied), takes a new device id if a
     /// copy of this store writes under its own, writes one segment of the changes made here (and those brought in
     /// from outside the folder) since the last, writes again the segments other devices found damaged, compacts
@@ -13,31 +13,31 @@ extension StoreConnection {
     /// `SyncFormat.compactionThreshold`, and keeps its status file (what it could not read) up to date.
     func publish(_ round: inout SyncRound, compact: Bool) throws -> SyncReport {
         let ledger = SyncLedger(db: db)
-        let now = Timestamp.iso8601(milliseconds: clock.wallMilliseconds)
+        let now = Timestamp.iso8601(milliseconds: store.clock.wallMilliseconds)
         try recordFindings(of: round, in: ledger, at: now)
         try renewIfWrittenByACopy(&round, ledger: ledger)
         let folder = round.folder
-        let directory = folder.directory(of: deviceID)
-        let published = try ledger.published(device: deviceID, log: round.log)
+        let directory = folder.directory(of: store.deviceID)
+        let published = try ledger.published(device: store.deviceID, log: round.log)
         let newest = try db.int(sql: "SELECT coalesce(max(seq), 0) FROM changes") ?? 0
         if newest > published {
             round.report.written = try writeSegment(covering: (published + 1)...newest, in: &round, ledger: ledger)
         }
-        if newest > published { try ledger.setPublished(device: deviceID, log: round.log, through: newest) }
+        if newest > published { try ledger.setPublished(device: store.deviceID, log: round.log, through: newest) }
         var known = try ledger.known()
         for (name, size) in round.damagedOwn.sorted(by: { $0.key < $1.key }) {
-            guard let file = known["\(deviceID)/\(name)"], file.written, file.size == size,
+            guard let file = known["\(store.deviceID)/\(name)"], file.written, file.size == size,
                   SyncFolder.info("\(directory)/\(name)") != nil else { continue }
             _ = try writeSegment(covering: file.range, in: &round, ledger: ledger)
             if unlink("\(directory)/\(name)") == 0 {
-                round.report.republished.append("\(SyncFormat.devicesDirectory)/\(deviceID)/\(name)")
+                round.report.republished.append("\(SyncFormat.devicesDirectory)/\(store.deviceID)/\(name)")
             }
         }
         known = try ledger.known()
         try compactIfDue(&round, known: known, force: compact, ledger: ledger)
         try writeStatus(of: round)
         TemporaryFile.removeStale(inDirectory: directory)
-        round.report.held = try quarantine.count()
+        round.report.held = try store.quarantine.count()
         return round.report
     }
 
@@ -70,7 +70,7 @@ extension StoreConnection {
             var evidence = round.cloneEvidence
             if evidence == nil {
                 let newest = try db.int(sql: "SELECT coalesce(max(seq), 0) FROM changes") ?? 0
-                let written = try ledger.known().filter { $0.key.hasPrefix("\(deviceID)/") && $0.value.written
+                let written = try ledger.known().filter { $0.key.hasPrefix("\(store.deviceID)/") && $0.value.written
                     && $0.value.log == round.log }.map(\.value.range.upperBound).max() ?? 0
                 if written > newest {
                     evidence = "its own directory holds up to change \(written) of its log, but the store holds only "
@@ -78,20 +78,20 @@ extension StoreConnection {
                 }
             }
             if let evidence {
-                round.report.renewedFromDeviceID = deviceID
+                round.report.renewedFromDeviceID = store.deviceID
                 round.report.renewalReason = evidence
-                deviceID = try renewDeviceID()
+                store.deviceID = try store.renewDeviceID()
             }
         }
         // Renewed here, or by the merger meeting changes of its id it never made: write from the new directory.
-        round.report.deviceID = deviceID
-        guard round.lockedDevice != deviceID else { return }
-        round.participants.insert(deviceID)
-        _ = try round.folder.prepareDirectory(of: deviceID) {
-            DeviceManifest(device: deviceID, formerDevices: try formerDeviceIDs())
+        round.report.deviceID = store.deviceID
+        guard round.lockedDevice != store.deviceID else { return }
+        round.participants.insert(store.deviceID)
+        _ = try round.folder.prepareDirectory(of: store.deviceID) {
+            DeviceManifest(device: store.deviceID, formerDevices: try formerDeviceIDs())
         }
-        round.lock = try round.folder.lock(directoryOf: deviceID)
-        round.lockedDevice = deviceID
+        round.lock = try round.folder.lock(directoryOf: store.deviceID)
+        round.lockedDevice = store.deviceID
     }
 
     /// Writes as a new segment the changes of `range` of this store's log that belong in its directory (made
@@ -113,18 +113,18 @@ extension StoreConnection {
             arguments: [range.lowerBound, range.upperBound, try JSONWriter.encodeString(participants)]
         ) { row in changes.append(try Change(row: row)) }
         guard !changes.isEmpty || evenEmpty else { return nil }
-        let header = SegmentHeader(device: deviceID, log: round.log, firstSequence: range.lowerBound,
+        let header = SegmentHeader(device: store.deviceID, log: round.log, firstSequence: range.lowerBound,
                                    lastSequence: range.upperBound,
-                                   createdAt: Timestamp.iso8601(milliseconds: clock.wallMilliseconds))
+                                   createdAt: Timestamp.iso8601(milliseconds: store.clock.wallMilliseconds))
         let bytes = try SegmentFile.encode(header: header, changes: changes, keys: round.keys)
         // The random end of a new id: its start is the time, which two copies of a store can share.
         let nonce = String(Identifiers.make().filter { $0 != "-" }.lowercased().suffix(8))
         let name = SyncFormat.segmentName(first: range.lowerBound, last: range.upperBound, nonce: nonce)
-        try round.folder.writeNew("\(round.folder.directory(of: deviceID))/\(name)", bytes: bytes)
-        try ledger.record(device: deviceID, name: name, size: Int64(bytes.count), sha256: try SHA256Digest.hex(of: bytes),
+        try round.folder.writeNew("\(round.folder.directory(of: store.deviceID))/\(name)", bytes: bytes)
+        try ledger.record(device: store.deviceID, name: name, size: Int64(bytes.count), sha256: try SHA256Digest.hex(of: bytes),
                           written: true, header: header, changes: changes.count,
-                          at: Timestamp.iso8601(milliseconds: clock.wallMilliseconds))
-        return SyncSegment(path: "\(SyncFormat.devicesDirectory)/\(deviceID)/\(name)", changes: changes.count,
+                          at: Timestamp.iso8601(milliseconds: store.clock.wallMilliseconds))
+        return SyncSegment(path: "\(SyncFormat.devicesDirectory)/\(store.deviceID)/\(name)", changes: changes.count,
                            bytes: bytes.count, firstSequence: range.lowerBound, lastSequence: range.upperBound)
     }
 
@@ -133,14 +133,14 @@ extension StoreConnection {
     /// carrying them, and a device that applied them all records the combined file without reading it.
     private func compactIfDue(_ round: inout SyncRound, known: [String: SyncLedger.KnownFile], force: Bool,
                               ledger: SyncLedger) throws {
-        let directory = round.folder.directory(of: deviceID)
+        let directory = round.folder.directory(of: store.deviceID)
         let present = Set(try SyncFolder.list(directory))
         let own = known.filter { key, file in
-            file.written && file.log == round.log && key.hasPrefix("\(deviceID)/")
-                && present.contains(String(key.dropFirst(deviceID.count + 1)))
+            file.written && file.log == round.log && key.hasPrefix("\(store.deviceID)/")
+                && present.contains(String(key.dropFirst(store.deviceID.count + 1)))
         }
         guard force || own.count > SyncFormat.compactionThreshold else { return }
-        let cutoff = Timestamp.iso8601(milliseconds: clock.wallMilliseconds - SyncFormat.compactionGrace)
+        let cutoff = Timestamp.iso8601(milliseconds: store.clock.wallMilliseconds - SyncFormat.compactionGrace)
         let justWritten = Set([round.report.written?.path].compactMap { $0 })
         // The oldest run of segments in the log's order, up to the first one still young: the combined file then
         // covers exactly the ranges of the files it replaces (a young one in between would be stored twice).
@@ -154,7 +154,7 @@ extension StoreConnection {
         round.report.compactedInto = try writeSegment(covering: first...last, in: &round, ledger: ledger,
                                                       evenEmpty: true)
         for key in due.keys.sorted() {
-            let name = String(key.dropFirst(deviceID.count + 1))
+            let name = String(key.dropFirst(store.deviceID.count + 1))
             if unlink("\(directory)/\(name)") == 0 || errno == ENOENT {
                 round.report.removed.append("\(SyncFormat.devicesDirectory)/\(key)")
             }

@@ -1,11 +1,18 @@
-/// The merge step of a sync round: one chunk of a segment's changes at a time.
-extension StoreConnection {
+/// A store as one replica in a sync folder: the steps of a round (`SyncRound.run`) on one connection of the store,
+/// through the core's own operations (the merger, the log, the device id). Reading the folder and readying this
+/// store's directory are in `SyncReplica+Read`, writing its segments in `SyncReplica+Publish`; merging is here.
+struct SyncReplica {
+    /// The connection the step runs on.
+    let store: StoreConnection
+
+    var db: WriteBehindDatabase { store.db }
+
     /// Runs a whole round on this one connection (see `SyncRound.run`); `AnnotationStore.sync` runs the same steps
     /// on the store's engine.
-    func sync(folder path: String, compact: Bool, acceptFuture: Bool = false,
-              keys: SyncKeyRequest = SyncKeyRequest()) throws -> SyncReport {
+    static func sync(_ store: StoreConnection, folder path: String, compact: Bool, acceptFuture: Bool = false,
+                     keys: SyncKeyRequest = SyncKeyRequest()) throws -> SyncReport {
         try SyncRound.run(folder: path, compact: compact, acceptFuture: acceptFuture, keys: keys,
-                          on: ConnectionSyncRunner(connection: self))
+                          on: ConnectionSyncRunner(connection: store))
     }
 
     /// Merges one chunk of another device's segment in one transaction: the changes made under the directory's
@@ -36,7 +43,7 @@ extension StoreConnection {
         }
         let merged: MergeReport
         do {
-            merged = try merge(accepted, source: ReceiptSource(kind: .sync, file: segment.relative, size: summary.size,
+            merged = try store.merge(accepted, source: ReceiptSource(kind: .sync, file: segment.relative, size: summary.size,
                                                                sha256: summary.sha256),
                                acceptFuture: round.acceptFuture)
         } catch let error as StoreError {
@@ -69,7 +76,7 @@ extension StoreConnection {
         try SyncLedger(db: db).record(
             device: segment.device, name: segment.name, size: summary.size, sha256: summary.sha256, written: false,
             header: summary.header, changes: summary.changeCount, at: Timestamp.iso8601(
-                milliseconds: clock.wallMilliseconds))
+                milliseconds: store.clock.wallMilliseconds))
         round.report.devices[segment.deviceIndex].segmentsApplied += 1
     }
 
@@ -89,7 +96,7 @@ extension StoreConnection {
             try SyncLedger(db: db).record(
                 device: segment.device, name: segment.name, size: summary.size, sha256: summary.sha256, written: true,
                 header: header, changes: summary.changeCount,
-                at: Timestamp.iso8601(milliseconds: clock.wallMilliseconds))
+                at: Timestamp.iso8601(milliseconds: store.clock.wallMilliseconds))
             return true
         }
         if round.cloneEvidence == nil {
