@@ -10,7 +10,8 @@ extension AnnotationStore {
     /// - Throws: `MarginaliaError` (`.contentUnavailable` for foreign items without content).
     package func importItems(_ items: [ImportItem], format: InteropFormat,
                             options: InteropImportOptions = InteropImportOptions()) throws -> InteropImportReport {
-        return try importPlanned(try ImportBooks(items), format: format, options: options, source: ReceiptSource(kind: .import))
+        try importPlanned(try ImportBooks(items), format: format, options: options,
+                          source: ReceiptSource(kind: .import))
     }
 
     /// Reads a file of another tool (its format told from its content when `format` is nil), anchors its items to
@@ -57,8 +58,8 @@ extension AnnotationStore {
     /// the writer: a write made meanwhile waits only for the merge.
     private func importPlanned(_ books: ImportBooks, format: InteropFormat, options: InteropImportOptions,
                                source: ReceiptSource) throws -> InteropImportReport {
-        let plan = try engine.read { try $0.planImport(books, format: format, options: options) }
-        return try engine.write { try $0.mergePlanned(plan, options: options, source: source) }
+        let plan = try engine.read { try InteropImporter(store: $0).planImport(books, format: format, options: options) }
+        return try engine.write { try InteropImporter(store: $0).mergePlanned(plan, options: options, source: source) }
     }
 }
 
@@ -88,7 +89,7 @@ extension AnnotationStore {
     package func exportItems(filter: ExportFilter = ExportFilter(), for format: InteropExportFormat? = nil) throws
         -> (annotations: [Annotation], context: InteropExportContext)
     {
-        try engine.read { try $0.interopExport(filter: filter, includeDeleted: format?.carriesDeleted ?? false) }
+        try engine.read { try InteropExporter(store: $0).items(filter: filter, includeDeleted: format?.carriesDeleted ?? false) }
     }
 
     /// Writes the live annotations in `format` to `path`, through a temporary file beside it, as an archive export
@@ -99,6 +100,6 @@ extension AnnotationStore {
                               filter: ExportFilter = ExportFilter(), force: Bool = false) throws
         -> InteropExportReport
     {
-        try engine.read { try $0.exportInterop(format, toFile: path, filter: filter, force: force) }
+        try engine.read { try InteropExporter(store: $0).export(format, toFile: path, filter: filter, force: force) }
     }
 }

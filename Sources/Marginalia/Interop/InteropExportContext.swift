@@ -67,63 +67,6 @@ package struct InteropExportContext: Sendable {
     }
 }
 
-extension StoreConnection {
-    /// The live annotations an export in `filter`'s scope holds (changed at or after `filter.since`), with what the
-    /// attached content says of them.
-    func interopExport(filter: ExportFilter, includeDeleted: Bool = false) throws
-        -> (annotations: [Annotation], context: InteropExportContext)
-    {
-        try db.transaction(.deferred) {
-            var annotations = try self.annotations(matching: AnnotationFilter(document: filter.document,
-                                                                              includeDeleted: includeDeleted))
-            var context = InteropExportContext(exportedAt: clock.wallMilliseconds)
-            try db.forEachRow(sql: """
-                SELECT entity_id, min(\(Self.madeAt)) FILTER (WHERE op = 'create'), max(\(Self.madeAt)) FROM changes
-                WHERE entity = 'annotation' GROUP BY entity_id
-                """) { row in
-                let id = try row.string(0)
-                let updated = try row.int64(2)
-                context.madeAt[id] = (row.isNull(1) ? updated : try row.int64(1), updated)
-            }
-            if let since = filter.since { annotations = annotations.filter { context.updated($0) >= since } }
-            guard let content else { return (annotations, context) }
-            context.edition = content.edition
-            context.contentTitle = content.title
-            for document in try documents() {
-                context.titles[document.id] = document.title
-                context.documentOrder[document.id] = document.order
-            }
-            for document in Set(annotations.map(\.anchor.document)) where context.titles[document] != nil {
-                var start = 0
-                for passage in try passages(document: document) {
-                    context.passageOrder[passage.id] = passage.order
-                    context.passageStarts[passage.id] = start
-                    start += passage.text.unicodeScalars.count + 1
-                }
-            }
-            context.orphaned = Set(try checkAnchors(annotations).filter { $0.status == .orphaned }.map(\.annotation.id))
-            return (annotations, context)
-        }
-    }
-
-    /// Writes the annotations in `format` to `path` (through a temporary file, as an archive export is): the live
-    /// ones, and the deleted ones too when the format carries them.
-    func exportInterop(_ format: InteropExportFormat, toFile path: String, filter: ExportFilter, force: Bool) throws
-        -> InteropExportReport
-    {
-        let (annotations, context) = try interopExport(filter: filter, includeDeleted: format.carriesDeleted)
-        let (bytes, report) = try InteropWriter.render(format, annotations, context: context)
-        let target = try OutputTarget.resolve(path, policy: outputPolicy(force: force))
-        try target.write(purpose: "export") { temporary in
-            let sink = FileSink(fileDescriptor: try temporary.openForWriting(), name: temporary.path,
-                                closesOnDeinit: true)
-            try bytes.withUnsafeBytes { try sink.write($0) }
-            try sink.close()
-        }
-        return report
-    }
-}
-
 /// The writers, by format.
 package enum InteropWriter {
     /// The annotations in `format`, as UTF-8 bytes, and how many of them it wrote and left out.

@@ -1,6 +1,6 @@
 // MARK: - Items that carry their own anchor
 
-extension StoreConnection {
+extension InteropImporter {
     /// The changes that make a W3C annotation written by Marginalia exactly what it says: a create when the store
     /// does not hold it, else an edit of what differs (note, color, tags) and a reattach when its anchor differs,
     /// dated when it was last modified. Nothing when the store holds it as it is.
@@ -17,7 +17,7 @@ extension StoreConnection {
                 hlc: HLC(milliseconds: max(0, milliseconds), counter: 0), device: device, entity: .annotation,
                 entityID: id, operation: operation, fields: fields))
         }
-        guard let existing = try projection.loadRegisters(id: id)?.annotation else {
+        guard let existing = try store.projection.loadRegisters(id: id)?.annotation else {
             try add(.create, ChangeFields(kind: item.kind, anchor: native.anchor, note: item.note, color: item.color,
                                           tags: tags), at: native.created)
             if native.deleted { try add(.delete, ChangeFields(deleted: true), at: native.modified) }

@@ -1,6 +1,6 @@
 // MARK: - Placing an import's highlights in the content
 
-extension StoreConnection {
+extension InteropImporter {
     /// Places the text of every highlight of a book (and of its resized clippings) in the book's part of the
     /// content. A text found at several places takes the one its context (a W3C prefix and suffix) names, else the
     /// one its location predicts: the highlights placed once, with their locations in the source, map a location to
@@ -16,14 +16,14 @@ extension StoreConnection {
         let total = try grouping.highlightCount()
         var index = 0
         try grouping.forEachHighlight { item in
-            try reportProgress("anchoring highlights", done: index, total: total, every: 50)
+            try store.reportProgress("anchoring highlights", done: index, total: total, every: 50)
             index += 1
             var id = try placements.id(of: item)
             if id == nil {
                 let placement = try place(item.text, in: scope, cache: &cache)
                 var offset: Int?
                 if case .anchored(let anchor) = placement {
-                    offset = try cache.offset(of: anchor.start, in: anchor.document, store: self)
+                    offset = try cache.offset(of: anchor.start, in: anchor.document, store: store)
                 }
                 id = try placements.insert(placement, of: item, offset: offset)
             }
@@ -35,7 +35,7 @@ extension StoreConnection {
             guard let anchor = try byContext(highlight.anchors, prefix: highlight.prefix, suffix: highlight.suffix,
                                              cache: &cache) else { return }
             try placements.update(id, to: anchor,
-                                  offset: try cache.offset(of: anchor.start, in: anchor.document, store: self))
+                                  offset: try cache.offset(of: anchor.start, in: anchor.document, store: store))
         }
         try placements.recordKnown()
         try placements.forEachAmbiguous(withContext: false) { id, highlight in
@@ -45,7 +45,7 @@ extension StoreConnection {
                                                        above: neighbours.above, first: neighbours.first,
                                                        last: neighbours.last) else { return }
             let distances = try highlight.anchors.map { anchor in
-                (anchor, try cache.offset(of: anchor.start, in: anchor.document, store: self))
+                (anchor, try cache.offset(of: anchor.start, in: anchor.document, store: store))
             }.map { ($0.0, $0.1, abs(Double($0.1) - predicted)) }.sorted { $0.2 < $1.2 }
             if distances.count >= 2, distances[0].2 * 2 < distances[1].2 {
                 try placements.update(id, to: distances[0].0, offset: distances[0].1)
@@ -88,7 +88,7 @@ extension StoreConnection {
         let after = suffix.map(folded)
         var scored: [(anchor: Anchor, score: Int)] = []
         for anchor in anchors {
-            let passages = try cache.passages(of: anchor.document, in: self)
+            let passages = try cache.passages(of: anchor.document, in: store)
             guard let first = passages.firstIndex(where: { $0.id == anchor.start.passage }),
                   let last = passages.firstIndex(where: { $0.id == anchor.end.passage }) else { continue }
             var score = 0

@@ -1,23 +1,25 @@
-extension StoreConnection {
-    /// Anchors another tool's items to the attached content by their text and merges them, in one transaction: all
-    /// of them or none, through the same merge and checks as an archive's changes.
-    ///
-    /// Items are grouped by book; a book whose title is neither the content's nor one of its documents' is counted
-    /// in the report and left out, unless `options.keepUnmatched` (then its items are orphans). Each annotation's
-    /// id and each change's id are derived from the source item, so importing the same file again adds nothing, and
-    /// a file that grew adds only what is new. Items that carry their own anchor (`ImportItem.native`) need no
-    /// content.
-    /// - Throws: `StoreError.contentUnavailable` for foreign items without content; merge errors.
-    /// - Parameter source: what the receipt of the new changes names (the file, its size and SHA-256 when known).
-    func importItems(_ items: [ImportItem], format: InteropFormat, options: InteropImportOptions,
-                     source: ReceiptSource = ReceiptSource(kind: .import)) throws -> InteropImportReport
-    {
-        try mergePlanned(try planImport(items, format: format, options: options), options: options, source: source)
-    }
+/// Another tool's annotations brought into a store: grouped by book, each book found in the attached content (by
+/// its title, else by its text), each highlight placed in the content by its text (`+TextAnchoring`, `+Placement`)
+/// or taken as it carries its own anchor (`+NativeItems`), then planned as changes and merged through the core's
+/// merger in one transaction (`+Merge`): all of them or none, through the same merge and checks as an archive's
+/// changes. Each annotation's id and each change's id are derived from the source item, so importing the same file
+/// again adds nothing, and a file that grew adds only what is new. An adapter: it reads and writes the store only
+/// through the connection's own operations.
+struct InteropImporter {
+    /// The connection the import runs on.
+    let store: StoreConnection
 
+    var db: WriteBehindDatabase { store.db }
+}
+
+extension InteropImporter {
     /// Anchors the items to the attached content and turns them into the changes they make, without writing
-    /// anything: the planning half of `importItems`, which a reader connection can do while writes go on (the
-    /// changes and their ids are derived from the items alone, so planning twice gives the same changes).
+    /// anything: the planning half of an import (`mergePlanned` is the other), which a reader connection can do
+    /// while writes go on (the changes and their ids are derived from the items alone, so planning twice gives the
+    /// same changes). A book whose title is neither the content's nor one of its documents' is counted in the
+    /// report and left out, unless `options.keepUnmatched` (then its items are orphans); items that carry their own
+    /// anchor (`ImportItem.native`) need no content.
+    /// - Throws: `StoreError.contentUnavailable` for foreign items without content.
     func planImport(_ items: [ImportItem], format: InteropFormat, options: InteropImportOptions) throws
         -> InteropImportPlan
     {
@@ -37,8 +39,8 @@ extension StoreConnection {
             if let native = item.native { try plan.append(try self.plan(native: native, item: item)) }
         }
         let first = try books.book(after: 0)
-        if first != nil { _ = try requireContent() }
-        if let document = options.document, try !documents().contains(where: { $0.id == document }) {
+        if first != nil { _ = try store.requireContent() }
+        if let document = options.document, try !store.documents().contains(where: { $0.id == document }) {
             throw StoreError.documentNotFound(id: document)
         }
         var next = first
@@ -188,7 +190,7 @@ extension StoreConnection {
     /// source's location in its document and passage ids, which no content holds (so it is listed as orphaned
     /// until re-attached). In a book that is one document of the content, it is filed under that document.
     private func orphanAnchor(for item: ImportItem, scope: BookScope?) throws -> Anchor {
-        let content = try requireContent()
+        let content = try store.requireContent()
         let book = item.author.map { "\(item.title) (\($0))" } ?? item.title
         let format = item.format.rawValue
         let passage = DerivedIdentifiers.identifier("\(format):\(item.location.label) of \(book)")

@@ -19,7 +19,7 @@ enum TextPlacement: Equatable {
     case unplaced(reason: String)
 }
 
-extension StoreConnection {
+extension InteropImporter {
     /// How many passages full-text search proposes for each text.
     static let candidatePassages = 30
     /// How many of the text's words the search looks for (the longest ones, which tell passages apart best).
@@ -29,11 +29,11 @@ extension StoreConnection {
     /// content's own, the documents whose title it is, or nil when the content does not hold the book. Titles are
     /// compared folded (case, diacritics, punctuation and spacing ignored).
     func scope(ofBook title: String, author: String?) throws -> BookScope? {
-        let content = try requireContent()
+        let content = try store.requireContent()
         let wanted = FoldedText(title, level: .words).string
         guard !wanted.isEmpty else { return nil }
         if FoldedText(content.title, level: .words).string == wanted { return BookScope(documents: nil) }
-        let matching = try documents().filter { FoldedText($0.title, level: .words).string == wanted }.map(\.id)
+        let matching = try store.documents().filter { FoldedText($0.title, level: .words).string == wanted }.map(\.id)
         return matching.isEmpty ? nil : BookScope(documents: matching)
     }
 
@@ -41,7 +41,7 @@ extension StoreConnection {
     /// looks in each with its neighbours (so a text may span passages), exactly, folded, then close. One best match
     /// is the place; two equally good ones at different places are none.
     func place(_ text: String, in scope: BookScope, cache: inout PassageCache) throws -> TextPlacement {
-        let content = try requireContent()
+        let content = try store.requireContent()
         let needle = text.precomposedStringWithCanonicalMapping
         let length = needle.unicodeScalars.count
         guard length > 0 else { return .unplaced(reason: "it has no text to find") }
@@ -50,7 +50,7 @@ extension StoreConnection {
         }
         var found: [AnchorKey: (Anchor, AnchorMatcher.Quality)] = [:]
         for (document, order) in try candidates(for: needle, in: scope) {
-            let passages = try cache.passages(of: document, in: self)
+            let passages = try cache.passages(of: document, in: store)
             guard let index = passages.firstIndex(where: { $0.order == order }) else { continue }
             var lower = index
             var upper = index
@@ -105,10 +105,10 @@ extension StoreConnection {
     private func exactPlacement(of needle: [Unicode.Scalar], in scope: BookScope, cache: inout PassageCache) throws
         -> TextPlacement?
     {
-        let content = try requireContent()
+        let content = try store.requireContent()
         var anchors: [Anchor] = []
-        for document in try scope.documents ?? cache.documentIDs(in: self) {
-            guard let index = try cache.exactIndex(of: document, in: self),
+        for document in try scope.documents ?? cache.documentIDs(in: store) {
+            guard let index = try cache.exactIndex(of: document, in: store),
                   let ranges = index.occurrences(of: needle) else { return nil }
             let span = index.span
             for range in ranges {

@@ -1,17 +1,17 @@
 // MARK: - Merging a planned import
 
-extension StoreConnection {
-    /// Merges a planned import in one transaction (the writing half of `importItems`): the changes the log holds
+extension InteropImporter {
+    /// Merges a planned import in one transaction (the writing half of an import): the changes the log holds
     /// already are counted as duplicates, the others merged, read from the plan as the merge takes them.
     func mergePlanned(_ plan: InteropImportPlan, options: InteropImportOptions, source: ReceiptSource) throws
         -> InteropImportReport
     {
         var report = plan.report
         do {
-            try batch {
+            try store.batch {
                 try plan.markKnown { try isLogged(changeID: $0) }
                 let fresh = plan.freshChanges()
-                report.merge = try merge(fresh, source: source)
+                report.merge = try store.merge(fresh, source: source)
                 if let failure = fresh.failure.error { throw failure }
                 try plan.forEachAnnotation { annotation in
                     if annotation.fresh == 0 {
