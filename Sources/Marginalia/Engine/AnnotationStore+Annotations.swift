@@ -45,7 +45,7 @@ extension AnnotationStore {
     /// Anchors an annotation again, by hand (a `reattach` change), wherever it stands now.
     @discardableResult
     public func reattachAnnotation(id: String, at request: AnchorRequest) throws -> Annotation {
-        try engine.write { try $0.reattachAnnotation(id: id, at: request) }
+        try engine.write { try $0.anchoring.reattachAnnotation(id: id, at: request) }
     }
 
     /// Sets the reading position in `document`, checked against the attached content.
@@ -76,12 +76,12 @@ extension AnnotationStore {
     {
         guard reanchor else {
             return try engine.read(progress: progress) {
-                try $0.reconcileAnchors(reanchor: false, allowOlder: allowOlder)
+                try $0.anchoring.reconcileAnchors(reanchor: false, allowOlder: allowOlder)
             }
         }
-        let plan = try engine.read(progress: progress) { try $0.planReanchoring(allowOlder: allowOlder) }
+        let plan = try engine.read(progress: progress) { try $0.anchoring.planReanchoring(allowOlder: allowOlder) }
         return try engine.write(progress: progress) {
-            try $0.applyReanchoring(plan, allowOlder: allowOlder, recordingPath: recordingPath)
+            try $0.anchoring.applyReanchoring(plan, allowOlder: allowOlder, recordingPath: recordingPath)
         }
     }
 }
@@ -159,28 +159,28 @@ extension AnnotationStore {
 
     /// Checks some annotations against the attached edition (all `unchecked` without content).
     public func checkAnchors(_ annotations: [Annotation]) throws -> [AnchorCheck] {
-        try engine.read { try $0.checkAnchors(annotations) }
+        try engine.read { try $0.anchoring.checkAnchors(annotations) }
     }
 
     /// The edition the annotations were last reconciled with, when it is not the attached one and some annotation
     /// was anchored on another edition: the cue to check anchors.
     public func pendingReconciliation() throws -> String? {
-        try engine.read { try $0.pendingReconciliation() }
+        try engine.read { try $0.anchoring.pendingReconciliation() }
     }
 
     /// The content anchors were last reconciled against (its edition, and its path when it was recorded), if ever.
     package func reconciledContent() throws -> ReconciledContent? {
-        try engine.read { try $0.reconciledContent() }
+        try engine.read { try $0.anchoring.reconciledContent() }
     }
 
     /// Every edition some annotation (deleted ones too) is anchored on, in no particular order.
     package func anchoredEditions() throws -> [String] {
-        try engine.read { try $0.anchoredEditions() }
+        try engine.read { try $0.anchoring.anchoredEditions() }
     }
 
     /// The edition anchors were last reconciled against, if ever.
     package func reconciledEdition() throws -> String? {
-        try engine.read { try $0.reconciledEdition() }
+        try engine.read { try $0.anchoring.reconciledEdition() }
     }
 
     /// Searches the user's own notes and quotes (not deleted ones), best matches first, folding case and

@@ -15,7 +15,7 @@ extension AnnotationStore {
 
     /// Checks a request against the attached content and captures the quote, prefix and suffix.
     package func resolveAnchor(_ request: AnchorRequest, kind: AnnotationKind) throws -> Anchor {
-        try engine.read { try $0.resolveAnchor(request, kind: kind) }
+        try engine.read { try $0.anchoring.resolveAnchor(request, kind: kind) }
     }
 
     /// The passage with this id in the attached content, or nil.

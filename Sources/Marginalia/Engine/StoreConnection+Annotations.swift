@@ -14,7 +14,7 @@ extension StoreConnection {
                                  color: String? = nil, tags: [String] = []) throws -> Annotation {
         // Inside a batch, the rows of the annotations it created before this one can wait until after it.
         try holdingDeferredCreates {
-            let anchor = try resolveAnchor(request, kind: kind)
+            let anchor = try anchoring.resolveAnchor(request, kind: kind)
             var fields = ChangeFields(kind: kind, anchor: anchor)
             if let note, !note.isEmpty { fields.note = note }
             if let color, !color.isEmpty { fields.color = color.canonicallyComposed }

@@ -18,6 +18,10 @@ final class StoreConnection {
     let db: WriteBehindDatabase
     /// The change log on this connection.
     var log: ChangeLog { ChangeLog(db: db) }
+    /// The anchors of the annotations against the attached content, on this connection.
+    var anchoring: Anchoring { Anchoring(store: self) }
+    /// Full-text search of the attached content and of the notes, on this connection.
+    var search: Search { Search(db: db, knownVocabulary: content?.recordsForms) }
     /// The path the store was opened at (`:memory:` for a private in-memory store).
     let path: String
     /// This store's device id: the `device` of every change it makes.

@@ -38,7 +38,7 @@ struct InteropExporter {
                     start += passage.text.unicodeScalars.count + 1
                 }
             }
-            let checks = try store.checkAnchors(annotations)
+            let checks = try store.anchoring.checkAnchors(annotations)
             context.orphaned = Set(checks.filter { $0.status == .orphaned }.map(\.annotation.id))
             return (annotations, context)
         }

@@ -162,8 +162,3 @@ struct Search {
         }
     }
 }
-
-extension StoreConnection {
-    /// The search part, over this connection.
-    var search: Search { Search(db: db, knownVocabulary: content?.recordsForms) }
-}

@@ -9,7 +9,7 @@ struct ReanchoringPlan {
     var edition: String
 }
 
-extension StoreConnection {
+extension Anchoring {
     /// Checks every annotation (deleted ones too) against the attached edition; with `reanchor`, records each
     /// move as a `reanchor` change and each intact annotation not yet anchored on this edition as a `confirm`
     /// change, all in one transaction, and remembers the edition as reconciled. So every annotation records the
@@ -38,7 +38,7 @@ extension StoreConnection {
     /// The checks and the changes re-anchoring would make, from one read snapshot (this connection's, or a
     /// reader's: the store runs it on a reader, so that writes go on meanwhile), and the log's newest clock then.
     func planReanchoring(allowOlder: Bool) throws -> ReanchoringPlan {
-        let content = try requireContent()
+        let content = try store.requireContent()
         if !allowOlder { try checkReanchorTarget(content) }
         let (report, writes) = try planReconciliation(reanchor: true)
         return ReanchoringPlan(report: report, writes: writes, seen: try newestClock(), edition: content.edition)
@@ -50,14 +50,14 @@ extension StoreConnection {
     func applyReanchoring(_ plan: ReanchoringPlan, allowOlder: Bool, recordingPath: Bool) throws
         -> ReconciliationReport
     {
-        let content = try requireContent()
-        return try batch {
+        let content = try store.requireContent()
+        return try store.batch {
             var planned = plan
             if try newestClock() != plan.seen || content.edition != plan.edition {
                 planned = try planReanchoring(allowOlder: allowOlder)
             }
             for (id, operation, anchor) in planned.writes {
-                _ = try record(.annotation, id, operation, ChangeFields(anchor: anchor))
+                _ = try store.record(.annotation, id, operation, ChangeFields(anchor: anchor))
             }
             try recordReconciled(content, recordingPath: recordingPath)
             return planned.report
@@ -73,12 +73,12 @@ extension StoreConnection {
     private func planReconciliation(reanchor: Bool) throws
         -> (report: ReconciliationReport, writes: [(String, ChangeOperation, Anchor)])
     {
-        var report = ReconciliationReport(edition: content?.edition)
+        var report = ReconciliationReport(edition: store.content?.edition)
         var writes: [(String, ChangeOperation, Anchor)] = []
         var documents = DocumentCache()
-        let annotations = try self.annotations(matching: AnnotationFilter(includeDeleted: true))
+        let annotations = try store.annotations(matching: AnnotationFilter(includeDeleted: true))
         for (index, annotation) in annotations.enumerated() {
-            try reportProgress("checking anchors", done: index, total: annotations.count, every: 500)
+            try store.reportProgress("checking anchors", done: index, total: annotations.count, every: 500)
             let check = try checkAnchor(annotation, documents: &documents)
             report.count(check.status)
             if check.status == .intact {
@@ -108,7 +108,7 @@ extension StoreConnection {
     /// The edition the store's annotations were last reconciled with, when it is not the attached one and some
     /// annotation was anchored on another edition: the cue to run `marginalia anchors`.
     func pendingReconciliation() throws -> String? {
-        guard let content else { return nil }
+        guard let content = store.content else { return nil }
         // A store restored from an archive (or that took another copy's re-anchoring by import) holds no record
         // of its own: the edition of the newest re-anchoring in its log stands for it, so that it does not warn
         // about an edition the store it came from never warned about.
@@ -132,21 +132,21 @@ extension StoreConnection {
     /// Anchors an annotation again, by hand (a `reattach` change), wherever it stands now.
     @discardableResult
     func reattachAnnotation(id: String, at request: AnchorRequest) throws -> Annotation {
-        let current = try annotation(id: id)
+        let current = try store.annotation(id: id)
         let anchor = try resolveAnchor(request, kind: current.kind)
         return try db.transaction(.immediate) {
-            _ = try record(.annotation, current.id, .reattach, ChangeFields(anchor: anchor))
-            return try annotation(id: current.id)
+            _ = try store.record(.annotation, current.id, .reattach, ChangeFields(anchor: anchor))
+            return try store.annotation(id: current.id)
         }
     }
 
     private func checkAnchor(_ annotation: Annotation, documents: inout DocumentCache) throws -> AnchorCheck {
-        guard let content else { return AnchorCheck(annotation: annotation, status: .unchecked) }
+        guard let content = store.content else { return AnchorCheck(annotation: annotation, status: .unchecked) }
         let anchor = annotation.anchor
         func orphaned(_ reason: String) -> AnchorCheck {
             AnchorCheck(annotation: annotation, status: .orphaned, reason: reason)
         }
-        let passages = try documents.passages(of: anchor.document, in: self)
+        let passages = try documents.passages(of: anchor.document, in: store)
         guard !passages.isEmpty else { return orphaned("document \(anchor.document) is gone") }
         guard let first = documents.index[anchor.start.passage] else {
             return orphaned("passage \(anchor.start.passage) is gone")

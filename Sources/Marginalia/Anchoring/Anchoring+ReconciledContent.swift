@@ -16,7 +16,7 @@ package struct ReconciledContent: Equatable, Sendable {
 
 // MARK: - The content last reconciled with
 
-extension StoreConnection {
+extension Anchoring {
     /// The content `reconcileAnchors(reanchor: true)` last ran against, if ever; kept in the `meta` table under
     /// `reconciled_edition` and `reconciled_content_path`.
     func reconciledContent() throws -> ReconciledContent? {
