@@ -6,6 +6,10 @@
 struct ChangeLog {
     let db: any Database
 
+    /// When a change of the log was made, as an expression over `changes`: its wall time, or its clock's
+    /// milliseconds for a change recorded without one.
+    static let madeAt = "coalesce(wall, hlc / 100000)"
+
     // MARK: - Appending
 
     /// Appends changes, in order, each with its canonical fields JSON, its digest (which chains it to the row

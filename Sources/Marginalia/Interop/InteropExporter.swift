@@ -13,7 +13,7 @@ struct InteropExporter {
             var annotations = try store.annotations(
                 matching: AnnotationFilter(document: filter.document, includeDeleted: includeDeleted))
             var context = InteropExportContext(exportedAt: store.clock.wallMilliseconds)
-            let madeAt = StoreConnection.madeAt
+            let madeAt = ChangeLog.madeAt
             try store.db.forEachRow(sql: """
                 SELECT entity_id, min(\(madeAt)) FILTER (WHERE op = 'create'), max(\(madeAt)) FROM changes
                 WHERE entity = 'annotation' GROUP BY entity_id

@@ -105,10 +105,6 @@ extension StoreConnection {
         return changes
     }
 
-    /// When a change of the log was made, as an expression over `changes`: its wall time, or its clock's
-    /// milliseconds for a change recorded without one.
-    static let madeAt = "coalesce(wall, hlc / 100000)"
-
     /// The change log, oldest first, filtered; with a limit, the most recent `limit` changes.
     func log(_ filter: LogFilter = LogFilter()) throws -> [Change] {
         var conditions: [String] = []
@@ -116,11 +112,11 @@ extension StoreConnection {
         // A change's time is when it was made (`Change.madeAt`). Its clock is never behind that (the clock that
         // stamped it had read the wall clock too), so `since` bounds the clock as well, which its index serves.
         if let since = filter.since {
-            conditions.append("hlc >= ? AND \(Self.madeAt) >= ?")
+            conditions.append("hlc >= ? AND \(ChangeLog.madeAt) >= ?")
             arguments += [.integer(HLC(milliseconds: max(0, since), counter: 0).packed), .integer(since)]
         }
         if let until = filter.until {
-            conditions.append("\(Self.madeAt) < ?")
+            conditions.append("\(ChangeLog.madeAt) < ?")
             arguments.append(.integer(until))
         }
         if let device = filter.device {

@@ -55,7 +55,7 @@ extension StoreConnection {
     private func replayAnnotations(into report: inout VerificationReport) throws {
         var replayed = 0
         var problems: [String] = []
-        try foldEachAnnotation(rejected: { row, error in
+        try projection.foldEachAnnotation(rejected: { row, error in
             problems.append("changes: change \((try? Change.storedID(in: row)) ?? "?") is invalid: \(error)")
         }) { id, pending, expected in
             report.changeCount += pending.count

@@ -1,6 +1,16 @@
+/// The store as it was: the annotations at a moment (the log replayed up to it), what changed between two moments,
+/// each annotation's history field by field, and the notes searched as they were. Reads only: it folds the log
+/// through the connection it is given by the rule the current tables are kept by (`AnnotationRegisters`).
+struct TimeTravel {
+    /// The connection the log is read through.
+    let store: StoreConnection
+
+    var db: WriteBehindDatabase { store.db }
+}
+
 // MARK: - The store as it was
 
-extension StoreConnection {
+extension TimeTravel {
     /// The clock just after the last millisecond of `milliseconds`: a change belongs to the state "as of" that time
     /// when it was made (`Change.madeAt`) before this bound's millisecond (at or before that millisecond).
     static func bound(asOf milliseconds: Int64) -> HLC {
@@ -13,71 +23,13 @@ extension StoreConnection {
         HLC(milliseconds: min(max(0, milliseconds), HLC.maxMilliseconds), counter: 0)
     }
 
-    /// Folds every annotation's changes made before `bound`'s millisecond (nil: every change), entity by entity, and
-    /// hands each annotation that existed by then to `body`, in no particular order.
-    ///
-    /// The rule is `AnnotationRegisters`', the one the current tables are kept by: the state at a time is the fold
-    /// of the changes made by then. Memory stays bounded by one annotation's changes.
-    func replayAnnotations(before bound: HLC?, _ body: (Annotation) throws -> Void) throws {
-        try foldEachAnnotation(before: bound) { _, _, fold in
-            if let annotation = fold.annotation { try body(annotation) }
-        }
-    }
-
-    /// The one replay of the log, annotation by annotation: streams every annotation change with a clock below
-    /// `bound` (nil: every change) in entity order, and hands each annotation's id, its changes (in the log's
-    /// order) and their fold by `AnnotationRegisters`' rule, the one the current tables are kept by. Memory stays
-    /// bounded by one annotation's changes.
-    ///
-    /// With `rejected`, a change that cannot be read, or whose fields do not fit its operation, is handed to it and
-    /// left out of the fold (as `verify` reports damage); without, it throws.
-    func foldEachAnnotation(
-        before bound: HLC? = nil, rejected: ((Row, any Error) -> Void)? = nil,
-        _ body: (_ id: String, _ changes: [Change], _ fold: AnnotationRegisters) throws -> Void
-    ) throws {
-        var currentID: String?
-        var pending: [Change] = []
-        func finish() throws {
-            guard let id = currentID else { return }
-            try body(id, pending, AnnotationRegisters.fold(id: id, pending))
-        }
-        // changes_by_entity (entity_id) gives the order; the clock bound is checked row by row.
-        try db.forEachRow(
-            sql: """
-                SELECT \(Change.columns) FROM changes
-                WHERE entity = 'annotation' AND (?1 IS NULL OR \(Self.madeAt) < ?1) ORDER BY entity_id
-                """,
-            arguments: [bound?.milliseconds]
-        ) { row in
-            let change: Change
-            if let rejected {
-                do {
-                    change = try Change(row: row)
-                    try change.fields.validate(for: change.operation, on: change.entity)
-                } catch {
-                    rejected(row, error)
-                    return
-                }
-            } else {
-                change = try Change(row: row)
-            }
-            if change.entityID != currentID {
-                try finish()
-                currentID = change.entityID
-                pending = []
-            }
-            pending.append(change)
-        }
-        try finish()
-    }
-
     /// The annotations that matched `filter` at `milliseconds` (changes made at or before that millisecond), in
     /// the order `annotations(matching:)` lists the current ones.
     func annotations(asOf milliseconds: Int64, matching filter: AnnotationFilter = AnnotationFilter()) throws
         -> [Annotation]
     {
         var found: [Annotation] = []
-        try replayAnnotations(before: Self.bound(asOf: milliseconds)) { annotation in
+        try store.projection.replayAnnotations(before: Self.bound(asOf: milliseconds)) { annotation in
             if filter.matches(annotation) { found.append(annotation) }
         }
         return try inListOrder(found)
@@ -86,11 +38,11 @@ extension StoreConnection {
     /// The annotation with this id (or unique prefix) as it was at `milliseconds`; nil when it was made later.
     /// - Throws: `StoreError.annotationNotFound` or `.ambiguousID` for an id the store does not know.
     func annotation(id: String, asOf milliseconds: Int64) throws -> Annotation? {
-        let fullID = try resolveAnnotationID(id)
+        let fullID = try store.resolveAnnotationID(id)
         let bound = Self.bound(asOf: milliseconds)
         return AnnotationRegisters.fold(
             id: fullID,
-            try log.changes(of: .annotation, id: fullID).filter { $0.madeAt < bound.milliseconds }).annotation
+            try store.log.changes(of: .annotation, id: fullID).filter { $0.madeAt < bound.milliseconds }).annotation
     }
 
     /// Sorts annotations as `annotations(matching:)` does: in reading order when content is attached (document,
@@ -98,7 +50,7 @@ extension StoreConnection {
     func inListOrder(_ annotations: [Annotation]) throws -> [Annotation] {
         var documentOrder: [String: Int64] = [:]
         var passageOrder: [String: Int64] = [:]
-        if content != nil, !annotations.isEmpty {
+        if store.content != nil, !annotations.isEmpty {
             try db.forEachRow(
                 sql: "SELECT id, ord FROM content.documents WHERE id IN (SELECT value FROM json_each(?))",
                 arguments: [try ProjectionCache.jsonList(Array(Set(annotations.map(\.anchor.document))))]
@@ -111,7 +63,7 @@ extension StoreConnection {
         // Unknown documents and passages after known ones, as "ord IS NULL, ord" sorts them in SQL.
         func key(_ annotation: Annotation) -> (Int64, Int64, Int, HLC) {
             (documentOrder[annotation.anchor.document] ?? .max, passageOrder[annotation.anchor.start.passage] ?? .max,
-             content == nil ? 0 : annotation.anchor.start.offset, annotation.createdAt)
+             store.content == nil ? 0 : annotation.anchor.start.offset, annotation.createdAt)
         }
         return annotations.sorted { lhs, rhs in
             let (left, right) = (key(lhs), key(rhs))
@@ -140,7 +92,7 @@ extension AnnotationFilter {
 
 // MARK: - Searching the notes as they were
 
-extension StoreConnection {
+extension TimeTravel {
     /// Searches the notes and quotes of the annotations that were not deleted at `milliseconds`, as
     /// `searchNotes` searches the current ones: the same FTS5 tokenizer and ranking, over a temporary index of
     /// the replayed state made for this query and dropped after it.
@@ -151,9 +103,9 @@ extension StoreConnection {
     func searchNotes(_ text: String, asOf milliseconds: Int64, limit: Int = 20, matchingInflections: Bool = true)
         throws -> [Annotation]
     {
-        let query = try search.query(text, inflections: matchingInflections).query
+        let query = try store.search.query(text, inflections: matchingInflections).query
         var all: [Annotation] = []
-        try replayAnnotations(before: Self.bound(asOf: milliseconds)) { all.append($0) }
+        try store.projection.replayAnnotations(before: Self.bound(asOf: milliseconds)) { all.append($0) }
         // In the order they were made, as the rows of `annotations` were inserted: ties in rank come out alike.
         all.sort { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         // TEMP tables "are automatically deleted when the database connection is closed"
