@@ -108,7 +108,7 @@ extension AnnotationStore {
     /// - Throws: `MarginaliaError`: `.notFound`, or `.invalidArgument` for a prefix under 4 characters or one
     ///   that matches several ids (the error lists them).
     package func resolveID(_ text: String, kind: IDKind) throws -> String {
-        try engine.read { try $0.resolveID(text, kind: kind) }
+        try engine.read { try $0.ids.resolve(text, kind: kind) }
     }
 
     /// The short form of an id of `kind` to print: its shortest prefix of at least `IDPrefix.printedLength`
@@ -118,12 +118,12 @@ extension AnnotationStore {
     ///
     ///     try store.abbreviatedID("0193a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b", kind: .annotation)   // "0193a1b2-c3"
     package func abbreviatedID(_ id: String, kind: IDKind) throws -> String {
-        try engine.read { try $0.abbreviatedID(id, kind: kind) }
+        try engine.read { try $0.ids.abbreviated(id, kind: kind) }
     }
 
     /// The short forms of several ids of `kind` (as `abbreviatedID` makes each), keyed by id, read at once.
     package func abbreviatedIDs(_ ids: [String], kind: IDKind) throws -> [String: String] {
-        try engine.read { try $0.abbreviatedIDs(ids, kind: kind) }
+        try engine.read { try $0.ids.abbreviated(ids, kind: kind) }
     }
 
     /// The annotations that match `filter`: in reading order when content is attached (document, passage,

@@ -57,7 +57,7 @@ extension StoreConnection {
     /// `changes`, those of `annotation`.
     static func change(named text: String, among changes: [Change], of annotation: String,
                        in store: StoreConnection) throws -> Change {
-        let id = try store.resolveID(text, kind: .change)
+        let id = try store.ids.resolve(text, kind: .change)
         guard let change = changes.first(where: { $0.changeID == id }) else {
             throw StoreError.changeNotOfAnnotation(change: id, annotation: annotation)
         }

@@ -20,6 +20,8 @@ final class StoreConnection {
     var log: ChangeLog { ChangeLog(db: db) }
     /// The anchors of the annotations against the attached content, on this connection.
     var anchoring: Anchoring { Anchoring(store: self) }
+    /// Ids typed short and printed short, on this connection.
+    var ids: ShortIDs { ShortIDs(db: db, ownDevice: deviceID) }
     /// The store as it was at a moment, and what changed between two, on this connection.
     var timeTravel: TimeTravel { TimeTravel(store: self) }
     /// Full-text search of the attached content and of the notes, on this connection.

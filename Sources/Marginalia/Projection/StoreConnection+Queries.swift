@@ -14,7 +14,7 @@ extension StoreConnection {
     /// The full id of the annotation `text` names: the id itself or a unique prefix of at least 4 characters,
     /// ignoring ASCII case.
     func resolveAnnotationID(_ text: String) throws -> String {
-        try resolveID(text, kind: .annotation)
+        try ids.resolve(text, kind: .annotation)
     }
 
     /// The annotations that match `filter`: in reading order when content is attached (document, passage,
@@ -121,7 +121,7 @@ extension StoreConnection {
         }
         if let device = filter.device {
             conditions.append("device = (SELECT number FROM devices WHERE id = ?)")
-            arguments.append(.text(try resolveID(device, kind: .device)))
+            arguments.append(.text(try ids.resolve(device, kind: .device)))
         }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         if let limit = filter.limit {

@@ -9,13 +9,20 @@ package enum IDPrefix {
     package static let printedLength = 8
 }
 
-extension StoreConnection {
+/// Ids as a person types them and reads them: a unique prefix taken back to the full id (`resolve`), and each id
+/// printed as short as the store lets it be told apart (`abbreviated`). Annotations, changes and devices alike.
+struct ShortIDs {
+    /// The connection the ids are looked up on.
+    let db: any Database
+    /// This store's own device id, which names a device before the store has made any change.
+    let ownDevice: String
+
     /// The full id of the `kind` that `text` names: the id itself, or a unique prefix of at least
     /// `IDPrefix.minimumLength` characters, compared ignoring ASCII case.
     ///
     /// - Throws: `StoreError.idPrefixTooShort`, `.ambiguousID` (naming the matches), `.annotationNotFound` or
     ///   `.idNotFound`.
-    func resolveID(_ text: String, kind: IDKind) throws -> String {
+    func resolve(_ text: String, kind: IDKind) throws -> String {
         if try isID(text, kind: kind) { return text }
         guard text.count >= IDPrefix.minimumLength else {
             throw StoreError.idPrefixTooShort(prefix: text, kind: kind, minimum: IDPrefix.minimumLength)
@@ -43,7 +50,7 @@ extension StoreConnection {
         case .change:
             return try db.int(sql: "SELECT 1 FROM changes WHERE change_id = ?", arguments: [text]) != nil
         case .device:
-            if text == deviceID { return true }
+            if text == ownDevice { return true }
             return try db.int(sql: "SELECT 1 FROM devices WHERE id = ?", arguments: [text]) != nil
         }
     }
@@ -75,8 +82,8 @@ extension StoreConnection {
             var devices = try db.fetchAll(
                 sql: "SELECT id FROM devices WHERE id LIKE ? ESCAPE '\\' ORDER BY id",
                 arguments: [pattern]) { try $0.string(0) }
-            if deviceID.lowercased().hasPrefix(prefix.lowercased()) && !devices.contains(deviceID) {
-                devices.append(deviceID)
+            if ownDevice.lowercased().hasPrefix(prefix.lowercased()) && !devices.contains(ownDevice) {
+                devices.append(ownDevice)
                 devices.sort()
             }
             return limit < 0 ? devices : Array(devices.prefix(limit))
@@ -86,7 +93,7 @@ extension StoreConnection {
 
 // MARK: - The short form of an id
 
-extension StoreConnection {
+extension ShortIDs {
     /// The shortest prefix of each of `ids`, at least `IDPrefix.printedLength` characters, that no other id of
     /// `kind` in the store starts with, ignoring ASCII case: the form `resolveID` takes back to that id, as git
     /// abbreviates object names. An id that is itself the start of a longer one is given whole.
@@ -94,18 +101,18 @@ extension StoreConnection {
     /// Each id costs two index lookups, its neighbours before and after it in id order: the id that shares the
     /// longest prefix with it is one of them. Ids are compared in binary order, so an id that differs from
     /// another only in the ASCII case of its first characters is not seen there; the ids the store makes are
-    /// lowercase, and a prefix that still names two ids is refused by `resolveID` with both listed.
-    func abbreviatedIDs(_ ids: some Sequence<String>, kind: IDKind) throws -> [String: String] {
+    /// lowercase, and a prefix that still names two ids is refused by `resolve` with both listed.
+    func abbreviated(_ ids: some Sequence<String>, kind: IDKind) throws -> [String: String] {
         var result: [String: String] = [:]
         for id in ids where result[id] == nil {
-            result[id] = try abbreviatedID(id, kind: kind)
+            result[id] = try abbreviated(id, kind: kind)
         }
         return result
     }
 
-    /// The shortest unique prefix of one id (see `abbreviatedIDs`); a device named rather than numbered (an
-    /// import's, `import-kindle`) is given whole.
-    func abbreviatedID(_ id: String, kind: IDKind) throws -> String {
+    /// The shortest unique prefix of one id (see `abbreviated(_:kind:)` of many ids); a device named rather than
+    /// numbered (an import's, `import-kindle`) is given whole.
+    func abbreviated(_ id: String, kind: IDKind) throws -> String {
         if kind == .device && !Self.isUUIDShaped(id) { return id }
         var shared = 0
         for neighbour in try neighbours(of: id, kind: kind) where neighbour != id {
@@ -120,7 +127,7 @@ extension StoreConnection {
     }
 
     /// The ids of `kind` just before and just after `id` in id order (through the index on the id), and for
-    /// devices also this store's own id, which `resolveID` takes as a device's.
+    /// devices also this store's own id, which `resolve` takes as a device's.
     ///
     /// The order is the bytes': "BINARY - Compares string data using memcmp(), regardless of text encoding"
     /// (https://www.sqlite.org/datatype3.html#collation), so ids sharing a prefix sit next to each other; and
@@ -140,7 +147,7 @@ extension StoreConnection {
             db.fetchOne(sql: "SELECT \(column) FROM \(table) WHERE \(column) > ? ORDER BY \(column) LIMIT 1",
                         arguments: [id], decode),
         ].compactMap { $0 }
-        return kind == .device ? found + [deviceID] : found
+        return kind == .device ? found + [ownDevice] : found
     }
 
     /// Whether `id` has a UUID's shape: 36 characters, hyphens at 8, 13, 18 and 23.
