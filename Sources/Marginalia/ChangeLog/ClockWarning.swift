@@ -129,16 +129,3 @@ struct ClockNotes {
         }
     }
 }
-
-extension StoreConnection {
-    /// The clock notes part, over this connection.
-    var clockNotes: ClockNotes { ClockNotes(db: db, maxDrift: clock.maxDrift) }
-
-    /// Notes a local write about to be stamped with `wall` when the clock is set back (`ClockNotes.note`), keeping
-    /// the batch's knowledge of the newest wall time in its state.
-    func noteClock(_ wall: Int64, changeID: String) throws {
-        var batch = batchState.map { $0.ownWall ?? OwnWall() }
-        if let warning = try clockNotes.note(wall, changeID: changeID, batch: &batch) { clockWarnings.append(warning) }
-        if batchState != nil { batchState?.ownWall = batch }
-    }
-}

@@ -144,11 +144,6 @@ struct Receipts {
     }
 }
 
-extension StoreConnection {
-    /// The receipts part, over this connection.
-    var receipts: Receipts { Receipts(db: db) }
-}
-
 extension Receipt {
     /// Decodes a row that selects `Receipts.columns` from column `first` on.
     ///

@@ -18,6 +18,10 @@ final class StoreConnection {
     let db: WriteBehindDatabase
     /// The change log on this connection.
     var log: ChangeLog { ChangeLog(db: db) }
+    /// What each change arrived by (an import, a merge, a sync), on this connection.
+    var receipts: Receipts { Receipts(db: db) }
+    /// The local writes made with the wall clock far from the store's newest change, on this connection.
+    var clockNotes: ClockNotes { ClockNotes(db: db, maxDrift: clock.maxDrift) }
     /// The anchors of the annotations against the attached content, on this connection.
     var anchoring: Anchoring { Anchoring(store: self) }
     /// Ids typed short and printed short, on this connection.

@@ -1,3 +1,5 @@
+// MARK: - Recording the changes made here: the one path a local change takes into the log and the current tables
+
 extension StoreConnection {
     /// Gives the store a new device id for its future changes, and returns it: changes made under its old id
     /// were found elsewhere (the store was copied to another machine). Call it inside the write transaction; the
@@ -108,5 +110,13 @@ extension StoreConnection {
         }
         effect.updated = true
         return effect
+    }
+
+    /// Notes a local write about to be stamped with `wall` when the clock is set back (`ClockNotes.note`), keeping
+    /// the batch's knowledge of the newest wall time in its state.
+    func noteClock(_ wall: Int64, changeID: String) throws {
+        var batch = batchState.map { $0.ownWall ?? OwnWall() }
+        if let warning = try clockNotes.note(wall, changeID: changeID, batch: &batch) { clockWarnings.append(warning) }
+        if batchState != nil { batchState?.ownWall = batch }
     }
 }
