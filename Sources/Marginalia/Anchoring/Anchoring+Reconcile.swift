@@ -196,7 +196,7 @@ struct DocumentCache {
     mutating func passages(of document: String, in store: StoreConnection) throws -> [Passage] {
         if document != self.document {
             self.document = document
-            loaded = try store.passages(document: document)
+            loaded = try store.attached.passages(document: document)
             index = try Self.index(of: loaded, path: store.content?.path ?? "the content")
         }
         return loaded

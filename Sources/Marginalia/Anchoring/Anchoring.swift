@@ -14,7 +14,7 @@ struct Anchoring {
     ///   or found more than once), or `.contentUnavailable`.
     func resolveAnchor(_ request: AnchorRequest, kind: AnnotationKind) throws -> Anchor {
         let content = try store.requireContent()
-        guard let first = try store.passage(id: request.passage) else {
+        guard let first = try store.attached.passage(id: request.passage) else {
             throw StoreError.passageNotFound(id: request.passage)
         }
         if kind == .bookmark {
@@ -26,7 +26,7 @@ struct Anchoring {
         }
         var span = [first]
         if let endID = request.endPassage, endID != first.id {
-            guard let last = try store.passage(id: endID) else { throw StoreError.passageNotFound(id: endID) }
+            guard let last = try store.attached.passage(id: endID) else { throw StoreError.passageNotFound(id: endID) }
             guard last.document == first.document else {
                 throw StoreError.invalidAnchor(
                     reason: "\(endID) is in document \(last.document), not \(first.document) like \(first.id)")
@@ -35,7 +35,7 @@ struct Anchoring {
                 throw StoreError.invalidAnchor(
                     reason: "\(endID) comes before \(first.id); give the earlier passage first")
             }
-            span = try store.passages(document: first.document, from: first.order, through: last.order)
+            span = try store.attached.passages(document: first.document, from: first.order, through: last.order)
             // Read in three queries: a content file overwritten meanwhile can make them disagree.
             guard span.first?.id == first.id, span.last?.id == last.id else {
                 throw ContentError.inconsistent(

@@ -20,27 +20,27 @@ extension AnnotationStore {
 
     /// The passage with this id in the attached content, or nil.
     public func passage(id: String) throws -> Passage? {
-        try engine.read { try $0.passage(id: id) }
+        try engine.read { try $0.attached.passage(id: id) }
     }
 
     /// The passage at `order` in `document`, or nil.
     public func passage(document: String, order: Int) throws -> Passage? {
-        try engine.read { try $0.passage(document: document, order: order) }
+        try engine.read { try $0.attached.passage(document: document, order: order) }
     }
 
     /// Every passage of `document`, in order.
     public func passages(document: String) throws -> [Passage] {
-        try engine.read { try $0.passages(document: document) }
+        try engine.read { try $0.attached.passages(document: document) }
     }
 
     /// The document with this id, or nil.
     public func document(id: String) throws -> ContentDocument? {
-        try engine.read { try $0.document(id: id) }
+        try engine.read { try $0.attached.document(id: id) }
     }
 
     /// Every document, in order.
     public func documents() throws -> [ContentDocument] {
-        try engine.read { try $0.documents() }
+        try engine.read { try $0.attached.documents() }
     }
 
     /// Searches the attached content, best matches first (FTS5's bm25 rank).

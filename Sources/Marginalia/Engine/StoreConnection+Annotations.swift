@@ -97,8 +97,8 @@ extension StoreConnection {
     /// Sets the reading position in `document`, checked against the attached content.
     @discardableResult
     func setPosition(document: String, at position: TextPosition) throws -> ReadingPosition {
-        guard try self.document(id: document) != nil else { throw StoreError.documentNotFound(id: document) }
-        guard let passage = try passage(id: position.passage) else {
+        guard try attached.document(id: document) != nil else { throw StoreError.documentNotFound(id: document) }
+        guard let passage = try attached.passage(id: position.passage) else {
             throw StoreError.passageNotFound(id: position.passage)
         }
         guard passage.document == document else {

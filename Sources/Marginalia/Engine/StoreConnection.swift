@@ -22,6 +22,8 @@ final class StoreConnection {
     var receipts: Receipts { Receipts(db: db) }
     /// The local writes made with the wall clock far from the store's newest change, on this connection.
     var clockNotes: ClockNotes { ClockNotes(db: db, maxDrift: clock.maxDrift) }
+    /// The documents and passages of the attached content, read on this connection.
+    var attached: AttachedContent { AttachedContent(db: db, info: content) }
     /// The anchors of the annotations against the attached content, on this connection.
     var anchoring: Anchoring { Anchoring(store: self) }
     /// Ids typed short and printed short, on this connection.

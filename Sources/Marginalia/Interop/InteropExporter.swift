@@ -26,13 +26,13 @@ struct InteropExporter {
             guard let content = store.content else { return (annotations, context) }
             context.edition = content.edition
             context.contentTitle = content.title
-            for document in try store.documents() {
+            for document in try store.attached.documents() {
                 context.titles[document.id] = document.title
                 context.documentOrder[document.id] = document.order
             }
             for document in Set(annotations.map(\.anchor.document)) where context.titles[document] != nil {
                 var start = 0
-                for passage in try store.passages(document: document) {
+                for passage in try store.attached.passages(document: document) {
                     context.passageOrder[passage.id] = passage.order
                     context.passageStarts[passage.id] = start
                     start += passage.text.unicodeScalars.count + 1

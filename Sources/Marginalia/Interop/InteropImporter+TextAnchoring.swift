@@ -33,7 +33,7 @@ extension InteropImporter {
         let wanted = FoldedText(title, level: .words).string
         guard !wanted.isEmpty else { return nil }
         if FoldedText(content.title, level: .words).string == wanted { return BookScope(documents: nil) }
-        let matching = try store.documents().filter { FoldedText($0.title, level: .words).string == wanted }.map(\.id)
+        let matching = try store.attached.documents().filter { FoldedText($0.title, level: .words).string == wanted }.map(\.id)
         return matching.isEmpty ? nil : BookScope(documents: matching)
     }
 
@@ -211,7 +211,7 @@ struct PassageCache {
     /// The ids of every document of the content, read once.
     mutating func documentIDs(in store: StoreConnection) throws -> [String] {
         if let allDocuments { return allDocuments }
-        let ids = try store.documents().map(\.id)
+        let ids = try store.attached.documents().map(\.id)
         allDocuments = ids
         return ids
     }
@@ -230,7 +230,7 @@ struct PassageCache {
 
     mutating func passages(of document: String, in store: StoreConnection) throws -> [Passage] {
         if let passages = loaded[document] { return passages }
-        let passages = try store.passages(document: document)
+        let passages = try store.attached.passages(document: document)
         loaded[document] = passages
         var start = 0
         for passage in passages {
@@ -254,7 +254,7 @@ struct PassageCache {
     {
         if documentOrder == nil {
             var order: [String: Int] = [:]
-            for document in try store.documents() { order[document.id] = document.order }
+            for document in try store.attached.documents() { order[document.id] = document.order }
             documentOrder = order
         }
         _ = try passages(of: document, in: store)

@@ -40,7 +40,7 @@ extension InteropImporter {
         }
         let first = try books.book(after: 0)
         if first != nil { _ = try store.requireContent() }
-        if let document = options.document, try !store.documents().contains(where: { $0.id == document }) {
+        if let document = options.document, try !store.attached.documents().contains(where: { $0.id == document }) {
             throw StoreError.documentNotFound(id: document)
         }
         var next = first
