@@ -20,8 +20,8 @@ extension AnnotationStore {
             try db.replaceContents(with: source, pagesPerStep: -1)
             let connection = try StoreConnection(database: db, path: copy.path, wallClock: engine.wallClockSource)
             connection.progressHandler = progress ?? progressHandler
-            return try connection.importArchive(path: archive, dryRun: true, acceptFuture: acceptFuture,
-                                                limits: limits)
+            return try ArchiveImporter(store: connection).importArchive(path: archive, dryRun: true,
+                                                                        acceptFuture: acceptFuture, limits: limits)
         } catch {
             throw MarginaliaError(error)
         }

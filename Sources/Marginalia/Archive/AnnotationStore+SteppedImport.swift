@@ -32,8 +32,8 @@ extension AnnotationStore {
             finished = try engine.write { writer in
                 try staging.attached(to: writer) {
                     do {
-                        return try writer.applyImportStep(&pending, budget: Self.importStepNanoseconds,
-                                                          into: &report.merge)
+                        return try ArchiveImporter(store: writer).applyImportStep(
+                            &pending, budget: Self.importStepNanoseconds, into: &report.merge)
                     } catch let conflict as ChangeConflict {
                         // Met only by a change that came another way since the file was checked: the import ends
                         // here, with what it merged so far.

@@ -18,8 +18,8 @@ public enum ArchiveVerifier {
         let scratch = try ScratchStore(beside: FileManager.default.temporaryDirectory.path + "/marginalia")
         return try withExtendedLifetime(scratch) {
             try scratch.store.db.transaction(.immediate) {
-                try scratch.store.mergeArchive(path: path, limits: limits, checkState: true, comparingWith: nil,
-                                               receipt: .restore)
+                try ArchiveImporter(store: scratch.store).mergeArchive(path: path, limits: limits, checkState: true,
+                                                                       comparingWith: nil, receipt: .restore)
                     .verification
             }
         }

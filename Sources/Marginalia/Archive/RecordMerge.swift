@@ -1,8 +1,9 @@
-/// One archive's records merged into a store, in file order (`StoreConnection.mergeRecords`): the changes a
+/// One archive's records merged into a store, in file order (`ArchiveImporter.mergeRecords`): the changes a
 /// batch at a time (or into the log only, to be projected once, as the plan says), then the state records, each
 /// compared with the state the changes rebuilt when the state is checked.
 final class RecordMerge {
-    private let store: StoreConnection
+    private let importer: ArchiveImporter
+    private var store: StoreConnection { importer.store }
     private let path: String
     private let receipt: ReceiptSlot
     private let live: StoreConnection?
@@ -28,10 +29,10 @@ final class RecordMerge {
     private var carriedChanges = 0
     private var states: [(id: String, record: StateRecord, line: Int)] = []
 
-    init(store: StoreConnection, file path: String, receipt: ReceiptSlot, checkState: Bool, live: StoreConnection?,
-         future: FutureChanges, plan: ArchiveMergePlan, keepsReceipts: Bool = false) {
+    init(importer: ArchiveImporter, file path: String, receipt: ReceiptSlot, checkState: Bool,
+         live: StoreConnection?, future: FutureChanges, plan: ArchiveMergePlan, keepsReceipts: Bool = false) {
         self.keepsReceipts = keepsReceipts
-        self.store = store
+        self.importer = importer
         self.path = path
         self.receipt = receipt
         self.live = live
@@ -83,7 +84,7 @@ final class RecordMerge {
             break
         case .position(let object):
             guard checkRecords else { return }
-            try store.checkPositionState(object, comparingWith: live, file: path, line: line)
+            try importer.checkPositionState(object, comparingWith: live, file: path, line: line)
             positionsChecked += 1
         }
     }
@@ -95,7 +96,7 @@ final class RecordMerge {
         if report.quarantined > 0 { checkRecords = false }
         try checkStates()
         report.header = summary.header
-        if checkRecords { try store.checkRebuiltState(against: summary, comparingWith: live, file: path) }
+        if checkRecords { try importer.checkRebuiltState(against: summary, comparingWith: live, file: path) }
         var verification = ArchiveVerification(summary: summary)
         verification.annotationsChecked = annotationsChecked
         verification.positionsChecked = positionsChecked
@@ -133,7 +134,7 @@ final class RecordMerge {
 
     private func checkStates() throws {
         guard !states.isEmpty else { return }
-        try store.checkAnnotationStates(states, comparingWith: live, file: path)
+        try importer.checkAnnotationStates(states, comparingWith: live, file: path)
         annotationsChecked += states.count
         states.removeAll(keepingCapacity: true)
     }

@@ -9,7 +9,7 @@ import Darwin
 ///
 /// The file is a `TemporaryFile` (mode 0600, removed on interruption, and by the next command if a crash left
 /// it); the staging connection writes it without a journal and closes; the writer then attaches it as `staging`
-/// for the merge (`StoreConnection.importStaged`) and detaches it, and `remove()` deletes it. An import applied in
+/// for the merge (`ArchiveImporter.importStaged`) and detaches it, and `remove()` deletes it. An import applied in
 /// steps first keeps the file under a name of its own (`keep(as:)`), locked by this process, so that an
 /// interrupted one can be finished by the next process to open the store (`PendingImport`).
 final class StagingFile {

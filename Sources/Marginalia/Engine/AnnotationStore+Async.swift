@@ -66,7 +66,8 @@ extension AnnotationStore {
                               progress: ProgressHandler? = nil) async throws -> ArchiveCounts {
         try await Self.offActor(progress: progress) { handler in
             try self.engine.read(progress: handler) {
-                try $0.exportArchive(toFile: path, filter: filter, force: force, encryption: encryption)
+                try ArchiveExporter(store: $0).exportArchive(toFile: path, filter: filter, force: force,
+                                                             encryption: encryption)
             }
         }
     }
@@ -76,7 +77,9 @@ extension AnnotationStore {
     public func backup(to path: String, limits: ArchiveLimits = ArchiveLimits(), encryptTo encryption: AgeKey? = nil,
                        progress: ProgressHandler? = nil) async throws -> BackupReport {
         try await Self.offActor(progress: progress) { handler in
-            try self.engine.read(progress: handler) { try $0.backup(to: path, limits: limits, encryption: encryption) }
+            try self.engine.read(progress: handler) {
+                try ArchiveExporter(store: $0).backup(to: path, limits: limits, encryption: encryption)
+            }
         }
     }
 

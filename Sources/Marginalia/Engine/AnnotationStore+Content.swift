@@ -131,7 +131,8 @@ extension AnnotationStore {
         // A store in memory has no file to stage beside; a thread inside a batch holds the writer already.
         guard self.path != ":memory:", !engine.currentThreadWrites else {
             return try engine.write(progress: progress) {
-                try $0.importArchive(path: path, dryRun: dryRun, acceptFuture: acceptFuture, limits: limits)
+                try ArchiveImporter(store: $0).importArchive(path: path, dryRun: dryRun, acceptFuture: acceptFuture,
+                                                             limits: limits)
             }
         }
         if dryRun {
@@ -155,7 +156,8 @@ extension AnnotationStore {
         }
         return try engine.write(progress: progress) { writer in
             try staging.attached(to: writer) {
-                try writer.importStaged(staging.staged, dryRun: false, acceptFuture: acceptFuture, limits: limits)
+                try ArchiveImporter(store: writer).importStaged(staging.staged, dryRun: false,
+                                                                acceptFuture: acceptFuture, limits: limits)
             }
         }
     }
@@ -183,7 +185,9 @@ extension AnnotationStore {
     package func exportArchive(to sink: any ByteSink, filter: ExportFilter = ExportFilter(),
                               createdAt: String = Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds()),
                               level: Int = GzipWriter.defaultLevel) throws -> ArchiveCounts {
-        try engine.read { try $0.exportArchive(to: sink, filter: filter, createdAt: createdAt, level: level) }
+        try engine.read {
+            try ArchiveExporter(store: $0).exportArchive(to: sink, filter: filter, createdAt: createdAt, level: level)
+        }
     }
 
     /// Writes the archive to the file at `path`, through a temporary file beside it that is flushed to disk and
@@ -194,7 +198,10 @@ extension AnnotationStore {
     public func exportArchive(toFile path: String, filter: ExportFilter = ExportFilter(), force: Bool = false,
                               encryptTo encryption: AgeKey? = nil) throws -> ArchiveCounts
     {
-        try engine.read { try $0.exportArchive(toFile: path, filter: filter, force: force, encryption: encryption) }
+        try engine.read {
+            try ArchiveExporter(store: $0).exportArchive(toFile: path, filter: filter, force: force,
+                                                         encryption: encryption)
+        }
     }
 
     /// Writes a verified backup of the store to `path`: written beside it, flushed, read back and checked
@@ -204,7 +211,7 @@ extension AnnotationStore {
     public func backup(to path: String, limits: ArchiveLimits = ArchiveLimits(), encryptTo encryption: AgeKey? = nil)
         throws -> BackupReport
     {
-        try engine.read { try $0.backup(to: path, limits: limits, encryption: encryption) }
+        try engine.read { try ArchiveExporter(store: $0).backup(to: path, limits: limits, encryption: encryption) }
     }
 
     /// Replaces the store at `storePath` with the one an archive holds, verified completely first; the previous
@@ -213,7 +220,7 @@ extension AnnotationStore {
     public static func restore(archive: String, to storePath: String, dryRun: Bool = false,
                                limits: ArchiveLimits = ArchiveLimits()) throws -> RestoreReport {
         do {
-            return try StoreConnection.restore(archive: archive, to: storePath, dryRun: dryRun, limits: limits)
+            return try ArchiveRestore.restore(archive: archive, to: storePath, dryRun: dryRun, limits: limits)
         } catch {
             throw MarginaliaError(error)
         }

@@ -104,8 +104,8 @@ final class StoreConnection {
         store.schemaUpgrade = upgrade
         if access != .readOnly {
             try store.releaseDueQuarantine()
-            store.finishedImports = store.finishInterruptedImportsIfAble()
-        } else if !alreadyOpen, path != ":memory:", try store.hasInterruptedImports(),
+            store.finishedImports = ArchiveImporter(store: store).finishInterruptedImportsIfAble()
+        } else if !alreadyOpen, path != ":memory:", try ArchiveImporter(store: store).hasInterruptedImports(),
                   PendingImport.mayFinish(store: path) {
             // Like a migration, finishing an interrupted import is the one write a read may make: the store is then
             // read whole, as it will be from now on.
@@ -200,6 +200,14 @@ final class StoreConnection {
     /// The number of changes in the log.
     func changeCount() throws -> Int {
         Int(try db.int(sql: "SELECT count(*) FROM changes") ?? 0)
+    }
+
+    /// What a file this store writes (an archive, an export) must never replace: the store's files and the attached
+    /// content.
+    func outputPolicy(force: Bool = false, replaceArchive: Bool = false) -> OutputTarget.Policy {
+        OutputTarget.Policy(
+            force: force, replaceArchive: replaceArchive, store: path,
+            others: content.map { [(path: $0.path, what: "the attached content database")] } ?? [])
     }
 }
 

@@ -109,12 +109,12 @@ import Glibc
         let target = String(cString: real)
         free(real)
         var steps = 0
-        StoreConnection.restoreCopyStepHook = { path, step in
+        ArchiveRestore.copyStepHook = { path, step in
             guard path == target else { return }
             steps = step
             if step == 2 { throw SQLiteError(extendedCode: 13, message: "injected: database or disk is full") }
         }
-        defer { StoreConnection.restoreCopyStepHook = nil }
+        defer { ArchiveRestore.copyStepHook = nil }
         do {
             _ = try AnnotationStore.restore(archive: scene.backup, to: scene.live)
             Issue.record("the restore reported success")

@@ -52,8 +52,8 @@ extension CrashDiskTests {
                 let live = try CrashDisk.copy(base, directory, "run")
                 var report: RestoreReport?
                 do {
-                    report = try StoreConnection.restore(archive: archive, to: live, dryRun: false,
-                                                          limits: ArchiveLimits(), vfs: CrashDisk.vfs)
+                    report = try ArchiveRestore.restore(archive: archive, to: live, dryRun: false,
+                                                         limits: ArchiveLimits(), vfs: CrashDisk.vfs)
                 } catch {
                     // A crash fails every later write and sync of the copy: the restore must not claim success.
                     outcomes.failures += 1

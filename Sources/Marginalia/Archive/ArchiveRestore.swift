@@ -1,9 +1,11 @@
 import Foundation
 
-extension StoreConnection {
+/// A store replaced with the one an archive holds: built from the archive and verified in a new file beside the
+/// store, then copied into the live store (or renamed into its place), and verified again under its own name.
+enum ArchiveRestore {
     /// Test hook: runs after each step of the page copy into the live store (given its real path and the steps
     /// so far), and may throw to fail the copy there.
-    nonisolated(unsafe) static var restoreCopyStepHook: ((String, Int) throws -> Void)?
+    nonisolated(unsafe) static var copyStepHook: ((String, Int) throws -> Void)?
 
     /// Replaces the store at `storePath` with the one an archive holds.
     ///
@@ -22,7 +24,7 @@ extension StoreConnection {
     /// - Throws: the archive's or the store's error before anything was replaced; `RestoreError` naming the
     ///   `.bak` after.
     static func restore(archive: String, to storePath: String, dryRun: Bool = false,
-                               limits: ArchiveLimits = ArchiveLimits()) throws -> RestoreReport {
+                        limits: ArchiveLimits = ArchiveLimits()) throws -> RestoreReport {
         try restore(archive: archive, to: storePath, dryRun: dryRun, limits: limits, vfs: nil)
     }
 
@@ -83,8 +85,8 @@ extension StoreConnection {
             // https://www.sqlite.org/pragma.html#pragma_journal_mode
             try store.db.executeScript(sql: "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF")
             let verification = try store.db.transaction(.immediate) {
-                try store.mergeArchive(path: archive, limits: limits, checkState: true, comparingWith: nil,
-                                       receipt: .restore).verification
+                try ArchiveImporter(store: store).mergeArchive(path: archive, limits: limits, checkState: true,
+                                                               comparingWith: nil, receipt: .restore).verification
             }
             guard !verification.summary.header.partial else {
                 throw ArchiveError(
@@ -152,7 +154,7 @@ extension StoreConnection {
                     // on another connection sees every write acknowledged before the swap.
                     previous = try RestoreFiles.copyToBak(live)
                 },
-                afterStep: { step in try restoreCopyStepHook?(live.path, step) })
+                afterStep: { step in try copyStepHook?(live.path, step) })
         } catch {
             // The copy's transaction was rolled back: the store holds what it held.
             let reason = (error as? SQLiteError)?.isBusy == true

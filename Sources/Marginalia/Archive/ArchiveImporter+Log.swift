@@ -8,14 +8,14 @@ struct FilledLog {
     let sawOwnDevice: Bool
 }
 
-extension StoreConnection {
+extension ArchiveImporter {
     /// Whether the staged changes can go into the log as they are, in file order and with their staged digests,
     /// which is exactly what merging them one by one would do: the log, the quarantine and the current tables
     /// are empty, the file was staged for an empty store, no change id comes twice in it (a duplicate is counted
     /// or refused by the merge), and none is dated after `latestAllowed` milliseconds (nil: every change is
     /// accepted), which the merge would hold in quarantine. Call it inside the write transaction.
     func canFillLog(from staged: StagedArchive, latestAllowed: Int64?) throws -> Bool {
-        guard staged.forEmptyStore, try projectionIsEmpty(),
+        guard staged.forEmptyStore, try store.projectionIsEmpty(),
               try db.int(sql: "SELECT count(*) FROM (SELECT 1 FROM quarantine LIMIT 1)") == 0 else { return false }
         let (count, distinct, latest) = try db.fetchOne(
             sql: """
@@ -55,19 +55,19 @@ extension StoreConnection {
     func fillLog(from staged: StagedArchive, receipt: Int64) throws -> FilledLog {
         let expected = staged.summary.counts.changes
         // The entity and clock indexes take annotation ids and clocks in no particular order: they are built after.
-        let filled = try buildingIndexesAfter(on: "changes") {
-            try log.appendStaged(from: staged.table, receipt: receipt, batchSize: Self.mergeBatchSize)
+        let filled = try store.buildingIndexesAfter(on: "changes") {
+            try store.log.appendStaged(from: staged.table, receipt: receipt, batchSize: StoreConnection.mergeBatchSize)
         }
-        batchState?.devices = nil
+        store.batchState?.devices = nil
         guard filled == expected else {
             throw StoreError.corruptRow(reason: "\(filled) of the \(expected) staged changes went into the log")
         }
         if let latest = try db.int(sql: "SELECT max(hlc) FROM changes").flatMap({ HLC(packed: $0) }) {
-            clock.observe(latest)
+            store.clock.observe(latest)
         }
         let own = try db.int(
             sql: "SELECT EXISTS (SELECT 1 FROM \(staged.table) WHERE kind = 'change' AND device = ?)",
-            arguments: [deviceID]) == 1
+            arguments: [store.deviceID]) == 1
         return FilledLog(count: expected, sawOwnDevice: own)
     }
 }

@@ -1,43 +1,3 @@
-/// How an archive's changes reach the store: chosen once, before the first record, by the caller that knows the
-/// store and the file. It is the one thing the general path and the bulk load into an empty store differ by.
-enum ArchiveMergePlan {
-    /// Change by change, in batches, each applied to the current tables as it is merged. `known` of the file's
-    /// changes are in the log already (`markKnownChanges`): they are counted as duplicates, and not handed.
-    case incremental(known: Int)
-    /// Into a store whose log and tables are empty: the changes go into the log in batches, and the whole log is
-    /// projected once, when the last one is in (`projectWholeLog`), so that each row is written once, in key order.
-    /// Each annotation's rebuilt state record is kept in the table `rebuiltRecords`, when one is given and the
-    /// state is checked, for the records to skip those of the same text (`replayStaged`).
-    case projectOnce(rebuiltRecords: String?)
-    /// The bulk load into an empty store: the file's changes are in the log already (`fillLog(from:receipt:)`),
-    /// the records hand only the header and the state records, and the log is projected as soon as the header is
-    /// in, keeping the rebuilt state records as `projectOnce` does.
-    case bulkLoad(FilledLog, rebuiltRecords: String?)
-
-    /// The changes in the log before the records are handed, and how many of them are new.
-    var alreadyMerged: (read: Int, new: Int) {
-        switch self {
-        case .incremental(let known): return (known, 0)
-        case .projectOnce: return (0, 0)
-        case .bulkLoad(let filled, _): return (filled.count, filled.count)
-        }
-    }
-
-    /// Whether the whole log is projected once instead of change by change.
-    var projectsOnce: Bool {
-        if case .incremental = self { return false }
-        return true
-    }
-
-    /// The table the rebuilt state records go to, if any.
-    var rebuiltRecords: String? {
-        switch self {
-        case .incremental: return nil
-        case .projectOnce(let table), .bulkLoad(_, let table): return table
-        }
-    }
-}
-
 /// What merging one archive into a store did, and what it checked.
 struct MergeResult {
     var report: ImportReport
@@ -48,7 +8,7 @@ struct MergeResult {
     var carriedChanges = 0
 }
 
-extension StoreConnection {
+extension ArchiveImporter {
     /// Reads an archive and merges its changes into this store; call it inside a write transaction, which the
     /// caller commits only if this returns.
     ///
@@ -62,16 +22,17 @@ extension StoreConnection {
                       receipt kind: Receipt.Kind, future: FutureChanges = .accept) throws -> MergeResult
     {
         let receipt = ReceiptSlot(ReceiptSource(kind: kind, file: path))
-        let plan: ArchiveMergePlan = try projectionIsEmpty() ? .projectOnce(rebuiltRecords: nil) : .incremental(known: 0)
+        let plan: ArchiveMergePlan = try store.projectionIsEmpty()
+            ? .projectOnce(rebuiltRecords: nil) : .incremental(known: 0)
         let result = try mergeRecords(file: path, receipt: receipt, checkState: checkState, comparingWith: live,
                                       future: future, plan: plan, keepsReceipts: kind == .restore) { handle in
             try ArchiveReader(path: path, limits: limits).readAhead(handle)
         }
         var own = result.report.merge
         own.newChanges -= result.carriedChanges
-        try receipts.finish(receipt, own,
-                          size: Int64(result.verification.summary.compressedBytes),
-                          sha256: result.verification.summary.sha256)
+        try store.receipts.finish(receipt, own,
+                                  size: Int64(result.verification.summary.compressedBytes),
+                                  sha256: result.verification.summary.sha256)
         return result
     }
 
@@ -82,7 +43,7 @@ extension StoreConnection {
                       future: FutureChanges, plan: ArchiveMergePlan, keepsReceipts: Bool = false,
                       records: ((ArchiveRecord, Int) throws -> Void) throws -> ArchiveSummary) throws -> MergeResult
     {
-        let merge = RecordMerge(store: self, file: path, receipt: receipt, checkState: checkState, live: live,
+        let merge = RecordMerge(importer: self, file: path, receipt: receipt, checkState: checkState, live: live,
                                 future: future, plan: plan, keepsReceipts: keepsReceipts)
         let summary = try records { record, line in try merge.take(record, line: line) }
         return try merge.finish(summary)
@@ -90,12 +51,12 @@ extension StoreConnection {
 
     /// Checks a reading position's state record against the position the changes rebuilt (and `live`'s).
     func checkPositionState(_ object: JSONObject, comparingWith live: StoreConnection?, file: String,
-                                    line: Int) throws {
+                            line: Int) throws {
         guard case .string(let document)? = object["document"] else { return }
         func mismatch(_ reason: String) -> ArchiveError {
             ArchiveError(file: file, line: line, kind: .mismatch, reason: reason)
         }
-        guard try position(document: document).map(ArchiveFormat.record) == .object(object) else {
+        guard try store.position(document: document).map(ArchiveFormat.record) == .object(object) else {
             throw mismatch("the reading position of \(document) differs from the replay of its changes")
         }
         if let live, try live.position(document: document).map(ArchiveFormat.record) != .object(object) {
@@ -106,13 +67,13 @@ extension StoreConnection {
     /// Checks, once every record is in, that the state the changes rebuilt is the archive's whole state (and the
     /// live store's), and that they rebuilt the writer's log: the same hash chain.
     func checkRebuiltState(against summary: ArchiveSummary, comparingWith live: StoreConnection?,
-                                   file path: String) throws {
+                           file path: String) throws {
         func mismatch(_ line: Int?, _ reason: String) -> ArchiveError {
             ArchiveError(file: path, line: line, kind: .mismatch, reason: reason)
         }
-        let counts = try annotationCounts()
+        let counts = try store.annotationCounts()
         guard counts.live + counts.deleted == summary.counts.annotations,
-              try positions().count == summary.counts.positions else {
+              try store.positions().count == summary.counts.positions else {
             throw mismatch(nil, "the changes rebuild \(counts.live + counts.deleted) annotations, "
                 + "but the archive's state holds \(summary.counts.annotations)")
         }
@@ -128,7 +89,7 @@ extension StoreConnection {
         }
         // A full archive merged into an empty store rebuilds the writer's log in its order: the same hash chain.
         if let head = summary.header.head {
-            let rebuilt = try log.head()
+            let rebuilt = try store.log.head()
             guard rebuilt == head else {
                 throw mismatch(nil, "its changes rebuild a log whose head is seq \(rebuilt.sequence), digest "
                     + "\(rebuilt.digest), but its header names seq \(head.sequence), digest \(head.digest): changes "
@@ -139,7 +100,7 @@ extension StoreConnection {
 
     /// Checks a run of annotation state records against this store's rows (and `live`'s), one query for all.
     func checkAnnotationStates(_ states: [(id: String, record: StateRecord, line: Int)],
-                                       comparingWith live: StoreConnection?, file: String) throws {
+                               comparingWith live: StoreConnection?, file: String) throws {
         let ids = try ProjectionCache.jsonList(states.map(\.id))
         func rows(of store: StoreConnection) throws -> [String: Annotation] {
             var found: [String: Annotation] = [:]
@@ -152,7 +113,7 @@ extension StoreConnection {
             }
             return found
         }
-        let rebuilt = try rows(of: self)
+        let rebuilt = try rows(of: store)
         let liveRows = try live.map(rows(of:))
         var text = JSONWriter(capacity: 4096)
         for (id, record, line) in states {

@@ -1,6 +1,14 @@
 import Foundation
 
-extension StoreConnection {
+/// A store written as an archive: the whole store or a filtered part of it, to a sink or to a file
+/// (`exportArchive`), or as a backup verified before it replaces anything (`ArchiveExporter+Backup`). It reads the
+/// store through the core's own operations (the log and its hash chain, the projection's rows).
+struct ArchiveExporter {
+    /// The connection the archive is read from.
+    let store: StoreConnection
+
+    var db: WriteBehindDatabase { store.db }
+
     /// Writes the store as an archive to `sink`: header (with the head of the log's hash chain), every change (in
     /// the log's order), the current annotations (by id) and reading positions (by document), trailer.
     ///
@@ -11,8 +19,8 @@ extension StoreConnection {
     /// - Returns: the counts written in the trailer.
     @discardableResult
     func exportArchive(to sink: any ByteSink, filter: ExportFilter = ExportFilter(),
-                              createdAt: String = Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds()),
-                              level: Int = GzipWriter.defaultLevel) throws -> ArchiveCounts {
+                       createdAt: String = Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds()),
+                       level: Int = GzipWriter.defaultLevel) throws -> ArchiveCounts {
         try exportArchive(to: sink, filter: filter, createdAt: createdAt, level: level, head: .recomputedFirst)
     }
 
@@ -58,7 +66,7 @@ extension StoreConnection {
     func exportArchive(toFile path: String, filter: ExportFilter = ExportFilter(), force: Bool = false,
                        encryption: AgeKey? = nil) throws -> ArchiveCounts
     {
-        let target = try OutputTarget.resolve(path, policy: outputPolicy(force: force))
+        let target = try OutputTarget.resolve(path, policy: store.outputPolicy(force: force))
         return try target.write(purpose: "export") { temporary in
             // A file can be written again: the head is checked as the changes are written, not in a pass of its
             // own, and only a store whose stored chain does not hold has its archive written a second time.
@@ -82,13 +90,6 @@ extension StoreConnection {
         }
     }
 
-    /// What an archive written by this store must never replace: the store's files and the attached content.
-    func outputPolicy(force: Bool = false, replaceArchive: Bool = false) -> OutputTarget.Policy {
-        OutputTarget.Policy(
-            force: force, replaceArchive: replaceArchive, store: path,
-            others: content.map { [(path: $0.path, what: "the attached content database")] } ?? [])
-    }
-
     private func writeArchive(into lines: inout ArchiveLineWriter, filter: ExportFilter,
                               createdAt: String, head: HeadSource) throws -> ArchiveCounts {
         var filterText: [String: String] = [:]
@@ -100,10 +101,11 @@ extension StoreConnection {
         // The chain as recomputed over the rows written, not as stored: a full archive's changes then rebuild it
         // exactly, even from a store whose stored digests were tampered with (which `verify` reports). A full
         // archive reads every change, so the stored head is checked against the chain recomputed as they are written.
-        let stored = head == .storedChecked && filter.isEmpty ? try log.head() : nil
+        let stored = head == .storedChecked && filter.isEmpty ? try store.log.head() : nil
         let header = ArchiveHeader(
-            device: deviceID, createdAt: createdAt, schemaVersion: Int64(UserSchema.currentVersion), editions: editions,
-            partial: !filter.isEmpty, filter: filterText, head: try stored ?? log.recomputeChain().head)
+            device: store.deviceID, createdAt: createdAt, schemaVersion: Int64(UserSchema.currentVersion),
+            editions: editions, partial: !filter.isEmpty, filter: filterText,
+            head: try stored ?? store.log.recomputeChain().head)
         try lines.write(header.json)
         // How the changes this store did not make arrived, for a restore to keep (format 4): every receipt, read
         // from its own small table rather than found through the log.
@@ -138,7 +140,7 @@ extension StoreConnection {
                     .elementsEqual(chain.digest.utf8)
             }
             counts.changes += 1
-            try reportProgress("exporting changes", done: counts.changes)
+            try store.reportProgress("exporting changes", done: counts.changes)
         }
         if let stored, !chainHolds || chain != stored { throw StoredChainBroken() }
         try db.forEachRow(
@@ -150,7 +152,7 @@ extension StoreConnection {
         ) { row in
             try lines.writeAnnotation(try Annotation(row: row))
             counts.annotations += 1
-            try reportProgress("exporting annotations", done: counts.annotations)
+            try store.reportProgress("exporting annotations", done: counts.annotations)
         }
         try db.forEachRow(
             sql: """
@@ -164,69 +166,5 @@ extension StoreConnection {
         }
         try lines.write(counts.trailerJSON)
         return counts
-    }
-}
-
-/// Gathers archive lines in a buffer and hands them to the gzip writer in large blocks.
-struct ArchiveLineWriter {
-    private let gzip: PipelinedGzipWriter
-    private var writer = JSONWriter(capacity: 1 << 18)
-    private static let flushThreshold = 1 << 18
-
-    init(gzip: PipelinedGzipWriter) {
-        self.gzip = gzip
-    }
-
-    /// Writes one record and its line feed.
-    mutating func write(_ record: JSONValue) throws {
-        try writer.value(record)
-        try endLine()
-    }
-
-    /// Writes a change record straight from a row that selects `Change.columns` first (then its seq, digest and
-    /// receipt), copying its stored fields JSON as it is.
-    mutating func writeChange(_ row: Row) throws {
-        try writer.beginObject()
-        try writer.key("type")
-        try writer.string(ArchiveFormat.RecordType.change.rawValue)
-        let keys: [(String, Change.Column)] = [("changeId", .changeID), ("hlc", .hlc), ("device", .device),
-                                               ("entity", .entity), ("entityId", .entityID), ("op", .operation)]
-        for (key, column) in keys {
-            try writer.key(key)
-            try writer.string(try row.string(column.rawValue))
-        }
-        try writer.key("fields")
-        // The log's fields are canonical JSON written by this code when the change was recorded or imported.
-        try writer.rawValue(row.bytes(at: Change.Column.fields.rawValue))
-        if !row.isNull(Change.Column.wall.rawValue) {
-            try writer.key("madeAt")
-            try writer.string(Timestamp.iso8601(milliseconds: try row.int64(Change.Column.wall.rawValue)))
-        }
-        let receipt = Change.columnCount + 2
-        if row.count > receipt, !row.isNull(receipt) {
-            try writer.key("receipt")
-            try writer.int(try row.int64(receipt))
-        }
-        try writer.endObject()
-        try endLine()
-    }
-
-    /// Writes an annotation's state record, the text `ArchiveFormat.record(_:)` gives, straight to the line
-    /// (without the JSON tree, whose object is a dictionary built for each of them).
-    mutating func writeAnnotation(_ annotation: Annotation) throws {
-        try ArchiveFormat.writeRecord(annotation, to: &writer)
-        try endLine()
-    }
-
-    private mutating func endLine() throws {
-        try writer.newline()
-        if writer.bytes.count >= Self.flushThreshold { try flush() }
-    }
-
-    /// Hands the buffered lines to the gzip writer.
-    mutating func flush() throws {
-        guard !writer.bytes.isEmpty else { return }
-        try gzip.write(writer.bytes)
-        writer.reset()
     }
 }

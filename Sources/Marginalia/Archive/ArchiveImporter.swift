@@ -1,6 +1,16 @@
 import Foundation
 
-extension StoreConnection {
+/// Another machine's archive merged into a store, through the core's own operations (the merger, the log, the
+/// quarantine, the receipts): read, checked and staged first (`ArchiveImporter+Staging`), then merged in one
+/// transaction (here, and `ArchiveImporter+Merge` for the records), or in steps that an interrupted process leaves
+/// for the next open of the store to finish (`ArchiveImporter+Steps`); into an empty store, the staged changes can
+/// go into the log at once (`ArchiveImporter+Log`).
+struct ArchiveImporter {
+    /// The connection the archive is merged into.
+    let store: StoreConnection
+
+    var db: WriteBehindDatabase { store.db }
+
     /// Merges another machine's archive into this store, in one transaction, after validating the whole file.
     ///
     /// The file is read, inflated, checked and staged in a temporary table first, without the write lock, so that
@@ -16,7 +26,7 @@ extension StoreConnection {
     /// - Parameter dryRun: report what would happen, and write nothing.
     /// - Throws: `ArchiveError` naming the file, line and reason.
     func importArchive(path: String, dryRun: Bool = false, acceptFuture: Bool = false,
-                              limits: ArchiveLimits = ArchiveLimits()) throws -> ImportReport
+                       limits: ArchiveLimits = ArchiveLimits()) throws -> ImportReport
     {
         let staged = try stageArchive(path: path, limits: limits)
         defer { try? dropStaged(staged) }
@@ -32,10 +42,10 @@ extension StoreConnection {
         let path = staged.path
         var report = ImportReport()
         do {
-            try batch {
-                let latest = clock.wallMilliseconds + limits.maxClockDrift
-                let released = try releaseQuarantine(latestAllowed: latest)
-                let wasEmpty = try changeCount() == 0
+            try store.batch {
+                let latest = store.clock.wallMilliseconds + limits.maxClockDrift
+                let released = try store.releaseQuarantine(latestAllowed: latest)
+                let wasEmpty = try store.changeCount() == 0
                     && (try db.int(sql: "SELECT count(*) FROM quarantine") ?? 0) == 0
                 let future: FutureChanges = acceptFuture ? .accept : .quarantine(latestAllowed: latest, source: path)
                 let receipt = ReceiptSlot(ReceiptSource(kind: .import, file: path))
@@ -43,11 +53,11 @@ extension StoreConnection {
                 // what merging them would do; the merge then sees only the state records it checks.
                 // Into a store that has them, the changes it holds already are counted, not merged again.
                 let filled = try canFillLog(from: staged, latestAllowed: acceptFuture ? nil : latest)
-                    ? try fillLog(from: staged, receipt: try receipt.open(in: self)) : nil
+                    ? try fillLog(from: staged, receipt: try receipt.open(in: store)) : nil
                 let known = filled == nil && !wasEmpty ? try markKnownChanges(staged) + staged.known : 0
                 let plan: ArchiveMergePlan = if let filled {
                     .bulkLoad(filled, rebuiltRecords: staged.rebuiltTable)
-                } else if try projectionIsEmpty() {
+                } else if try store.projectionIsEmpty() {
                     .projectOnce(rebuiltRecords: staged.rebuiltTable)
                 } else {
                     .incremental(known: known)
@@ -57,17 +67,17 @@ extension StoreConnection {
                                               future: future, plan: plan) { handle in
                     try replayStaged(staged, changes: filled == nil, handle)
                 }
-                try receipts.finish(receipt, result.report.merge, size: Int64(staged.summary.compressedBytes),
-                                  sha256: staged.summary.sha256)
+                try store.receipts.finish(receipt, result.report.merge, size: Int64(staged.summary.compressedBytes),
+                                        sha256: staged.summary.sha256)
                 report = result.report
                 report.releasedFromQuarantine = released
-                if result.sawOwnDevice { report.renewedDeviceID = try renewDeviceID() }
+                if result.sawOwnDevice { report.renewedDeviceID = try store.renewDeviceID() }
                 if dryRun { throw DryRun() }
             }
         } catch is DryRun {
             return report
         }
-        if let renewed = report.renewedDeviceID { deviceID = renewed }
+        if let renewed = report.renewedDeviceID { store.deviceID = renewed }
         return report
     }
 }

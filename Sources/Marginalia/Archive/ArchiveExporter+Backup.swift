@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-extension StoreConnection {
+extension ArchiveExporter {
     /// Writes a verified backup of the store to `path`.
     ///
     /// The archive is written to a temporary file beside `path`, flushed to disk, read back and verified
@@ -20,7 +20,7 @@ extension StoreConnection {
     func backup(to path: String, limits: ArchiveLimits = ArchiveLimits(), encryption: AgeKey? = nil) throws
         -> BackupReport
     {
-        let target = try OutputTarget.resolve(path, policy: outputPolicy(replaceArchive: true))
+        let target = try OutputTarget.resolve(path, policy: store.outputPolicy(replaceArchive: true))
         var written: String?
         do {
             return try target.write(purpose: "backup") { temporary in
@@ -36,8 +36,8 @@ extension StoreConnection {
                     let counts = try exportArchive(to: sink)
                     try sink.sync()
                     let verification = try scratch.store.db.transaction(.immediate) {
-                        try scratch.store.mergeArchive(
-                            path: plain, limits: limits, checkState: true, comparingWith: self, receipt: .restore
+                        try ArchiveImporter(store: scratch.store).mergeArchive(
+                            path: plain, limits: limits, checkState: true, comparingWith: store, receipt: .restore
                         ).verification
                     }
                     var bytes = verification.summary.compressedBytes

@@ -1,0 +1,166 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension ArchiveImporter {
+    /// How many changes a step merges together before it looks at the time: a fifth of
+    /// `StoreConnection.mergeBatchSize`, so that a step ends close to its budget (a batch of 200 takes about 10 ms
+    /// here, `marginalia-bench`).
+    static let stepBatchSize = 200
+
+    /// Applies the next step of `pending`, whose staged copy is attached as `staging`: one write transaction that
+    /// merges the staged changes after `pending.line`, a `stepBatchSize` at a time, until `budget` nanoseconds
+    /// have passed or none is left, and records how far it came. The last step finishes the receipt and removes
+    /// the record. What the step's merge did is added to `report`.
+    /// - Returns: whether the import is finished.
+    /// - Throws: `ChangeConflict` for a staged change under an id the store holds with other content.
+    func applyImportStep(_ pending: inout PendingImport, budget: UInt64, into report: inout MergeReport) throws
+        -> Bool
+    {
+        var next = pending
+        var stepReport = MergeReport()
+        var renewed: String?
+        let finished = try store.batch {
+            let started = DispatchTime.now().uptimeNanoseconds
+            let latest = store.clock.wallMilliseconds + next.maxClockDrift
+            if next.receipt == nil {
+                // The first step: the held changes whose time has come go first, as in a whole import.
+                stepReport.releasedFromQuarantine = try store.releaseQuarantine(latestAllowed: latest)
+            }
+            let receipt = next.receipt.map { ReceiptSlot(existing: $0) }
+                ?? ReceiptSlot(ReceiptSource(kind: .import, file: next.archive))
+            let future: FutureChanges = next.acceptFuture
+                ? .accept : .quarantine(latestAllowed: latest, source: next.archive)
+            var sawOwnDevice = false
+            var done = false
+            repeat {
+                let batch = try db.fetchAll(
+                    sql: """
+                        SELECT change_id, hlc, device, entity, entity_id, op, body, wall, line
+                        FROM staging.staged_records
+                        WHERE line > ? AND kind = 'change' ORDER BY line LIMIT ?
+                        """,
+                    arguments: [next.line, Self.stepBatchSize]
+                ) { row in (change: try Change(row: row), line: Int(try row.int(8))) }
+                guard let last = batch.last else {
+                    done = true
+                    break
+                }
+                try store.merge(batch, receipt: receipt, into: &stepReport, future: future,
+                                sawOwnDevice: &sawOwnDevice)
+                next.line = last.line
+            } while DispatchTime.now().uptimeNanoseconds - started < budget
+            next.receipt = receipt.id ?? next.receipt
+            next.add(stepReport)
+            if sawOwnDevice { renewed = try store.renewDeviceID() }
+            if done {
+                try store.receipts.finish(receipt, next.counts, size: next.size, sha256: next.sha256)
+                try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [next.key])
+            } else {
+                if receipt.id != nil { try store.receipts.finish(receipt, next.counts) }
+                try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                               arguments: [next.key, try next.text])
+            }
+            return done
+        }
+        // Committed: only now does the caller's state move on.
+        pending = next
+        report.absorb(stepReport)
+        if let renewed {
+            store.deviceID = renewed
+            report.renewedDeviceID = renewed
+        }
+        return finished
+    }
+
+    /// Whether the store holds the record of an import stopped in the middle.
+    func hasInterruptedImports() throws -> Bool {
+        try db.int(sql: "SELECT EXISTS (SELECT 1 FROM meta WHERE \(Self.pendingImportKeys))") == 1
+    }
+
+    /// `finishInterruptedImports`, for opening a store: an import that cannot be finished now (a full disk) is
+    /// left for the next open, and one that conflicts with the store's log is dropped where it stopped.
+    func finishInterruptedImportsIfAble() -> [String] {
+        (try? finishInterruptedImports()) ?? []
+    }
+
+    /// The `meta` keys of pending imports, as a condition.
+    private static let pendingImportKeys = "key LIKE 'pending\\_import:%' ESCAPE '\\'"
+
+    /// Finishes every import that a process stopped in the middle of (`PendingImport`) whose staged copy no live
+    /// process holds: from where it came to, to its end. A record whose copy is gone is dropped (the import can
+    /// only be run again: what it merged stays), and a copy without a record is removed.
+    /// - Returns: the imports finished, by archive.
+    @discardableResult
+    func finishInterruptedImports() throws -> [String] {
+        guard store.path != ":memory:" else { return [] }
+        let records = try db.fetchAll(sql: "SELECT key, value FROM meta WHERE \(Self.pendingImportKeys)") {
+            (key: try $0.string(0), text: try $0.string(1))
+        }
+        let directory = FileSync.parentDirectory(of: store.path)
+        var finished: [String] = []
+        for record in records {
+            var pending = try PendingImport(key: record.key, text: record.text)
+            let copy = directory + "/" + pending.stagingName
+            let (descriptor, missing) = LockedCopy.lock(copy)
+            guard let descriptor else {
+                if missing { try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [record.key]) }
+                continue
+            }
+            defer { LockedCopy.release(descriptor) }
+            var report = MergeReport()
+            do {
+                try StagingFile.attach(copy, to: store) {
+                    while try !applyImportStep(&pending, budget: .max, into: &report) {}
+                }
+            } catch is ChangeConflict {
+                // A change that came another way meanwhile under the same id, with other content: the import ends
+                // where it stopped, as one that met it would have.
+                try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [record.key])
+            }
+            unlink(copy)
+            finished.append(pending.archive)
+        }
+        try removeOrphanedImportCopies(in: directory)
+        return finished
+    }
+
+    /// Removes the kept copies beside the store that no record names and no live process holds: those of imports
+    /// stopped before their first step committed.
+    private func removeOrphanedImportCopies(in directory: String) throws {
+        let prefix = (store.path.split(separator: "/").last.map(String.init) ?? store.path) + "-import-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let copy = directory + "/" + name
+            guard let descriptor = LockedCopy.lock(copy).descriptor else { continue }
+            defer { LockedCopy.release(descriptor) }
+            // Read under the lock: a live importer commits its first step before it lets the lock go.
+            let named = try db.int(sql: "SELECT count(*) FROM meta WHERE key = ?",
+                                   arguments: [PendingImport.keyPrefix + name]) ?? 0
+            if named == 0 { unlink(copy) }
+        }
+    }
+}
+
+/// The lock on a kept copy: the importing process holds it while it lives.
+private enum LockedCopy {
+    /// Opens the copy at `path` and takes its lock without waiting: the descriptor holding it, or nil (with
+    /// `missing` true when there is no such file, false when a live process holds the lock).
+    static func lock(_ path: String) -> (descriptor: Int32?, missing: Bool) {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW)
+        guard descriptor >= 0 else { return (nil, errno == ENOENT) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            return (nil, false)
+        }
+        return (descriptor, false)
+    }
+
+    static func release(_ descriptor: Int32) {
+        close(descriptor)
+    }
+}
