@@ -15,7 +15,7 @@ extension ArchiveImporter {
     /// or refused by the merge), and none is dated after `latestAllowed` milliseconds (nil: every change is
     /// accepted), which the merge would hold in quarantine. Call it inside the write transaction.
     func canFillLog(from staged: StagedArchive, latestAllowed: Int64?) throws -> Bool {
-        guard staged.forEmptyStore, try store.projectionIsEmpty(),
+        guard staged.forEmptyStore, try store.merger.projectionIsEmpty(),
               try db.int(sql: "SELECT count(*) FROM (SELECT 1 FROM quarantine LIMIT 1)") == 0 else { return false }
         let (count, distinct, latest) = try db.fetchOne(
             sql: """
@@ -50,13 +50,13 @@ extension ArchiveImporter {
     /// Appends every staged change to the empty log in file order, in one statement, each with the digest staged
     /// for it and pointing to `receipt`; call it inside the write transaction, after `canFillLog` said yes.
     ///
-    /// Their devices are numbered as merging the changes a batch (`mergeBatchSize`) at a time numbers them: each
+    /// Their devices are numbered as merging the changes a batch (`Merger.batchSize`) at a time numbers them: each
     /// batch's new devices in the order of their ids. The log is not projected: `projectWholeLog` does that.
     func fillLog(from staged: StagedArchive, receipt: Int64) throws -> FilledLog {
         let expected = staged.summary.counts.changes
         // The entity and clock indexes take annotation ids and clocks in no particular order: they are built after.
         let filled = try store.buildingIndexesAfter(on: "changes") {
-            try store.log.appendStaged(from: staged.table, receipt: receipt, batchSize: StoreConnection.mergeBatchSize)
+            try store.log.appendStaged(from: staged.table, receipt: receipt, batchSize: Merger.batchSize)
         }
         store.batchState?.devices = nil
         guard filled == expected else {

@@ -8,7 +8,7 @@ import Darwin
 
 extension ArchiveImporter {
     /// How many changes a step merges together before it looks at the time: a fifth of
-    /// `StoreConnection.mergeBatchSize`, so that a step ends close to its budget (a batch of 200 takes about 10 ms
+    /// `Merger.batchSize`, so that a step ends close to its budget (a batch of 200 takes about 10 ms
     /// here, `marginalia-bench`).
     static let stepBatchSize = 200
 
@@ -29,7 +29,7 @@ extension ArchiveImporter {
             let latest = store.clock.wallMilliseconds + next.maxClockDrift
             if next.receipt == nil {
                 // The first step: the held changes whose time has come go first, as in a whole import.
-                stepReport.releasedFromQuarantine = try store.releaseQuarantine(latestAllowed: latest)
+                stepReport.releasedFromQuarantine = try store.merger.releaseQuarantine(latestAllowed: latest)
             }
             let receipt = next.receipt.map { ReceiptSlot(existing: $0) }
                 ?? ReceiptSlot(ReceiptSource(kind: .import, file: next.archive))
@@ -50,7 +50,7 @@ extension ArchiveImporter {
                     done = true
                     break
                 }
-                try store.merge(batch, receipt: receipt, into: &stepReport, future: future,
+                try store.merger.merge(batch, receipt: receipt, into: &stepReport, future: future,
                                 sawOwnDevice: &sawOwnDevice)
                 next.line = last.line
             } while DispatchTime.now().uptimeNanoseconds - started < budget

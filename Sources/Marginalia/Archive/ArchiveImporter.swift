@@ -44,7 +44,7 @@ struct ArchiveImporter {
         do {
             try store.batch {
                 let latest = store.clock.wallMilliseconds + limits.maxClockDrift
-                let released = try store.releaseQuarantine(latestAllowed: latest)
+                let released = try store.merger.releaseQuarantine(latestAllowed: latest)
                 let wasEmpty = try store.changeCount() == 0
                     && (try db.int(sql: "SELECT count(*) FROM quarantine") ?? 0) == 0
                 let future: FutureChanges = acceptFuture ? .accept : .quarantine(latestAllowed: latest, source: path)
@@ -57,7 +57,7 @@ struct ArchiveImporter {
                 let known = filled == nil && !wasEmpty ? try markKnownChanges(staged) + staged.known : 0
                 let plan: ArchiveMergePlan = if let filled {
                     .bulkLoad(filled, rebuiltRecords: staged.rebuiltTable)
-                } else if try store.projectionIsEmpty() {
+                } else if try store.merger.projectionIsEmpty() {
                     .projectOnce(rebuiltRecords: staged.rebuiltTable)
                 } else {
                     .incremental(known: known)

@@ -54,7 +54,7 @@ final class RecordMerge {
                 batchReceipt = arrivedBy
             }
             batch.append((change, line))
-            if batch.count >= StoreConnection.mergeBatchSize { try mergeBatch() }
+            if batch.count >= Merger.batchSize { try mergeBatch() }
             return
         }
         if case .receipt(let archived) = record {
@@ -67,7 +67,7 @@ final class RecordMerge {
         if let state = StateRecord(record) {
             if checkRecords, let id = state.id {
                 states.append((id, state, line))
-                if states.count >= StoreConnection.mergeBatchSize { try checkStates() }
+                if states.count >= Merger.batchSize { try checkStates() }
             } else if case .staged(_, let text) = state {
                 // Not compared with a rebuilt record, it is checked as reading the file would have.
                 _ = try ArchiveReader.checkedAnnotation(text, line: line, file: path)
@@ -110,7 +110,7 @@ final class RecordMerge {
         let before = report.merge.newChanges
         defer { if slot !== receipt { carriedChanges += report.merge.newChanges - before } }
         do {
-            try store.merge(batch, receipt: slot, into: &report.merge, future: future,
+            try store.merger.merge(batch, receipt: slot, into: &report.merge, future: future,
                             sawOwnDevice: &sawOwnDevice, project: !projectAtEnd)
         } catch let conflict as ChangeConflict {
             throw ArchiveError(file: path, line: conflict.position, kind: .conflict, reason: conflict.reason)
@@ -126,7 +126,7 @@ final class RecordMerge {
         let kept = checkRecords && live == nil ? plan.rebuiltRecords : nil
         // Every annotation row is new: the document and passage indexes are built once they are all in.
         try store.buildingIndexesAfter(on: "annotations") {
-            try store.projectWholeLog(into: &report.merge,
+            try store.merger.projectWholeLog(into: &report.merge,
                                       keepingRecordsIn: kept.map { ($0, ArchiveFormat.annotationRecordLeading) })
         }
         projectAtEnd = false

@@ -140,7 +140,7 @@ extension AnnotationStore {
     @discardableResult
     public func merge(_ changes: [Change], progress: ProgressHandler?) async throws -> MergeReport {
         try await Self.offActor(progress: progress) { handler in
-            try self.engine.write(progress: handler) { try $0.merge(changes) }
+            try self.engine.write(progress: handler) { try $0.merger.merge(changes) }
         }
     }
 }

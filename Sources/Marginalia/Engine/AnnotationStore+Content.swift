@@ -100,7 +100,7 @@ extension AnnotationStore {
     /// already here (by change id) count as duplicates; each field takes the value of its latest change.
     @discardableResult
     public func merge(_ changes: some Sequence<Change>) throws -> MergeReport {
-        try engine.write { try $0.merge(changes) }
+        try engine.write { try $0.merger.merge(changes) }
     }
 
     /// Merges another machine's archive into this store, after validating the whole file.
@@ -167,7 +167,7 @@ extension AnnotationStore {
     /// other machine's clock is right, or do not mind. Returns how many were merged.
     @discardableResult
     public func releaseQuarantinedChanges() throws -> Int {
-        try engine.write { try $0.releaseAllQuarantined() }
+        try engine.write { try $0.merger.releaseAllQuarantined() }
     }
 
     /// The changes held in quarantine (made ahead of this machine's clock when they arrived), oldest first.

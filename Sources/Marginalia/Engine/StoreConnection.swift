@@ -18,6 +18,10 @@ final class StoreConnection {
     let db: WriteBehindDatabase
     /// The change log on this connection.
     var log: ChangeLog { ChangeLog(db: db) }
+    /// The merger of changes from other stores, on this connection.
+    var merger: Merger { Merger(store: self) }
+    /// The changes held back until their time is plausible, on this connection.
+    var quarantine: Quarantine { Quarantine(db: db) }
     /// What each change arrived by (an import, a merge, a sync), on this connection.
     var receipts: Receipts { Receipts(db: db) }
     /// The local writes made with the wall clock far from the store's newest change, on this connection.
@@ -103,7 +107,7 @@ final class StoreConnection {
         let store = try StoreConnection(database: db, path: path, wallClock: wallClock)
         store.schemaUpgrade = upgrade
         if access != .readOnly {
-            try store.releaseDueQuarantine()
+            try store.merger.releaseDueQuarantine()
             store.finishedImports = ArchiveImporter(store: store).finishInterruptedImportsIfAble()
         } else if !alreadyOpen, path != ":memory:", try ArchiveImporter(store: store).hasInterruptedImports(),
                   PendingImport.mayFinish(store: path) {

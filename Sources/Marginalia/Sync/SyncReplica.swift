@@ -43,7 +43,7 @@ struct SyncReplica {
         }
         let merged: MergeReport
         do {
-            merged = try store.merge(accepted, source: ReceiptSource(kind: .sync, file: segment.relative, size: summary.size,
+            merged = try store.merger.merge(accepted, source: ReceiptSource(kind: .sync, file: segment.relative, size: summary.size,
                                                                sha256: summary.sha256),
                                acceptFuture: round.acceptFuture)
         } catch let error as StoreError {

@@ -1,6 +1,6 @@
 // MARK: - Merging changes
 
-/// What a merge does with a new change made (`Change.madeAt`) ahead of this machine's clock.
+/// What a merge does with a new change made (`Change.madeAt`) ahead of this machine's store.clock.
 enum FutureChanges {
     /// Merged like any other: a store's own backup is judged by its own history (verifying, backing up and
     /// restoring), and `import --accept-future` takes them at once.
@@ -10,12 +10,12 @@ enum FutureChanges {
     case quarantine(latestAllowed: Int64, source: String)
 }
 
-extension StoreConnection {
+extension Merger {
     /// How many changes are merged together: one query finds which are already here, one loads the annotations
     /// they touch, and each annotation is written back once. Memory grows with it (about 12 KB a change, most of it
     /// SQLite's in-memory statement journals); from 1,000 to 2,000 an import of 100,000 annotations gains under 3 %
     /// in time and spends 13 MiB more (`marginalia-bench`).
-    static let mergeBatchSize = 1000
+    static let batchSize = 1000
 
     /// Adds each change whose id is not in the log yet, in order, and applies it to the current tables; holds
     /// back those `future` quarantines, and takes out of quarantine those it merges. The changes it adds (and those
@@ -29,35 +29,35 @@ extension StoreConnection {
     func merge(_ batch: [(change: Change, line: Int)], receipt: ReceiptSlot,
                into report: inout MergeReport,
                future: FutureChanges, sawOwnDevice: inout Bool, project: Bool = true) throws {
-        var stored = try StoredChanges(of: batch.map(\.change.changeID), in: self)
+        var stored = try StoredChanges(of: batch.map(\.change.changeID), in: store)
         var cache = ProjectionCache()
         if project {
             try cache.prepare(batch.compactMap { item in
                 item.change.entity == .annotation && stored.known[item.change.changeID] == nil
                     ? item.change.entityID : nil
-            }, in: self)
+            }, in: store)
         }
         // First every change is checked, and the new ones go into the log in one statement; then they are applied.
         let fresh = try admit(batch, stored: &stored, receipt: receipt, future: future, into: &report)
-        if !fresh.isEmpty { try insert(fresh, receipt: try receipt.open(in: self)) }
+        if !fresh.isEmpty { try store.insert(fresh, receipt: try receipt.open(in: store)) }
         guard project else {
             report.newChanges += fresh.count
-            if fresh.contains(where: { $0.change.device == deviceID }) { sawOwnDevice = true }
+            if fresh.contains(where: { $0.change.device == store.deviceID }) { sawOwnDevice = true }
             return
         }
         for (index, item) in fresh.enumerated() {
             let change = item.change
             let effect = change.entity == .annotation
-                ? try cache.apply(change, in: self, later: {
+                ? try cache.apply(change, in: store, later: {
                     Set(fresh[(index + 1)...].filter { $0.change.entityID == change.entityID }.map(\.change.changeID))
                 })
-                : try self.project(change)
+                : try store.project(change)
             report.newChanges += 1
             report.count(effect)
             report.conflicts += effect.conflicts.prefix(max(0, MergeConflict.listedLimit - report.conflicts.count))
-            if change.device == deviceID { sawOwnDevice = true }
+            if change.device == store.deviceID { sawOwnDevice = true }
         }
-        try cache.flush(to: self)
+        try cache.flush(to: store)
     }
 
     /// Checks each change of `batch` against what the log and the quarantine hold under its id (`stored`), in
@@ -76,7 +76,7 @@ extension StoreConnection {
             try stored.check(change, incoming, line: line)
             let id = change.changeID
             if stored.known[id] != nil {
-                if stored.held.removeValue(forKey: id) != nil { try quarantine.remove(id) }
+                if stored.held.removeValue(forKey: id) != nil { try store.quarantine.remove(id) }
                 report.duplicates += 1
                 continue
             }
@@ -84,14 +84,14 @@ extension StoreConnection {
             // ahead once keeps stamping its changes ahead of that moment, and they are plausible all the same.
             if case .quarantine(let latestAllowed, let source) = future, change.madeAt > latestAllowed {
                 if stored.held[id] == nil {
-                    try quarantine.hold(change, fieldsText: fieldsText, source: source,
-                                        receipt: try receipt.open(in: self), seenAt: clock.wallMilliseconds)
+                    try store.quarantine.hold(change, fieldsText: fieldsText, source: source,
+                                        receipt: try receipt.open(in: store), seenAt: store.clock.wallMilliseconds)
                     stored.held[id] = incoming
                 }
                 report.quarantined += 1
                 continue
             }
-            if stored.held.removeValue(forKey: id) != nil { try quarantine.remove(id) }
+            if stored.held.removeValue(forKey: id) != nil { try store.quarantine.remove(id) }
             stored.known[id] = incoming
             fresh.append((change, incoming[5]))
         }

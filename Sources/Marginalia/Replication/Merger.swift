@@ -1,4 +1,17 @@
-extension StoreConnection {
+/// The merger: changes from another store, by any transport, checked as changes (`Change.check()`) and applied
+/// in one transaction, each field taking the value of its latest change (by clock, then device id). The archive,
+/// the sync folder and the interop formats turn their bytes into `Change`s and hand them here; a change dated too
+/// far ahead of this machine's clock is held in quarantine (`+Quarantine`) and merged once it is plausible; an
+/// empty store takes a whole log and projects it once (`+WholeLog`), the fast path an archive import's plan
+/// chooses (`ArchiveMergePlan`).
+struct Merger {
+    /// The connection the changes are merged through.
+    let store: StoreConnection
+
+    var db: WriteBehindDatabase { store.db }
+}
+
+extension Merger {
     /// Merges changes from another store, by any transport, in one transaction: all of them or none.
     ///
     /// Each change is checked as a change (`Change.check()`: ids, clock, fields for its operation). Changes
@@ -19,8 +32,8 @@ extension StoreConnection {
     {
         var report = MergeReport()
         var sawOwnDevice = false
-        let latest = clock.wallMilliseconds + HybridLogicalClock.defaultMaxDrift
-        try batch {
+        let latest = store.clock.wallMilliseconds + HybridLogicalClock.defaultMaxDrift
+        try store.batch {
             report.releasedFromQuarantine = try releaseQuarantine(latestAllowed: latest)
             let receipt = ReceiptSlot(source)
             var batch: [(change: Change, line: Int)] = []
@@ -43,13 +56,13 @@ extension StoreConnection {
                     throw StoreError.invalidChange(reason: "change \(index + 1) (\(change.changeID)): \(error)")
                 }
                 batch.append((change, index + 1))
-                if batch.count >= Self.mergeBatchSize { try mergeBatch() }
+                if batch.count >= Self.batchSize { try mergeBatch() }
             }
             try mergeBatch()
-            try receipts.finish(receipt, report)
-            if sawOwnDevice { report.renewedDeviceID = try renewDeviceID() }
+            try store.receipts.finish(receipt, report)
+            if sawOwnDevice { report.renewedDeviceID = try store.renewDeviceID() }
         }
-        if let renewed = report.renewedDeviceID { deviceID = renewed }
+        if let renewed = report.renewedDeviceID { store.deviceID = renewed }
         return report
     }
 }

@@ -1,7 +1,4 @@
-extension StoreConnection {
-    /// The quarantine part, over this connection.
-    var quarantine: Quarantine { Quarantine(db: db) }
-
+extension Merger {
     /// Merges every quarantined change dated at or before `latestAllowed` (milliseconds) into the log, in clock
     /// order, exactly as an import would have; call it inside a write transaction. Returns how many it merged.
     ///
@@ -10,7 +7,7 @@ extension StoreConnection {
     func releaseQuarantine(latestAllowed: Int64) throws -> Int {
         var released = 0
         while true {
-            let due = try quarantine.due(latestAllowed: latestAllowed, limit: 1000)
+            let due = try store.quarantine.due(latestAllowed: latestAllowed, limit: 1000)
             guard !due.isEmpty else { return released }
             var report = MergeReport()
             var sawOwnDevice = false
@@ -23,7 +20,7 @@ extension StoreConnection {
                 // A change carried over from a store without receipts came by an unknown way.
                 let receipt = try ReceiptSlot(
                     existing: due[start].receipt
-                        ?? receipts.open(ReceiptSource(kind: .unrecorded), receivedAt: clock.wallMilliseconds))
+                        ?? store.receipts.open(ReceiptSource(kind: .unrecorded), receivedAt: store.clock.wallMilliseconds))
                 try merge(due[start..<end].map { ($0.change, 0) }, receipt: receipt,
                           into: &report, future: .accept, sawOwnDevice: &sawOwnDevice)
                 start = end
@@ -35,14 +32,14 @@ extension StoreConnection {
     /// On opening a store for writing: merges the quarantined changes that have become plausible (dated no more
     /// than the allowed drift ahead of the wall clock). Takes the write lock only when there is one.
     func releaseDueQuarantine() throws {
-        let latest = clock.wallMilliseconds + clock.maxDrift
-        guard try quarantine.hasDue(latestAllowed: latest) else { return }
-        _ = try batch { try releaseQuarantine(latestAllowed: latest) }
+        let latest = store.clock.wallMilliseconds + store.clock.maxDrift
+        guard try store.quarantine.hasDue(latestAllowed: latest) else { return }
+        _ = try store.batch { try releaseQuarantine(latestAllowed: latest) }
     }
 
     /// Merges every change held in quarantine now, whenever it was made (`import --accept-future`,
     /// `quarantine --release`), in one transaction; returns how many.
     func releaseAllQuarantined() throws -> Int {
-        try batch { try releaseQuarantine(latestAllowed: .max) }
+        try store.batch { try releaseQuarantine(latestAllowed: .max) }
     }
 }

@@ -1,6 +1,6 @@
 // MARK: - Projecting a whole log at once
 
-extension StoreConnection {
+extension Merger {
     /// Whether the log and the current tables are empty, so that a merge may fill the log first and project it
     /// once at the end (`projectWholeLog`) instead of change by change.
     func projectionIsEmpty() throws -> Bool {
@@ -14,7 +14,7 @@ extension StoreConnection {
     /// Builds the current tables, empty until now, from the whole log in one pass, and counts in `report` what each
     /// change did exactly as merging them one by one in the log's order would have: which created, updated or
     /// deleted an annotation, which waited for their create, which fields kept a newer value (listed in log
-    /// order). Call it inside the write transaction that filled the log.
+    /// order). Call it inside the write transaction that filled the store.log.
     ///
     /// The log is read through its entity index (entity id, then seq), a thousand annotations' changes at a time,
     /// so memory stays bounded; each row is written once, with its final state, in id order: the annotations' id
@@ -58,7 +58,7 @@ extension StoreConnection {
                 try projecting.wait().get()
                 throw StoreError.corruptRow(reason: "the projection of the log ended before its last page")
             }
-            try projection.save(page.rows)
+            try store.projection.save(page.rows)
             if let records {
                 for (id, text) in page.records {
                     try db.execute(sql: "INSERT INTO \(records.table) (id, text) VALUES (?, ?)", arguments: [id, text])
@@ -70,7 +70,7 @@ extension StoreConnection {
             if conflicts.count > 2 * MergeConflict.listedLimit { Self.trim(&conflicts) }
             done += page.changes
             waiting -= 1
-            try reportProgress("projecting changes", done: done, every: 1)
+            try store.reportProgress("projecting changes", done: done, every: 1)
         }
         // A page of annotations at a time: their ids, then all their changes, read whole before any row is written
         // (no write runs while a statement reads the log).
@@ -81,7 +81,7 @@ extension StoreConnection {
                     SELECT DISTINCT entity_id FROM changes WHERE entity = 'annotation' AND entity_id > ?
                     ORDER BY entity_id LIMIT ?
                     """,
-                arguments: [after, Self.mergeBatchSize]) { try $0.string(0) }
+                arguments: [after, Self.batchSize]) { try $0.string(0) }
             guard let last = ids.last else { break }
             let page = try db.fetchAll(
                 sql: """
@@ -108,7 +108,7 @@ extension StoreConnection {
             sql: "SELECT \(Change.columns), seq FROM changes WHERE entity IN ('position', 'device') ORDER BY seq"
         ) { row in (try Change(row: row), try row.int64(Change.columnCount)) }
         for (change, seq) in positions {
-            let effect = try project(change)
+            let effect = try store.project(change)
             report.count(effect)
             conflicts += effect.conflicts.map { (seq, $0) }
         }
@@ -116,7 +116,7 @@ extension StoreConnection {
         report.conflicts = conflicts.map(\.conflict)
     }
 
-    /// Keeps the `MergeConflict.listedLimit` conflicts earliest in the log.
+    /// Keeps the `MergeConflict.listedLimit` conflicts earliest in the store.log.
     private static func trim(_ conflicts: inout [(seq: Int64, conflict: MergeConflict)]) {
         conflicts.sort { $0.seq < $1.seq }
         conflicts.removeLast(max(0, conflicts.count - MergeConflict.listedLimit))
