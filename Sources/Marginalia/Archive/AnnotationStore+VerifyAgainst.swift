@@ -23,8 +23,8 @@ extension AnnotationStore {
             throw MarginaliaError(error)
         }
         return try engine.read { store in
-            var report = try store.verify()
-            report.problems += try store.checkHistory(against: head, file: archive)
+            var report = try store.verifier.verify()
+            report.problems += try store.log.checkHistory(against: head, file: archive)
             report.against = head
             return report
         }

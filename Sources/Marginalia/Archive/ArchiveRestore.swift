@@ -100,7 +100,7 @@ enum ArchiveRestore {
         // The connection is closed and the file holds every page; make them durable, then check the file as a
         // fresh connection sees it.
         try FileSync.syncFile(at: temporary)
-        let check = try StoreConnection.open(path: temporary, access: .readOnly).verify()
+        let check = try StoreConnection.open(path: temporary, access: .readOnly).verifier.verify()
         guard check.isHealthy else {
             throw StoreError.notAStore(path: temporary, reason: "the store built from the archive does not verify: "
                 + check.problems.prefix(3).joined(separator: "; "))
@@ -187,7 +187,7 @@ enum ArchiveRestore {
         let problems: [String]
         do {
             let store = try StoreConnection.open(path: storePath, access: .readOnly)
-            var found = try store.verify().problems
+            var found = try store.verifier.verify().problems
             if store.deviceID != deviceID {
                 found.append("meta: device id \(store.deviceID), expected the new \(deviceID)")
             }

@@ -194,12 +194,12 @@ extension AnnotationStore {
     /// Checks the store: SQLite's integrity check, that the log is intact and append-only, and that replaying the
     /// log reproduces the current tables exactly. Reads only.
     public func verify() throws -> VerificationReport {
-        try engine.read { try $0.verify() }
+        try engine.read { try $0.verifier.verify() }
     }
 
     /// A fingerprint of every row of the store's tables, in key order: equal until a write. A quick check that
     /// something did not change, not a security measure.
     package func canonicalFingerprint() throws -> String {
-        try engine.read { try $0.canonicalFingerprint() }
+        try engine.read { try $0.verifier.canonicalFingerprint() }
     }
 }

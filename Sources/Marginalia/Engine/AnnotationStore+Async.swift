@@ -117,7 +117,7 @@ extension AnnotationStore {
     /// Checks the store as `verify()` does, off the caller's actor.
     public func verify(progress: ProgressHandler?) async throws -> VerificationReport {
         try await Self.offActor(progress: progress) { handler in
-            try self.engine.read(progress: handler) { try $0.verify() }
+            try self.engine.read(progress: handler) { try $0.verifier.verify() }
         }
     }
 

@@ -18,6 +18,8 @@ final class StoreConnection {
     let db: WriteBehindDatabase
     /// The change log on this connection.
     var log: ChangeLog { ChangeLog(db: db) }
+    /// The store checked whole, on this connection.
+    var verifier: Verifier { Verifier(store: self) }
     /// The merger of changes from other stores, on this connection.
     var merger: Merger { Merger(store: self) }
     /// The changes held back until their time is plausible, on this connection.

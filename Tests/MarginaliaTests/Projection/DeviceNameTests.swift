@@ -67,7 +67,7 @@ import Testing
             try connection.record(.device, connection.deviceID, .set, ChangeFields(name: "laptop"))
         }
         try connection.db.execute(sql: "UPDATE devices SET name = 'someone else'")
-        let report = try connection.verify()
+        let report = try connection.verifier.verify()
         #expect(report.problems == ["devices: the name of \(connection.deviceID) differs from the replay of its changes"])
     }
 

@@ -1,6 +1,6 @@
 // MARK: - Verifying the log against a head kept elsewhere
 
-extension StoreConnection {
+extension ChangeLog {
     /// Checks that the log's history up to `head` (the head an archive's header carries) is still the one it was:
     /// the chain recomputed over the rows up to `head.sequence` must end there with `head.digest`. Returns the
     /// problems, none when it holds.
@@ -9,7 +9,7 @@ extension StoreConnection {
     /// recomputed, since the archive was written. Changes made after it are not covered.
     func checkHistory(against head: LogHead, file: String) throws -> [String] {
         guard head.sequence > 0 else { return [] }
-        let chain = try log.recomputeChain(through: head.sequence)
+        let chain = try recomputeChain(through: head.sequence)
         guard chain.head.sequence == head.sequence else {
             return ["changes: \(file) holds the history up to seq \(head.sequence), but the log ends at seq "
                 + "\(chain.head.sequence): changes were removed since it was written"]

@@ -1,4 +1,11 @@
-extension StoreConnection {
+/// A store checked whole (`verify`, what `marginalia verify` runs), and its canonical fingerprint: reads only,
+/// through the connection it is given, replaying the log by the rule the current tables are kept by.
+struct Verifier {
+    /// The connection the store is read through.
+    let store: StoreConnection
+
+    var db: WriteBehindDatabase { store.db }
+
     /// Checks the store: SQLite's integrity check, that the log is intact and append-only, that every row's digest
     /// follows from the rows before it (the hash chain), and that replaying the log reproduces the current tables
     /// exactly.
@@ -41,7 +48,7 @@ extension StoreConnection {
 
     /// Recomputes the hash chain over the whole log and names its first broken row.
     private func checkChain(into report: inout VerificationReport) throws {
-        let chain = try log.recomputeChain()
+        let chain = try store.log.recomputeChain()
         report.head = chain.head
         if let broken = chain.firstBreak {
             report.chainBreak = broken
@@ -55,11 +62,11 @@ extension StoreConnection {
     private func replayAnnotations(into report: inout VerificationReport) throws {
         var replayed = 0
         var problems: [String] = []
-        try projection.foldEachAnnotation(rejected: { row, error in
+        try store.projection.foldEachAnnotation(rejected: { row, error in
             problems.append("changes: change \((try? Change.storedID(in: row)) ?? "?") is invalid: \(error)")
         }) { id, pending, expected in
             report.changeCount += pending.count
-            let stored = try projection.loadRegisters(id: id)
+            let stored = try store.projection.loadRegisters(id: id)
             if let annotation = expected.annotation {
                 replayed += 1
                 if let stored {
@@ -131,7 +138,7 @@ extension StoreConnection {
 
 // MARK: - Fingerprint
 
-extension StoreConnection {
+extension Verifier {
     /// A fingerprint (64-bit FNV-1a, in hex) of every row of the store's tables, in key order.
     ///
     /// Two stores with the same fingerprint hold the same rows; the same store has the same fingerprint until a
