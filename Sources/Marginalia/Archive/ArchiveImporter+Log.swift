@@ -55,7 +55,7 @@ extension ArchiveImporter {
     func fillLog(from staged: StagedArchive, receipt: Int64) throws -> FilledLog {
         let expected = staged.summary.counts.changes
         // The entity and clock indexes take annotation ids and clocks in no particular order: they are built after.
-        let filled = try store.buildingIndexesAfter(on: "changes") {
+        let filled = try store.db.buildingIndexesAfter(on: "changes") {
             try store.log.appendStaged(from: staged.table, receipt: receipt, batchSize: Merger.batchSize)
         }
         store.batchState?.devices = nil

@@ -125,7 +125,7 @@ final class RecordMerge {
         guard projectAtEnd else { return }
         let kept = checkRecords && live == nil ? plan.rebuiltRecords : nil
         // Every annotation row is new: the document and passage indexes are built once they are all in.
-        try store.buildingIndexesAfter(on: "annotations") {
+        try store.db.buildingIndexesAfter(on: "annotations") {
             try store.merger.projectWholeLog(into: &report.merge,
                                       keepingRecordsIn: kept.map { ($0, ArchiveFormat.annotationRecordLeading) })
         }

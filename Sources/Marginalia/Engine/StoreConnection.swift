@@ -18,6 +18,8 @@ final class StoreConnection {
     let db: WriteBehindDatabase
     /// The change log on this connection.
     var log: ChangeLog { ChangeLog(db: db) }
+    /// The current tables on this connection, their clocks' devices numbered as this batch numbers them.
+    var projection: Projection { Projection(db: db, devices: { try self.deviceTable(naming: $0) }) }
     /// The store checked whole, on this connection.
     var verifier: Verifier { Verifier(store: self) }
     /// The merger of changes from other stores, on this connection.
@@ -240,4 +242,13 @@ struct BatchState {
 extension StoreConnection {
     /// Whether `batch` holds the write lock, after it has observed the log's latest clock.
     var clockIsCurrent: Bool { batchState != nil }
+
+    /// The devices table: the copy read in this batch's transaction when it names every device of `needed`, else
+    /// read now (and kept for the rest of the batch).
+    func deviceTable(naming needed: some Sequence<String> = [String]()) throws -> DeviceTable {
+        if let cached = batchState?.devices, needed.allSatisfy(cached.contains) { return cached }
+        let table = try DeviceTable(db)
+        batchState?.devices = table
+        return table
+    }
 }

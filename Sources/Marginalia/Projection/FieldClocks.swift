@@ -38,20 +38,6 @@ struct DeviceTable: Sendable {
     }
 }
 
-extension StoreConnection {
-    /// The devices table: the copy read in this batch's transaction when it names every device of `needed`, else
-    /// read now (and kept for the rest of the batch).
-    func deviceTable(naming needed: some Sequence<String> = [String]()) throws -> DeviceTable {
-        if let cached = batchState?.devices, needed.allSatisfy(cached.contains) { return cached }
-        let table = try DeviceTable(db)
-        batchState?.devices = table
-        return table
-    }
-
-    /// The current tables on this connection, their clocks' devices numbered as this batch numbers them.
-    var projection: Projection { Projection(db: db, devices: { try self.deviceTable(naming: $0) }) }
-}
-
 /// The clocks of an annotation's registers as the `clocks` blob of its row (schema 5): for each distinct stamp,
 /// the registers it set.
 ///

@@ -36,6 +36,18 @@ import Testing
         #expect(uses.isEmpty, "archive errors outside Archive/:\n\(uses.joined(separator: "\n"))")
     }
 
+    /// The parts are types that take the connection, not extensions of it: only `Engine/`, where the connection
+    /// lives, extends `StoreConnection` (its batch, its recording path, its reads).
+    @Test func onlyTheEngineExtendsTheConnection() throws {
+        let extending = try Self.sources().filter { $0.folder != "Engine" }.flatMap { source in
+            Self.extensions(of: "StoreConnection", in: source)
+        }
+        #expect(extending.isEmpty, "parts that extend StoreConnection:\n\(extending.joined(separator: "\n"))")
+        let planted = Source(folder: "Sync", name: "Planted.swift", text: "/// extension StoreConnection {\n"
+            + "extension StoreConnection {\n}\n")
+        #expect(Self.extensions(of: "StoreConnection", in: planted) == ["Sync/Planted.swift:2"])
+    }
+
     @Test func theScanFindsAViolationWhenThereIsOne() {
         let planted = Source(folder: "Replication", name: "Planted.swift", text: """
             // An ArchiveError in a comment is no dependency, nor is "ArchiveError" in a string.
@@ -72,6 +84,15 @@ import Testing
         }
         #expect(found.count > 100, "the library's sources are at \(library.path)")
         return found
+    }
+
+    /// "FOLDER/FILE:LINE" for each top-level `extension TYPE` of `source`.
+    static func extensions(of type: String, in source: Source) -> [String] {
+        source.text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { index, line in
+            let words = line.split(whereSeparator: { !$0.isLetter && !$0.isNumber && $0 != "_" })
+            return line.hasPrefix("extension ") && words.count >= 2 && words[1] == type
+                ? "\(source.folder)/\(source.name):\(index + 1)" : nil
+        }
     }
 
     /// Each type declared at the top level of `sources` (nested types share names such as `Kind`), by its folder.
