@@ -90,34 +90,52 @@ struct ArchiveExporter {
         }
     }
 
+    /// Writes the whole archive: the header (with the log's head), the receipts, the changes in the log's order,
+    /// the state records, the trailer with the counts.
     private func writeArchive(into lines: inout ArchiveLineWriter, filter: ExportFilter,
                               createdAt: String, head: HeadSource) throws -> ArchiveCounts {
+        // The chain as recomputed over the rows written, not as stored: a full archive's changes then rebuild it
+        // exactly, even from a store whose stored digests were tampered with (which `verify` reports). A full
+        // archive reads every change, so the stored head is checked against the chain recomputed as they are written.
+        let stored = head == .storedChecked && filter.isEmpty ? try store.log.head() : nil
+        try writeHeader(into: &lines, filter: filter, createdAt: createdAt,
+                        head: try stored ?? store.log.recomputeChain().head)
+        // How the changes this store did not make arrived, for a restore to keep (format 4): every receipt, read
+        // from its own small table rather than found through the log.
+        try db.forEachRow(sql: "SELECT \(Receipts.columns) FROM receipts ORDER BY id") { row in
+            try lines.write(try Receipt(row: row).archiveRecord)
+        }
+        var counts = ArchiveCounts()
+        let since = HLC(milliseconds: max(0, filter.since ?? 0), counter: 0)
+        let document = filter.document.map(DatabaseValue.text) ?? .null
+        try writeChanges(into: &lines, since: since, document: document, checking: stored, counts: &counts)
+        try writeStates(into: &lines, since: since, document: document, counts: &counts)
+        try lines.write(counts.trailerJSON)
+        return counts
+    }
+
+    /// The header: this device, the schema, the editions the annotations are anchored on, the filter of a partial
+    /// archive, and the log's `head`.
+    private func writeHeader(into lines: inout ArchiveLineWriter, filter: ExportFilter, createdAt: String,
+                             head: LogHead) throws {
         var filterText: [String: String] = [:]
         if let document = filter.document { filterText["document"] = document }
         if let since = filter.since { filterText["since"] = Timestamp.iso8601(milliseconds: since) }
         let editions = try db.fetchAll(
             sql: "SELECT created_edition FROM annotations UNION SELECT anchor_edition FROM annotations ORDER BY 1"
         ) { try $0.string(0) }
-        // The chain as recomputed over the rows written, not as stored: a full archive's changes then rebuild it
-        // exactly, even from a store whose stored digests were tampered with (which `verify` reports). A full
-        // archive reads every change, so the stored head is checked against the chain recomputed as they are written.
-        let stored = head == .storedChecked && filter.isEmpty ? try store.log.head() : nil
         let header = ArchiveHeader(
             device: store.deviceID, createdAt: createdAt, schemaVersion: Int64(UserSchema.currentVersion),
-            editions: editions, partial: !filter.isEmpty, filter: filterText,
-            head: try stored ?? store.log.recomputeChain().head)
+            editions: editions, partial: !filter.isEmpty, filter: filterText, head: head)
         try lines.write(header.json)
-        // How the changes this store did not make arrived, for a restore to keep (format 4): every receipt, read
-        // from its own small table rather than found through the log.
-        try db.forEachRow(sql: "SELECT \(Receipts.columns) FROM receipts ORDER BY id") { row in
-            try lines.write(try Receipt(row: row).archiveRecord)
-        }
+    }
+
+    /// The changes in scope, in the log's order; with `stored`, the chain recomputed over them must end at that
+    /// head, digest for digest (`StoredChainBroken` otherwise).
+    private func writeChanges(into lines: inout ArchiveLineWriter, since: HLC, document: DatabaseValue,
+                              checking stored: LogHead?, counts: inout ArchiveCounts) throws {
         var chain = LogHead(sequence: 0, digest: ChangeDigest.genesis)
         var chainHolds = true
-
-        var counts = ArchiveCounts()
-        let since = HLC(milliseconds: max(0, filter.since ?? 0), counter: 0)
-        let document = filter.document.map(DatabaseValue.text) ?? .null
         // The log is read in its own order (seq, the table's key); "+hlc" keeps the planner from reading it through
         // the clock index and sorting it again: "the unary "+" operator … will prevent the term from constraining
         // an index" (https://www.sqlite.org/optoverview.html#disqualifying_where_clause_terms_using_unary_).
@@ -143,6 +161,11 @@ struct ArchiveExporter {
             try store.reportProgress("exporting changes", done: counts.changes)
         }
         if let stored, !chainHolds || chain != stored { throw StoredChainBroken() }
+    }
+
+    /// The state records in scope: each annotation, then each reading position.
+    private func writeStates(into lines: inout ArchiveLineWriter, since: HLC, document: DatabaseValue,
+                             counts: inout ArchiveCounts) throws {
         try db.forEachRow(
             sql: """
                 SELECT \(Projection.annotationColumns()) FROM annotations
@@ -164,7 +187,5 @@ struct ArchiveExporter {
             try lines.write(ArchiveFormat.record(try ReadingPosition(row: row)))
             counts.positions += 1
         }
-        try lines.write(counts.trailerJSON)
-        return counts
     }
 }
