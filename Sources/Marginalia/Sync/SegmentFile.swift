@@ -116,42 +116,22 @@ final class SegmentFile {
         var count = 0
         do {
             while let line = try lines.next() {
-                guard line.endsWithNewline else {
-                    throw Problem(line: line.number, reason: "the last line does not end with a line feed",
-                                  cutShort: true)
-                }
-                let object: JSONObject
-                do {
-                    guard case .object(let parsed) = try parser.parse(line.bytes) else {
-                        throw Problem(line: line.number, reason: "not a JSON object")
-                    }
-                    object = parsed
-                } catch let error as JSONParseError {
-                    throw Problem(line: line.number, reason: "not JSON: \(error)")
-                }
-                let change: Change
-                do {
-                    if line.number == 1 {
-                        let read = try SegmentHeader(json: object)
+                switch try Self.record(of: line, parser: &parser, afterTrailer: trailer != nil) {
+                case .header(let read):
+                    do {
                         if let headerMAC { try keys.authenticate(read, headerMAC: headerMAC) }
-                        header = read
-                        continue
+                    } catch let problem as Problem {
+                        throw problem
+                    } catch {
+                        throw Problem(line: line.number, reason: "\(error)")
                     }
-                    if trailer != nil { throw FieldError(field: "type", reason: "a record after the trailer") }
-                    switch object["type"] {
-                    case .string("change")?: change = try ArchiveRecords.change(object)
-                    case .string("trailer")?:
-                        trailer = try ArchiveRecords.trailer(object)
-                        continue
-                    default: throw FieldError(field: "type", reason: "must be \"change\" or \"trailer\" in a segment")
-                    }
-                } catch let problem as Problem {
-                    throw problem
-                } catch {
-                    throw Problem(line: line.number, reason: "\(error)")
+                    header = read
+                case .change(let change):
+                    try handle(change)
+                    count += 1
+                case .trailer(let read):
+                    trailer = read
                 }
-                try handle(change)
-                count += 1
             }
         } catch let problem as Problem {
             throw problem
@@ -169,6 +149,46 @@ final class SegmentFile {
                 + "holds \(count)")
         }
         return (header, count, counted.count, try hashed.finalizeHex())
+    }
+
+    /// What a line of a segment holds: its header (line 1), a change, or its trailer.
+    private enum Record {
+        case header(SegmentHeader)
+        case change(Change)
+        case trailer(ArchiveCounts)
+    }
+
+    /// Reads one line of a segment as its record: the header on the first line, then changes, then the trailer
+    /// and nothing after it.
+    /// - Throws: `Problem` naming the line: cut short (no final line feed), not JSON, or not a segment's record.
+    private static func record(of line: ArchiveLineReader.Line, parser: inout JSONParser, afterTrailer: Bool) throws
+        -> Record
+    {
+        guard line.endsWithNewline else {
+            throw Problem(line: line.number, reason: "the last line does not end with a line feed", cutShort: true)
+        }
+        let object: JSONObject
+        do {
+            guard case .object(let parsed) = try parser.parse(line.bytes) else {
+                throw Problem(line: line.number, reason: "not a JSON object")
+            }
+            object = parsed
+        } catch let error as JSONParseError {
+            throw Problem(line: line.number, reason: "not JSON: \(error)")
+        }
+        do {
+            if line.number == 1 { return .header(try SegmentHeader(json: object)) }
+            if afterTrailer { throw FieldError(field: "type", reason: "a record after the trailer") }
+            switch object["type"] {
+            case .string("change")?: return .change(try ArchiveRecords.change(object))
+            case .string("trailer")?: return .trailer(try ArchiveRecords.trailer(object))
+            default: throw FieldError(field: "type", reason: "must be \"change\" or \"trailer\" in a segment")
+            }
+        } catch let problem as Problem {
+            throw problem
+        } catch {
+            throw Problem(line: line.number, reason: "\(error)")
+        }
     }
 
     /// The size of the open file; nil when it cannot be told.
