@@ -6,13 +6,15 @@ struct AttachedContent {
     /// What the attached content is, or nil when none is.
     let info: ContentInfo?
 
-    private func require() throws {
-        guard info != nil else { throw StoreError.contentUnavailable(reason: "no content is attached") }
+    /// What the attached content is, or an error saying why there is none.
+    func require() throws -> ContentInfo {
+        guard let info else { throw StoreError.contentUnavailable(reason: "no content is attached") }
+        return info
     }
 
     /// The passage with this id in the attached content, or nil.
     func passage(id: String) throws -> Passage? {
-        try require()
+        _ = try require()
         return try db.fetchOne(
             sql: "SELECT id, document_id, ord, text FROM content.passages WHERE id = ?", arguments: [id],
             Passage.init(row:))
@@ -20,7 +22,7 @@ struct AttachedContent {
 
     /// The passage at `order` in `document`, or nil.
     func passage(document: String, order: Int) throws -> Passage? {
-        try require()
+        _ = try require()
         return try db.fetchOne(
             sql: "SELECT id, document_id, ord, text FROM content.passages WHERE document_id = ? AND ord = ?",
             arguments: [document, order], Passage.init(row:))
@@ -28,7 +30,7 @@ struct AttachedContent {
 
     /// Every passage of `document`, in order.
     func passages(document: String) throws -> [Passage] {
-        try require()
+        _ = try require()
         return try db.fetchAll(
             sql: "SELECT id, document_id, ord, text FROM content.passages WHERE document_id = ? ORDER BY ord",
             arguments: [document], Passage.init(row:))
@@ -36,7 +38,7 @@ struct AttachedContent {
 
     /// The passages of `document` from order `first` through `last`, in order.
     func passages(document: String, from first: Int, through last: Int) throws -> [Passage] {
-        try require()
+        _ = try require()
         return try db.fetchAll(
             sql: """
                 SELECT id, document_id, ord, text FROM content.passages
@@ -47,7 +49,7 @@ struct AttachedContent {
 
     /// The document with this id, or nil.
     func document(id: String) throws -> ContentDocument? {
-        try require()
+        _ = try require()
         return try db.fetchOne(
             sql: """
                 SELECT d.id, d.title, d.ord, (SELECT count(*) FROM content.passages p WHERE p.document_id = d.id)
@@ -58,7 +60,7 @@ struct AttachedContent {
 
     /// Every document, in order.
     func documents() throws -> [ContentDocument] {
-        try require()
+        _ = try require()
         return try db.fetchAll(
             sql: """
                 SELECT d.id, d.title, d.ord, count(p.id) FROM content.documents d

@@ -72,8 +72,7 @@ extension StoreConnection {
 
     /// The attached content, or an error saying why there is none.
     func requireContent() throws -> ContentInfo {
-        guard let content else { throw StoreError.contentUnavailable(reason: "no content is attached") }
-        return content
+        try attached.require()
     }
 }
 

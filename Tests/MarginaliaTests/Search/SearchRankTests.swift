@@ -14,10 +14,16 @@ import Testing
         var score: Double
     }
 
-    @Test func oneRankedPassFindsAndOrdersWhatTheTiersRunOneByOneDo() throws {
-        let directory = try TemporaryDirectory()
+    /// A new store in `directory` with the sample content built there and attached.
+    static func storeWithSample(in directory: TemporaryDirectory) throws -> AnnotationStore {
         let store = try makeStore(directory)
         try store.attachContent(path: try Samples.buildContent("eminescu-2026.1.json", in: directory))
+        return store
+    }
+
+    @Test func oneRankedPassFindsAndOrdersWhatTheTiersRunOneByOneDo() throws {
+        let directory = try TemporaryDirectory()
+        let store = try Self.storeWithSample(in: directory)
         let seed = TestSeed.printed(for: "SearchRankTests")
         var random = SeededGenerator(seed: seed)
         let words = try store.engine.read { connection in
@@ -58,8 +64,7 @@ import Testing
 
     @Test func notesAreRankedByTheSameTiers() throws {
         let directory = try TemporaryDirectory()
-        let store = try makeStore(directory)
-        try store.attachContent(path: try Samples.buildContent("eminescu-2026.1.json", in: directory))
+        let store = try Self.storeWithSample(in: directory)
         let seed = TestSeed.printed(for: "SearchRankTests notes")
         var random = SeededGenerator(seed: seed)
         let passages = try store.engine.read { connection in
