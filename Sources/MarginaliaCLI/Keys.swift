@@ -48,7 +48,7 @@ enum Keys {
         try context.arguments.all("recipient").map { text in
             do {
                 return try AgeRecipient(parsing: text)
-            } catch let error as AgeError {
+            } catch let error as MarginaliaError {
                 throw UsageError("--recipient \(text): \(error)")
             }
         }

@@ -1,5 +1,5 @@
 /// Why re-anchoring onto the attached content was refused; nothing was written.
-public enum ReanchorError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum ReanchorError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The attached edition is older (see `EditionOrder`) than one the annotations were reconciled with or
     /// anchored on: re-anchoring would move them back and undo what was done on the newer edition.
     case olderEdition(attached: String, newer: String)
@@ -8,7 +8,7 @@ public enum ReanchorError: Error, Equatable, Sendable, CustomStringConvertible {
     case differentWork(attached: String, anchored: String)
 
     /// The refusal in words, naming the editions.
-    public var description: String {
+    package var description: String {
         switch self {
         case .olderEdition(let attached, let newer):
             return "the content is edition \(attached), older than edition \(newer) that the annotations were "

@@ -4,7 +4,8 @@ extension AnnotationStore {
     ///
     ///     let report = try store.verify(against: "backup.jsonl.gz")
     ///     report.isHealthy  // false if any change up to the backup's head was rewritten, removed or reordered
-    /// - Throws: `ArchiveError` when the archive cannot be read whole, or is of format 1 (which carries no head).
+    /// - Throws: `MarginaliaError` (`.invalidData`, naming the file and line) when the archive cannot be read
+    ///   whole, or is of format 1 (which carries no head).
     /// - Parameter key: the identities or passphrase that open `archive` when it is encrypted.
     public func verify(against archive: String, key: AgeKey? = nil) throws -> VerificationReport {
         let head: LogHead

@@ -5,9 +5,9 @@ import Darwin
 #endif
 
 /// Why an archive was refused or could not be written; names the file, and the line when there is one.
-public struct ArchiveError: CategorizedError, Equatable {
+package struct ArchiveError: CategorizedError, Equatable {
     /// What kind of problem it is.
-    public enum Kind: Equatable, Sendable {
+    package enum Kind: Equatable, Sendable {
         /// The file could not be read or written (missing, permissions, disk full).
         case io
         /// The bytes are not an intact gzip stream, or not an archive at all.
@@ -29,13 +29,13 @@ public struct ArchiveError: CategorizedError, Equatable {
     }
 
     /// The archive's path, as given.
-    public var file: String
+    package var file: String
     /// The 1-based line of the decompressed text, when the problem is in one line.
-    public var line: Int?
+    package var line: Int?
     /// What kind of problem it is.
-    public var kind: Kind
+    package var kind: Kind
     /// What is wrong, in words.
-    public var reason: String
+    package var reason: String
     /// The `errno` of a failed system call, for an `.io` error.
     package var code: Int32?
 
@@ -54,7 +54,7 @@ public struct ArchiveError: CategorizedError, Equatable {
     }
 
     /// What kind of failure this is for the store's error.
-    public var category: MarginaliaError.Category {
+    package var category: MarginaliaError.Category {
         switch kind {
         case .io: return code == ENOSPC || code == EDQUOT ? .diskFull : .io
         case .newerVersion: return .newerVersion
@@ -64,10 +64,13 @@ public struct ArchiveError: CategorizedError, Equatable {
     }
 
     /// The `errno` of a failed system call.
-    public var errno: Int32? { code }
+    package var errno: Int32? { code }
+
+    /// The file and line refused.
+    package var facts: ErrorFacts { ErrorFacts(file: file, line: line) }
 
     /// The refusal in words: the file, the line when there is one, and the reason.
-    public var description: String {
+    package var description: String {
         if let line { return "\(file): line \(line): \(reason)" }
         return "\(file): \(reason)"
     }

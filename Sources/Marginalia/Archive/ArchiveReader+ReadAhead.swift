@@ -9,7 +9,7 @@ extension ArchiveReader {
     /// error in file order is the one thrown, whether the reader's or `handle`'s. When `handle` throws, the
     /// reading thread is stopped and waited for before this returns, so the file is closed.
     @discardableResult
-    public func readAhead(_ handle: (ArchiveRecord, Int) throws -> Void) throws -> ArchiveSummary {
+    package func readAhead(_ handle: (ArchiveRecord, Int) throws -> Void) throws -> ArchiveSummary {
         typealias Block = [(record: ArchiveRecord, line: Int)]
         let blocks = BoundedQueue<Block>(capacity: 4)
         let reader = self

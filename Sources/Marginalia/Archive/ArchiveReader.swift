@@ -226,25 +226,9 @@ private struct ReadState {
                 header = parsed
                 return .header(parsed)
             case .receipt:
-                guard (header?.formatVersion ?? 0) >= ArchiveFormat.receiptVersion else {
-                    throw invalid("unknown record type \"receipt\" in an archive of format "
-                        + "\(header?.formatVersion ?? 0)")
-                }
-                guard counts.changes == 0, !inStateSection else { throw invalid("a receipt after the changes") }
-                let receipt = try Receipt(archiveRecord: object)
-                guard receipts.insert(receipt.id).inserted else { throw invalid("a second receipt \(receipt.id)") }
-                return .receipt(receipt)
+                return .receipt(try acceptReceipt(object, invalid: invalid))
             case .change:
-                guard !inStateSection else { throw invalid("a change after the state records") }
-                let allowed = (header?.formatVersion ?? 0) >= ArchiveFormat.receiptVersion
-                let change = try ArchiveRecords.change(object, receiptAllowed: allowed)
-                let receipt = try ArchiveRecords.receipt(of: object)
-                if let receipt, !receipts.contains(receipt) {
-                    throw invalid("change record: field \"receipt\": names receipt \(receipt), which no receipt "
-                        + "record before the changes declares")
-                }
-                counts.changes += 1
-                return .change(change, receipt: receipt)
+                return try acceptChange(object, invalid: invalid)
             case .annotation:
                 inStateSection = true
                 try ArchiveRecords.checkAnnotation(object)
@@ -256,13 +240,7 @@ private struct ReadState {
                 counts.positions += 1
                 return .position(object)
             case .trailer:
-                let declared = try ArchiveRecords.trailer(object)
-                guard declared == counts else {
-                    throw invalid("the trailer counts \(declared.changes) changes, \(declared.annotations) annotations "
-                        + "and \(declared.positions) positions, but the archive holds \(counts.changes), "
-                        + "\(counts.annotations) and \(counts.positions)")
-                }
-                sawTrailer = true
+                try acceptTrailer(object, invalid: invalid)
                 return nil
             }
         } catch let error as FieldError {
@@ -270,5 +248,43 @@ private struct ReadState {
         } catch let error as ArchiveRecords.NewerVersion {
             throw ArchiveError(file: file, line: line, kind: .newerVersion, reason: error.description)
         }
+    }
+
+    /// A receipt record: only in an archive of a format that has them, before the changes, each id once.
+    private mutating func acceptReceipt(_ object: JSONObject, invalid: (String) -> ArchiveError) throws -> Receipt {
+        guard (header?.formatVersion ?? 0) >= ArchiveFormat.receiptVersion else {
+            throw invalid("unknown record type \"receipt\" in an archive of format \(header?.formatVersion ?? 0)")
+        }
+        guard counts.changes == 0, !inStateSection else { throw invalid("a receipt after the changes") }
+        let receipt = try Receipt(archiveRecord: object)
+        guard receipts.insert(receipt.id).inserted else { throw invalid("a second receipt \(receipt.id)") }
+        return receipt
+    }
+
+    /// A change record: before the state records, naming only a receipt declared before it.
+    private mutating func acceptChange(_ object: JSONObject, invalid: (String) -> ArchiveError) throws
+        -> ArchiveRecord
+    {
+        guard !inStateSection else { throw invalid("a change after the state records") }
+        let allowed = (header?.formatVersion ?? 0) >= ArchiveFormat.receiptVersion
+        let change = try ArchiveRecords.change(object, receiptAllowed: allowed)
+        let receipt = try ArchiveRecords.receipt(of: object)
+        if let receipt, !receipts.contains(receipt) {
+            throw invalid("change record: field \"receipt\": names receipt \(receipt), which no receipt "
+                + "record before the changes declares")
+        }
+        counts.changes += 1
+        return .change(change, receipt: receipt)
+    }
+
+    /// The trailer: its counts must be the records read.
+    private mutating func acceptTrailer(_ object: JSONObject, invalid: (String) -> ArchiveError) throws {
+        let declared = try ArchiveRecords.trailer(object)
+        guard declared == counts else {
+            throw invalid("the trailer counts \(declared.changes) changes, \(declared.annotations) annotations "
+                + "and \(declared.positions) positions, but the archive holds \(counts.changes), "
+                + "\(counts.annotations) and \(counts.positions)")
+        }
+        sawTrailer = true
     }
 }

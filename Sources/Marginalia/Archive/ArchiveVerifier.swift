@@ -11,7 +11,13 @@ import Darwin
 /// replaying the archive's changes into a scratch store.
 public enum ArchiveVerifier {
     /// Verifies the archive at `path` without touching any store.
+    ///
+    /// - Throws: `MarginaliaError`: `.invalidData` naming the file and line at fault, `.newerVersion`, `.io`.
     public static func verify(path: String, limits: ArchiveLimits = ArchiveLimits()) throws -> ArchiveVerification {
+        try MarginaliaError.classifying { try check(path: path, limits: limits) }
+    }
+
+    private static func check(path: String, limits: ArchiveLimits) throws -> ArchiveVerification {
         // The scratch store lives (and its directory with it) until the check is done.
         // In the user's temporary directory, not beside the archive (a USB stick, a synced folder): the check
         // writes a store of about five times the archive's size, removed when done.

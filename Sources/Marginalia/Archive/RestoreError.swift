@@ -2,17 +2,17 @@ import Foundation
 
 /// A restore that failed after it began to replace the store; says where the store and the copy of the
 /// previous one are.
-public struct RestoreError: CategorizedError, Equatable {
+package struct RestoreError: CategorizedError, Equatable {
     /// The store that was being replaced.
-    public let storePath: String
+    package let storePath: String
     /// What went wrong.
-    public let reason: String
+    package let reason: String
     /// The copy of the store as it was before the restore, if one was made.
-    public let previousStore: String?
+    package let previousStore: String?
     /// Whether the store under its own name is known to hold its previous content, untouched.
-    public let storeUnchanged: Bool
+    package let storeUnchanged: Bool
     /// The kind of failure (disk full, I/O, busy…) of the error that stopped the restore.
-    public let category: MarginaliaError.Category
+    package let category: MarginaliaError.Category
 
     init(storePath: String, reason: String, previousStore: String?, storeUnchanged: Bool,
          cause: (any Error)? = nil) {
@@ -23,8 +23,11 @@ public struct RestoreError: CategorizedError, Equatable {
         category = cause.map { MarginaliaError($0).category } ?? (storeUnchanged ? .io : .corruptStore)
     }
 
+    /// The store being replaced.
+    package var facts: ErrorFacts { ErrorFacts(file: storePath) }
+
     /// The failure in words, naming the store and the `.bak`.
-    public var description: String {
+    package var description: String {
         var text = "restore failed: \(reason); "
         text += storeUnchanged
             ? "\(storePath) was left as it was"

@@ -81,38 +81,14 @@ extension ChangeFields {
             if !color.isEmpty { try FieldReader.checkLabel(color, field: "color") }
             self.color = color
         }
-        if let value = object["tags"] {
-            guard case .object(let tagObject) = value, tagObject.count > 0 else {
-                throw FieldError(field: "tags", reason: "must be a non-empty object of tag: true|false")
-            }
-            guard tagObject.count <= FieldLimits.maxTagsPerChange else {
-                throw FieldError(field: "tags", reason: "sets more than \(FieldLimits.maxTagsPerChange) tags")
-            }
-            for (tag, present) in tagObject {
-                try FieldReader.checkLabel(tag, field: "tags")
-                guard case .bool(let flag) = present else {
-                    throw FieldError(field: "tags.\(tag)", reason: "must be true or false")
-                }
-                tags[tag] = flag
-            }
-        }
+        if let value = object["tags"] { tags = try Self.tags(from: value) }
         if let value = object["deleted"] {
             guard case .bool(let flag) = value else {
                 throw FieldError(field: "deleted", reason: "must be true or false")
             }
             deleted = flag
         }
-        if object["passage"] != nil || object["offset"] != nil {
-            guard let passage = object["passage"] else {
-                throw FieldError(field: "passage", reason: "required with offset")
-            }
-            guard let offset = object["offset"] else {
-                throw FieldError(field: "offset", reason: "required with passage")
-            }
-            position = TextPosition(
-                passage: try FieldReader.identifier(passage, field: "passage"),
-                offset: try FieldReader.offset(offset, field: "offset"))
-        }
+        if object["passage"] != nil || object["offset"] != nil { position = try Self.position(from: object) }
         if let value = object["revertTo"] {
             revertTo = try FieldReader.machineID(value, field: "revertTo")
         }
@@ -121,6 +97,37 @@ extension ChangeFields {
             try FieldReader.checkLabel(name, field: "name")
             self.name = name
         }
+    }
+
+    /// The `tags` field: an object of at most `FieldLimits.maxTagsPerChange` labels, each true or false.
+    private static func tags(from value: JSONValue) throws(FieldError) -> [String: Bool] {
+        guard case .object(let tagObject) = value, tagObject.count > 0 else {
+            throw FieldError(field: "tags", reason: "must be a non-empty object of tag: true|false")
+        }
+        guard tagObject.count <= FieldLimits.maxTagsPerChange else {
+            throw FieldError(field: "tags", reason: "sets more than \(FieldLimits.maxTagsPerChange) tags")
+        }
+        var tags: [String: Bool] = [:]
+        for (tag, present) in tagObject {
+            try FieldReader.checkLabel(tag, field: "tags")
+            guard case .bool(let flag) = present else {
+                throw FieldError(field: "tags.\(tag)", reason: "must be true or false")
+            }
+            tags[tag] = flag
+        }
+        return tags
+    }
+
+    /// The `passage` and `offset` fields, which come together.
+    private static func position(from object: JSONObject) throws(FieldError) -> TextPosition {
+        guard let passage = object["passage"] else {
+            throw FieldError(field: "passage", reason: "required with offset")
+        }
+        guard let offset = object["offset"] else {
+            throw FieldError(field: "offset", reason: "required with passage")
+        }
+        return TextPosition(passage: try FieldReader.identifier(passage, field: "passage"),
+                            offset: try FieldReader.offset(offset, field: "offset"))
     }
 
     /// Checks every value as `init(json:)` checks it when it reads an archive, with the same `FieldReader`

@@ -1,5 +1,5 @@
 /// Why content could not be built or attached; each case names the file and what is wrong with it.
-public enum ContentError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum ContentError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The content file does not exist (nothing was created in its place).
     case missing(path: String)
     /// The file exists but is not a usable content database.
@@ -17,7 +17,7 @@ public enum ContentError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidSource(path: String, location: String, reason: String)
 
     /// The problem in words, naming the file and what is wrong in it.
-    public var description: String {
+    package var description: String {
         switch self {
         case .missing(let path):
             return "content file \(path) does not exist"
@@ -34,6 +34,19 @@ public enum ContentError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(path):\(line):\(column): invalid JSON: \(reason)"
         case .invalidSource(let path, let location, let reason):
             return location.isEmpty ? "\(path): \(reason)" : "\(path): \(location): \(reason)"
+        }
+    }
+}
+
+extension ContentError {
+    /// The file (and line) the refusal names.
+    package var facts: ErrorFacts {
+        switch self {
+        case .missing(let path), .notContent(let path, _), .newerSchema(let path, _, _), .inconsistent(let path, _),
+             .unreadable(let path, _), .invalidSource(let path, _, _):
+            return ErrorFacts(file: path)
+        case .invalidJSON(let path, let line, _, _):
+            return ErrorFacts(file: path, line: line)
         }
     }
 }

@@ -27,16 +27,14 @@ extension AnnotationStore {
     }
 
     /// Deletes an annotation: it becomes a tombstone, still listed with deleted ones and kept in history.
-    /// - Throws: `MarginaliaError`: `.notFound`, or `.invalidArgument` (`StoreError.unchanged`) when it is already
-    ///   deleted.
+    /// - Throws: `MarginaliaError`: `.notFound`, or `.invalidArgument` when it is already deleted.
     @discardableResult
     public func deleteAnnotation(id: String) throws -> Annotation {
         try engine.write { try $0.deleteAnnotation(id: id) }
     }
 
     /// Brings a deleted annotation back.
-    /// - Throws: `MarginaliaError`: `.notFound`, or `.invalidArgument` (`StoreError.unchanged`) when it is not
-    ///   deleted.
+    /// - Throws: `MarginaliaError`: `.notFound`, or `.invalidArgument` when it is not deleted.
     @discardableResult
     public func undeleteAnnotation(id: String) throws -> Annotation {
         try engine.write { try $0.undeleteAnnotation(id: id) }

@@ -11,15 +11,15 @@ import Darwin
 ///
 ///     do { try SystemIO.open(path, flags: O_RDONLY) }
 ///     catch let error as IOError where error.code == ENOENT { … }
-public struct IOError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct IOError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The operation that failed, as the system call is named (`open`, `write`, `rename`, …).
-    public var operation: String
+    package var operation: String
     /// The file it was done on; empty when there is none.
-    public var path: String
+    package var path: String
     /// The `errno` it failed with (0 when the failure had none, e.g. a library call).
-    public var code: Int32
+    package var code: Int32
     /// `code` in words (`strerror`), or what failed when there is no `errno`.
-    public var message: String
+    package var message: String
 
     /// A failure of `operation` on `path` with `code`, described by `message`.
     package init(operation: String, path: String, code: Int32, message: String) {
@@ -33,7 +33,7 @@ public struct IOError: Error, Equatable, Sendable, CustomStringConvertible {
     package var isDiskFull: Bool { code == ENOSPC || code == EDQUOT }
 
     /// The failure in words: "cannot OPERATION PATH: MESSAGE".
-    public var description: String {
+    package var description: String {
         path.isEmpty ? "cannot \(operation): \(message)" : "cannot \(operation) \(path): \(message)"
     }
 

@@ -7,18 +7,18 @@ import Darwin
 #endif
 
 /// Why a file will not be written over: what it is, and what to do instead.
-public struct OutputRefusal: Error, Equatable, Sendable, CustomStringConvertible {
+package struct OutputRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     /// The path as given.
-    public var path: String
+    package var path: String
     /// The real file it leads to, when that differs (through symbolic links).
-    public var resolved: String?
+    package var resolved: String?
     /// What the file is, e.g. "a Marginalia store".
-    public var what: String
+    package var what: String
     /// What would let the write go ahead, if anything can: a fact for the caller to word as advice.
-    public var remedy: Remedy?
+    package var remedy: Remedy?
 
     /// What would let a refused write go ahead.
-    public enum Remedy: Equatable, Sendable {
+    package enum Remedy: Equatable, Sendable {
         /// The path names a directory: a file inside it must be named.
         case nameAFile
         /// The path is a pipe or a device: a stream of the bytes goes to standard output instead.
@@ -48,7 +48,7 @@ public struct OutputRefusal: Error, Equatable, Sendable, CustomStringConvertible
     }
 
     /// The refusal in words: the path, what it leads to and what it is.
-    public var description: String {
+    package var description: String {
         let via = resolved.map { " (which leads to \($0))" } ?? ""
         let changed = remedy == .changedMeanwhile ? "; it changed while being written; nothing was replaced" : ""
         return "will not write over \(path)\(via): it is \(what)" + changed

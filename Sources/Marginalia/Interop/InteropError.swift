@@ -1,12 +1,12 @@
 /// Why another tool's file (Kindle clippings, a KOReader or Readwise export, W3C annotations, a source text) was
 /// refused: it names the file, and the line when there is one.
-public struct InteropError: CategorizedError, Equatable {
+package struct InteropError: CategorizedError, Equatable {
     /// The file's name, as given.
-    public var file: String
+    package var file: String
     /// The 1-based line of the file, when the problem is in one line.
-    public var line: Int?
+    package var line: Int?
     /// What is wrong, in words.
-    public var reason: String
+    package var reason: String
 
     /// A refusal of `file` (at `line`, when the problem is in one line).
     package init(file: String, line: Int? = nil, reason: String) {
@@ -16,10 +16,13 @@ public struct InteropError: CategorizedError, Equatable {
     }
 
     /// A file the store was handed is malformed: the caller's data.
-    public var category: MarginaliaError.Category { .invalidData }
+    package var category: MarginaliaError.Category { .invalidData }
+
+    /// The file and line refused.
+    package var facts: ErrorFacts { ErrorFacts(file: file, line: line) }
 
     /// The refusal in words: the file, the line when there is one, and the reason.
-    public var description: String {
+    package var description: String {
         if let line { return "\(file): line \(line): \(reason)" }
         return "\(file): \(reason)"
     }

@@ -1,9 +1,9 @@
 /// A field of a change that is missing, of the wrong type, or not allowed.
-public struct FieldError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct FieldError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The field's path, e.g. `start.offset` or `tags`.
-    public var field: String
+    package var field: String
     /// What is wrong with it, in words.
-    public var reason: String
+    package var reason: String
 
     /// A refusal of `field` for `reason`.
     package init(field: String, reason: String) {
@@ -12,5 +12,5 @@ public struct FieldError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The refusal in words, naming the field when there is one.
-    public var description: String { field.isEmpty ? reason : "field \"\(field)\": \(reason)" }
+    package var description: String { field.isEmpty ? reason : "field \"\(field)\": \(reason)" }
 }

@@ -1,11 +1,14 @@
 import Foundation
 
-/// Every error the store's public API throws: a category an app can act on, and the specific case.
+/// Every error the library's public API throws: a category an app can act on, the facts it names (the file and
+/// line, the field, the id at fault, the `errno`) and the failure in words. The words state what is wrong, never
+/// what a command-line user should type about it.
 ///
 ///     do {
 ///         try store.createAnnotation(.highlight, at: AnchorRequest(passage: "NO.SUCH"))
 ///     } catch let error as MarginaliaError where error.category == .invalidArgument {
 ///         showAlert(error.localizedDescription)    // "no passage NO.SUCH in the attached content"
+///         log(error.id)                            // "NO.SUCH"
 ///     }
 public struct MarginaliaError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
     /// What kind of failure this is, and so what a caller can do about it.
@@ -34,8 +37,8 @@ public struct MarginaliaError: Error, Equatable, Sendable, CustomStringConvertib
         case cancelled
     }
 
-    /// The specific failure.
-    public enum Reason: Equatable, Sendable {
+    /// The specific failure, as the part of the library that raised it named it.
+    package enum Reason: Equatable, Sendable {
         case store(StoreError)
         case content(ContentError)
         case field(FieldError)
@@ -59,7 +62,7 @@ public struct MarginaliaError: Error, Equatable, Sendable, CustomStringConvertib
     /// What kind of failure this is.
     public let category: Category
     /// The specific failure.
-    public let reason: Reason
+    package let reason: Reason
 
     /// An error of `category` for `reason`.
     package init(category: Category, reason: Reason) {
@@ -73,6 +76,32 @@ public struct MarginaliaError: Error, Equatable, Sendable, CustomStringConvertib
         case .io(let error): return error.code
         case .format(let error): return error.errno
         default: return nil
+        }
+    }
+
+    /// The file the failure is about, when there is one: an archive, a store, a content database, a file of a
+    /// sync folder or of an interop format, an output path.
+    public var file: String? { facts.file }
+    /// The 1-based line of `file` at fault, when the failure is in one line.
+    public var line: Int? { facts.line }
+    /// The field at fault (of an archive record, an annotation, a content source), when there is one.
+    public var field: String? { facts.field }
+    /// The id at fault (of an annotation, a change, a passage, a document, or an id prefix typed), when there is one.
+    public var id: String? { facts.id }
+
+    /// The facts the specific failure names.
+    private var facts: ErrorFacts {
+        switch reason {
+        case .store(let error): return error.facts
+        case .content(let error): return error.facts
+        case .field(let error): return ErrorFacts(field: error.field.isEmpty ? nil : error.field)
+        case .database: return ErrorFacts()
+        case .io(let error): return ErrorFacts(file: error.path)
+        case .format(let error): return error.facts
+        case .reanchor: return ErrorFacts()
+        case .search: return ErrorFacts()
+        case .output(let error): return ErrorFacts(file: error.path)
+        case .closed, .cancelled, .other: return ErrorFacts()
         }
     }
 
@@ -97,8 +126,7 @@ public struct MarginaliaError: Error, Equatable, Sendable, CustomStringConvertib
     /// The error in words (`description`), for `LocalizedError`.
     public var errorDescription: String? { description }
 
-    /// The failure as the part of the library that raised it named it: a `StoreError`, a `ContentError`, a file
-    /// format's own error, ….
+    /// The failure as the part of the library that raised it named it, for logging (its type is the library's own).
     public var underlyingError: any Error {
         switch reason {
         case .store(let error): return error
@@ -153,6 +181,16 @@ extension MarginaliaError {
         }
     }
 
+    /// `body`'s result, or its error classified: how an entry point of the public API outside the store (a key
+    /// parsed, an archive verified) throws only `MarginaliaError`.
+    package static func classifying<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw MarginaliaError(error)
+        }
+    }
+
     private static func category(of error: StoreError) -> Category {
         switch error {
         case .storeMissing, .annotationNotFound, .idNotFound: return .notFound
@@ -187,7 +225,7 @@ extension MarginaliaError {
 
 extension MarginaliaError.Reason {
     /// Whether two reasons are the same case with equal errors (a format's error compared by `isSame(as:)`).
-    public static func == (lhs: Self, rhs: Self) -> Bool {
+    package static func == (lhs: Self, rhs: Self) -> Bool {
         switch (lhs, rhs) {
         case let (.store(a), .store(b)): return a == b
         case let (.content(a), .content(b)): return a == b
@@ -207,10 +245,12 @@ extension MarginaliaError.Reason {
 
 extension CategorizedError {
     /// No `errno`: the failure was not a system call's.
-    public var errno: Int32? { nil }
+    package var errno: Int32? { nil }
+    /// No facts beyond the words.
+    package var facts: ErrorFacts { ErrorFacts() }
 }
 
 extension CategorizedError where Self: Equatable {
     /// Whether `other` is of this type and equal to this error.
-    public func isSame(as other: any CategorizedError) -> Bool { (other as? Self) == self }
+    package func isSame(as other: any CategorizedError) -> Bool { (other as? Self) == self }
 }

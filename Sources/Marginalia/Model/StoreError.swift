@@ -1,5 +1,5 @@
 /// Why a store operation was refused: each case names what the user asked for that cannot be done.
-public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// There is no store at the path, and the command does not create one.
     case storeMissing(path: String)
     /// The store exists but cannot be read (permission, an I/O error), or SQLite cannot open it read-only here.
@@ -40,7 +40,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case wouldOverwrite(path: String, what: String)
 
     /// The problem in words.
-    public var description: String {
+    package var description: String {
         switch self {
         case .storeMissing(let path):
             return "no store at \(path)"
@@ -85,6 +85,26 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the store is damaged: \(reason)"
         case .wouldOverwrite(let path, let what):
             return "\(path) is \(what); write the archive to another file"
+        }
+    }
+}
+
+extension StoreError {
+    /// The file and the id the refusal names.
+    package var facts: ErrorFacts {
+        switch self {
+        case .storeMissing(let path), .unreadable(let path, _), .notAStore(let path, _), .newerSchema(let path, _, _),
+             .wouldOverwrite(let path, _):
+            return ErrorFacts(file: path)
+        case .annotationNotFound(let id), .idNotFound(let id, _), .passageNotFound(let id),
+             .documentNotFound(let id), .unchanged(let id, _):
+            return ErrorFacts(id: id)
+        case .ambiguousID(let prefix, _, _, _), .idPrefixTooShort(let prefix, _, _):
+            return ErrorFacts(id: prefix)
+        case .changeNotOfAnnotation(let change, _):
+            return ErrorFacts(id: change)
+        case .sqliteTooOld, .contentUnavailable, .invalidAnchor, .invalidChange, .corruptRow:
+            return ErrorFacts()
         }
     }
 }

@@ -1,7 +1,7 @@
 /// Why an age file, key or identity file was refused, or could not be written.
 ///
 /// Each case states what is wrong with what was handed over; none says what to do about it.
-public enum AgeError: CategorizedError, Equatable {
+package enum AgeError: CategorizedError, Equatable {
     /// The bytes do not start with `age-encryption.org/`: not an age file.
     case notAgeFile
     /// The file is in age's ASCII armor (`-----BEGIN AGE ENCRYPTED FILE-----`), which is not read here.
@@ -50,7 +50,7 @@ public enum AgeError: CategorizedError, Equatable {
     case alreadyFinished
 
     /// The problem in words.
-    public var description: String {
+    package var description: String {
         switch self {
         case .notAgeFile: return "not an age file"
         case .armored: return "an ASCII-armored age file, which is not supported"
@@ -84,7 +84,7 @@ public enum AgeError: CategorizedError, Equatable {
     }
 
     /// What kind of failure this is for the store's error.
-    public var category: MarginaliaError.Category {
+    package var category: MarginaliaError.Category {
         switch self {
         case .noIdentityMatches, .notPassphraseEncrypted, .wrongPassphrase, .unsupportedOnThisPlatform,
              .invalidRecipient, .invalidIdentity, .noRecipients, .recipientsCannotDecrypt:
@@ -93,6 +93,16 @@ public enum AgeError: CategorizedError, Equatable {
             return .io
         default:
             return .invalidData
+        }
+    }
+
+    /// The identity file and line at fault, or the header line.
+    package var facts: ErrorFacts {
+        switch self {
+        case .invalidIdentityFile(let file, let line, _): return ErrorFacts(file: file, line: line)
+        case .noIdentitiesInFile(let file): return ErrorFacts(file: file)
+        case .malformedHeader(let line, _): return ErrorFacts(line: line)
+        default: return ErrorFacts()
         }
     }
 }

@@ -17,7 +17,7 @@ extension AgeIdentity {
             let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty || line.hasPrefix("#") { continue }
             do {
-                identities.append(try AgeIdentity(parsing: line))
+                identities.append(try AgeIdentity(text: line))
             } catch let AgeError.invalidIdentity(reason) {
                 throw AgeError.invalidIdentityFile(file: file, line: index + 1,
                                                    reason: "not an age identity: \(reason)")

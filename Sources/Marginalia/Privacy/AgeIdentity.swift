@@ -22,16 +22,22 @@ public struct AgeIdentity: Sendable, CustomStringConvertible {
 
     /// A new identity from 32 random bytes.
     ///
-    /// - Throws: `PlatformCryptoError` when the cryptography library fails.
+    /// - Throws: `MarginaliaError` (`.io`) when the cryptography library fails.
     public static func generate() throws -> AgeIdentity {
-        try AgeIdentity(secretKey: PlatformCrypto.randomBytes(32))
+        try MarginaliaError.classifying { try AgeIdentity(secretKey: PlatformCrypto.randomBytes(32)) }
     }
 
     /// The identity written in `text`: one `AGE-SECRET-KEY-1…` key, uppercase as age writes it (lowercase is
     /// accepted too, as by age).
     ///
-    /// - Throws: `AgeError.invalidIdentity` saying what is wrong: the prefix, a character, the checksum, the length.
+    /// - Throws: `MarginaliaError` (`.invalidArgument`) saying what is wrong: the prefix, a character, the
+    ///   checksum, the length.
     public init(parsing text: String) throws {
+        self = try MarginaliaError.classifying { try AgeIdentity(text: text) }
+    }
+
+    /// The identity written in `text`; throws `AgeError.invalidIdentity`.
+    package init(text: String) throws {
         let decoded: (hrp: String, data: [UInt8])
         do {
             decoded = try Bech32.decode(text)

@@ -14,8 +14,14 @@ public struct AgeRecipient: Sendable, Hashable, CustomStringConvertible {
 
     /// The recipient written in `text` (`age1…`, Bech32, lowercase or uppercase).
     ///
-    /// - Throws: `AgeError.invalidRecipient` saying what is wrong: the prefix, a character, the checksum, the length.
+    /// - Throws: `MarginaliaError` (`.invalidArgument`) saying what is wrong: the prefix, a character, the
+    ///   checksum, the length.
     public init(parsing text: String) throws {
+        self = try MarginaliaError.classifying { try AgeRecipient(text: text) }
+    }
+
+    /// The recipient written in `text`; throws `AgeError.invalidRecipient`.
+    package init(text: String) throws {
         let decoded: (hrp: String, data: [UInt8])
         do {
             decoded = try Bech32.decode(text)

@@ -1,5 +1,5 @@
 /// The kinds of id the store makes and prints short: each is taken back whole or as a unique prefix.
-public enum IDKind: String, Sendable, CaseIterable {
+package enum IDKind: String, Sendable, CaseIterable {
     /// An annotation's id (`annotations.id`).
     case annotation
     /// A device's id: this store's own, or one that made a change in its log.

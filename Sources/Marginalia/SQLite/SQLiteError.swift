@@ -4,13 +4,13 @@ internal import CSQLite
 ///
 /// It carries the extended result code, SQLite's own message and the SQL that failed; never the bound
 /// values, which may hold a person's notes.
-public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The extended result code, e.g. 2067 (`SQLITE_CONSTRAINT_UNIQUE`).
-    public let extendedCode: Int32
+    package let extendedCode: Int32
     /// SQLite's message for the error.
-    public let message: String
+    package let message: String
     /// The SQL being run, if any.
-    public let sql: String?
+    package let sql: String?
 
     /// An error with SQLite's extended result code, its message, and the statement when there is one.
     package init(extendedCode: Int32, message: String, sql: String? = nil) {
@@ -36,7 +36,7 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     package var isFull: Bool { primaryCode == SQLITE_FULL }
 
     /// The error in words: code, name, message and the statement.
-    public var description: String {
+    package var description: String {
         let name = String(cString: sqlite3_errstr(extendedCode))
         var text = "SQLite error \(extendedCode) (\(name)): \(message)"
         if let sql {

@@ -1,9 +1,9 @@
 /// Why a search could not run.
-public enum SearchError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum SearchError: Error, Equatable, Sendable, CustomStringConvertible {
     case malformedQuery(String, reason: String)
 
     /// The problem with the query in words.
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformedQuery(let query, let reason):
             return "cannot search for '\(query)': \(reason)"

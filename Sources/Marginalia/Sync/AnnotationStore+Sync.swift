@@ -36,8 +36,7 @@ extension AnnotationStore {
     /// - Parameter recipients: the recipients to encrypt to in this folder from now on, remembered by the store;
     ///   nil keeps those remembered; empty forgets them (segments are then written plain).
     /// - Parameter identities: the identities that open and authenticate encrypted segments; kept in memory only.
-    /// - Throws: also `.invalidArgument` (`SyncFolderError` `.identityNeeded`) when the store encrypts to recipients
-    ///   and no identity of theirs is given.
+    /// - Throws: also `.invalidArgument` when the store encrypts to recipients and no identity of theirs is given.
     public func sync(folder: String, compact: Bool = false, acceptFuture: Bool = false,
                      recipients: [AgeRecipient]? = nil, identities: [AgeIdentity] = []) throws -> SyncReport {
         try sync(folder: folder, compact: compact, acceptFuture: acceptFuture,

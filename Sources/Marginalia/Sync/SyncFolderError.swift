@@ -1,9 +1,9 @@
 /// Why a sync folder was refused: a manifest this version cannot follow, a device directory that is a symbolic
 /// link, a folder this store cannot write in, or encryption without an identity to authenticate with. Nothing was
 /// merged or written.
-public struct SyncFolderError: CategorizedError, Equatable {
+package struct SyncFolderError: CategorizedError, Equatable {
     /// What is wrong with the folder's manifest.
-    public enum Kind: Equatable, Sendable {
+    package enum Kind: Equatable, Sendable {
         /// The manifest is not a Marginalia sync manifest.
         case notAManifest
         /// The folder was written by a newer version of marginalia.
@@ -19,11 +19,11 @@ public struct SyncFolderError: CategorizedError, Equatable {
     }
 
     /// The file or directory refused.
-    public var file: String
+    package var file: String
     /// What is wrong.
-    public var kind: Kind
+    package var kind: Kind
     /// What is wrong, in words.
-    public var reason: String
+    package var reason: String
 
     /// A refusal of the manifest at `file`.
     package init(file: String, kind: Kind, reason: String) {
@@ -33,7 +33,7 @@ public struct SyncFolderError: CategorizedError, Equatable {
     }
 
     /// What kind of failure this is for the store's error.
-    public var category: MarginaliaError.Category {
+    package var category: MarginaliaError.Category {
         switch kind {
         case .newerVersion: return .newerVersion
         case .notAManifest: return .invalidData
@@ -43,5 +43,8 @@ public struct SyncFolderError: CategorizedError, Equatable {
     }
 
     /// The refusal in words: the file and the reason.
-    public var description: String { "\(file): \(reason)" }
+    /// The file refused.
+    package var facts: ErrorFacts { ErrorFacts(file: file) }
+
+    package var description: String { "\(file): \(reason)" }
 }

@@ -122,7 +122,7 @@ extension SyncLedger {
     func recipients(forFolder root: String) throws -> [AgeRecipient] {
         guard case .array(let values)? = try storedRecipients()[root] else { return [] }
         return try values.map { value in
-            guard case .string(let text) = value, let recipient = try? AgeRecipient(parsing: text) else {
+            guard case .string(let text) = value, let recipient = try? AgeRecipient(text: text) else {
                 throw Self.corruptRecipients
             }
             return recipient

@@ -41,4 +41,39 @@ import Testing
         #expect(MarginaliaError(IOError.posix("write", path: "f", code: EIO)).errno == EIO)
         #expect(MarginaliaError(SQLiteError(extendedCode: 5, message: "database is locked")).category == .busy)
     }
+
+    /// The facts an app reads off an error (the file and line, the id, the field) come from real failures.
+    @Test func realFailuresNameTheirFacts() throws {
+        let directory = try TemporaryDirectory()
+        func failure(_ body: () throws -> Void) -> MarginaliaError? {
+            do {
+                try body()
+                return nil
+            } catch {
+                return error as? MarginaliaError
+            }
+        }
+        let missing = directory.path("none.db")
+        let notFound = try #require(failure { _ = try AnnotationStore.open(path: missing, access: .readWrite) })
+        #expect(notFound.file == missing && notFound.line == nil && notFound.id == nil)
+
+        let store = try makeStore(directory, source: makeSource([("d", [("d.1", "text")])]))
+        let noPassage = try #require(failure {
+            try store.createAnnotation(.highlight, at: AnchorRequest(passage: "NO.SUCH"))
+        })
+        #expect(noPassage.id == "NO.SUCH" && noPassage.file == nil)
+
+        // An archive whose second line is not JSON: the file and the line.
+        let archive = directory.path("bad-line.jsonl.gz")
+        try store.exportArchive(toFile: archive)
+        let lines = try ArchiveFixtures.lines(ofArchive: archive)
+        try ArchiveFixtures.writeArchive([lines[0], "{not json"] + lines.dropFirst(2), to: archive)
+        let badLine = try #require(failure { try store.importArchive(path: archive) })
+        #expect(badLine.category == .invalidData && badLine.file == archive && badLine.line == 2)
+
+        // A key that is not an age recipient, parsed outside the store: still a MarginaliaError.
+        let notAKey = try #require(failure { _ = try AgeRecipient(parsing: "age1notakey") })
+        #expect(notAKey.category == .invalidArgument && notAKey.file == nil)
+        #expect(MarginaliaError(FieldError(field: "note", reason: "not a string")).field == "note")
+    }
 }

@@ -52,7 +52,7 @@ import Testing
 
     @Test func badRecipientsSayWhatIsWrong() {
         func reason(_ text: String) -> AgeError? {
-            do { _ = try AgeRecipient(parsing: text); return nil } catch { return error as? AgeError }
+            thrownError(AgeError.self) { _ = try AgeRecipient(parsing: text) }
         }
         var typo = Array(Self.publicKey)
         typo[10] = typo[10] == "q" ? "p" : "q"
@@ -72,7 +72,7 @@ import Testing
 
     @Test func badIdentitiesSayWhatIsWrongAndNotTheKey() {
         func reason(_ text: String) -> AgeError? {
-            do { _ = try AgeIdentity(parsing: text); return nil } catch { return error as? AgeError }
+            thrownError(AgeError.self) { _ = try AgeIdentity(parsing: text) }
         }
         #expect(reason(Self.publicKey) == .invalidIdentity(reason: "the prefix is not \"AGE-SECRET-KEY-1\""))
         #expect(reason(String(Self.secretKey.dropLast())) == .invalidIdentity(
