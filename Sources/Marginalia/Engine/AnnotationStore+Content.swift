@@ -43,10 +43,11 @@ extension AnnotationStore {
         try engine.read { try $0.attached.documents() }
     }
 
-    /// Searches the attached content, best matches first (FTS5's bm25 rank).
+    /// Searches the attached content: the first page of `searchPassages`, its hits only.
     ///
-    /// - Parameter matchingInflections: look for each plain word of 5 letters or more by its stem, as a prefix
-    ///   (`stiinta` finds `ştiinţei` and `ştiinţ-`; see `SearchQuery.stem(of:)`).
+    /// - Parameter matchingInflections: find each plain word in its other forms too (`codru` finds `codrului`),
+    ///   as the content's vocabulary records them (content built by `marginalia content build` of schema 2 on);
+    ///   the words as typed rank first.
     public func searchContent(_ text: String, limit: Int = 20, markers: SnippetMarkers = .brackets,
                               matchingInflections: Bool = true) throws -> [SearchHit]
     {

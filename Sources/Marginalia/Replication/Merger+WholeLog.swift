@@ -75,23 +75,9 @@ extension Merger {
         // A page of annotations at a time: their ids, then all their changes, read whole before any row is written
         // (no write runs while a statement reads the log).
         var after = ""
-        while true {
-            let ids = try db.fetchAll(
-                sql: """
-                    SELECT DISTINCT entity_id FROM changes WHERE entity = 'annotation' AND entity_id > ?
-                    ORDER BY entity_id LIMIT ?
-                    """,
-                arguments: [after, Self.batchSize]) { try $0.string(0) }
-            guard let last = ids.last else { break }
-            let page = try db.fetchAll(
-                sql: """
-                    SELECT \(Change.columns), seq FROM changes
-                    WHERE entity = 'annotation' AND entity_id > ? AND entity_id <= ? ORDER BY entity_id, seq
-                    """,
-                arguments: [after, last]
-            ) { row in (try Change.storedColumns(in: row), try row.int64(Change.columnCount)) }
+        while let next = try annotationPage(after: after) {
             do {
-                try pages.put(page)
+                try pages.put(next.page)
             } catch {
                 // The other thread stopped: its error is the one to tell.
                 try projecting.wait().get()
@@ -99,21 +85,48 @@ extension Merger {
             }
             waiting += 1
             if waiting > 1 { try writeNextPage() }
-            after = last
+            after = next.last
         }
         pages.close()
         while waiting > 0 { try writeNextPage() }
         try projecting.wait().get()
-        let positions = try db.fetchAll(
+        try projectPositionsAndDevices(into: &report, conflicts: &conflicts)
+        Self.trim(&conflicts)
+        report.conflicts = conflicts.map(\.conflict)
+    }
+
+    /// The stored changes of the next `batchSize` annotations after id `after`, in id order then log order, and
+    /// the last of those ids; nil when no annotation follows.
+    private func annotationPage(after: String) throws -> (page: [(columns: [String], seq: Int64)], last: String)? {
+        let ids = try db.fetchAll(
+            sql: """
+                SELECT DISTINCT entity_id FROM changes WHERE entity = 'annotation' AND entity_id > ?
+                ORDER BY entity_id LIMIT ?
+                """,
+            arguments: [after, Self.batchSize]) { try $0.string(0) }
+        guard let last = ids.last else { return nil }
+        let page = try db.fetchAll(
+            sql: """
+                SELECT \(Change.columns), seq FROM changes
+                WHERE entity = 'annotation' AND entity_id > ? AND entity_id <= ? ORDER BY entity_id, seq
+                """,
+            arguments: [after, last]
+        ) { row in (try Change.storedColumns(in: row), try row.int64(Change.columnCount)) }
+        return (page, last)
+    }
+
+    /// Projects the reading positions' and the devices' changes one by one, in log order (few beside the
+    /// annotations'), counting what they did and their conflicts.
+    private func projectPositionsAndDevices(into report: inout MergeReport,
+                                            conflicts: inout [(seq: Int64, conflict: MergeConflict)]) throws {
+        let changes = try db.fetchAll(
             sql: "SELECT \(Change.columns), seq FROM changes WHERE entity IN ('position', 'device') ORDER BY seq"
         ) { row in (try Change(row: row), try row.int64(Change.columnCount)) }
-        for (change, seq) in positions {
+        for (change, seq) in changes {
             let effect = try store.project(change)
             report.count(effect)
             conflicts += effect.conflicts.map { (seq, $0) }
         }
-        Self.trim(&conflicts)
-        report.conflicts = conflicts.map(\.conflict)
     }
 
     /// Keeps the `MergeConflict.listedLimit` conflicts earliest in the store.log.
