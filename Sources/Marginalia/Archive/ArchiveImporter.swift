@@ -1,10 +1,16 @@
 import Foundation
 
 /// Another machine's archive merged into a store, through the core's own operations (the merger, the log, the
-/// quarantine, the receipts): read, checked and staged first (`ArchiveImporter+Staging`), then merged in one
-/// transaction (here, and `ArchiveImporter+Merge` for the records), or in steps that an interrupted process leaves
-/// for the next open of the store to finish (`ArchiveImporter+Steps`); into an empty store, the staged changes can
-/// go into the log at once (`ArchiveImporter+Log`).
+/// quarantine, the receipts).
+///
+/// Every way an archive comes in is one pipeline of the same stages: `ArchiveReader` reads and checks the records
+/// in file order; `RecordMerge` (`mergeRecords`) takes them, as the `ArchiveMergePlan` says, and checks the state
+/// they rebuild; the receipt is finished with the file's size and SHA-256. An import puts one stage between the
+/// two: the records are staged outside the write lock (`ArchiveImporter+Staging`, `StagedArchive`) and handed
+/// from there (`replayStaged`), merged in one transaction (here) or in steps that an interrupted process leaves for
+/// the next open of the store to finish (`ArchiveImporter+Steps`); into an empty store, the staged changes can go
+/// into the log at once (`ArchiveImporter+Log`). A restore and a verify stream the file into an empty store
+/// (`mergeArchive`): nothing else writes there meanwhile.
 struct ArchiveImporter {
     /// The connection the archive is merged into.
     let store: StoreConnection
