@@ -75,3 +75,25 @@ struct InputError: Error, CustomStringConvertible {
         self.description = description
     }
 }
+
+/// A file a command reads whole before handing it to the library (an interop file, or standard input) that cannot
+/// be read (exit 1) or is larger than the command reads (invalid input, 65).
+struct InputFileError: Error, CustomStringConvertible {
+    let file: String
+    let reason: String
+    let isTooLarge: Bool
+
+    init(file: String, unreadable reason: String) {
+        self.file = file
+        self.reason = reason
+        isTooLarge = false
+    }
+
+    init(file: String, tooLarge reason: String) {
+        self.file = file
+        self.reason = reason
+        isTooLarge = true
+    }
+
+    var description: String { "\(file): \(reason)" }
+}

@@ -251,6 +251,8 @@ enum Tool {
             return 74
         case is InputError:
             return 65
+        case let error as InputFileError:
+            return error.isTooLarge ? 65 : 1
         case is OutputRefusal:
             return 1
         default:

@@ -137,7 +137,7 @@ enum InteropCommands {
         do {
             return try FileSource(path: path)
         } catch {
-            throw ArchiveError(file: path, kind: .io, reason: FileManager.default.fileExists(atPath: path)
+            throw InputFileError(file: path, unreadable: FileManager.default.fileExists(atPath: path)
                 ? "cannot be read" : "no such file")
         }
     }
@@ -150,7 +150,7 @@ enum InteropCommands {
             handle = FileHandle.standardInput
         } else {
             guard let opened = FileHandle(forReadingAtPath: path) else {
-                throw ArchiveError(file: path, kind: .io, reason: FileManager.default.fileExists(atPath: path)
+                throw InputFileError(file: path, unreadable: FileManager.default.fileExists(atPath: path)
                     ? "cannot be read" : "no such file")
             }
             handle = opened
@@ -163,15 +163,15 @@ enum InteropCommands {
             }
             if bytes.count > limit {
                 guard limit < maxInputBytes else {
-                    throw ArchiveError(file: path, kind: .tooLarge, reason: "is larger than \(maxInputBytes >> 20) MiB")
+                    throw InputFileError(file: path, tooLarge: "is larger than \(maxInputBytes >> 20) MiB")
                 }
                 bytes.removeLast(bytes.count - limit)
             }
             return bytes
-        } catch let error as ArchiveError {
+        } catch let error as InputFileError {
             throw error
         } catch {
-            throw ArchiveError(file: path == "-" ? "stdin" : path, kind: .io, reason: "cannot be read: \(error)")
+            throw InputFileError(file: path == "-" ? "stdin" : path, unreadable: "cannot be read: \(error)")
         }
     }
 
