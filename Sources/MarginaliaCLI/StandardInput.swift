@@ -89,6 +89,12 @@ struct InputFileError: Error, CustomStringConvertible {
         isTooLarge = false
     }
 
+    /// A file that could not be opened: missing, or there but not readable.
+    init(cannotOpen path: String) {
+        let exists = FileManager.default.fileExists(atPath: path)
+        self.init(file: path, unreadable: exists ? "cannot be read" : "no such file")
+    }
+
     init(file: String, tooLarge reason: String) {
         self.file = file
         self.reason = reason

@@ -84,7 +84,7 @@ public struct MarginaliaError: Error, Equatable, Sendable, CustomStringConvertib
     public var file: String? { facts.file }
     /// The 1-based line of `file` at fault, when the failure is in one line.
     public var line: Int? { facts.line }
-    /// The field at fault (of an archive record, an annotation, a content source), when there is one.
+    /// The field at fault of a change's values handed to the store (`merge`), when there is one.
     public var field: String? { facts.field }
     /// The id at fault (of an annotation, a change, a passage, a document, or an id prefix typed), when there is one.
     public var id: String? { facts.id }

@@ -96,12 +96,12 @@ package enum AgeError: CategorizedError, Equatable {
         }
     }
 
-    /// The identity file and line at fault, or the header line.
+    /// The identity file (and line) at fault; an encrypted file's own refusals are named by the archive or sync
+    /// file that reads it.
     package var facts: ErrorFacts {
         switch self {
         case .invalidIdentityFile(let file, let line, _): return ErrorFacts(file: file, line: line)
         case .noIdentitiesInFile(let file): return ErrorFacts(file: file)
-        case .malformedHeader(let line, _): return ErrorFacts(line: line)
         default: return ErrorFacts()
         }
     }

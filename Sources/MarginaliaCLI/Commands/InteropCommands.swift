@@ -137,8 +137,7 @@ enum InteropCommands {
         do {
             return try FileSource(path: path)
         } catch {
-            throw InputFileError(file: path, unreadable: FileManager.default.fileExists(atPath: path)
-                ? "cannot be read" : "no such file")
+            throw InputFileError(cannotOpen: path)
         }
     }
 
@@ -150,8 +149,7 @@ enum InteropCommands {
             handle = FileHandle.standardInput
         } else {
             guard let opened = FileHandle(forReadingAtPath: path) else {
-                throw InputFileError(file: path, unreadable: FileManager.default.fileExists(atPath: path)
-                    ? "cannot be read" : "no such file")
+                throw InputFileError(cannotOpen: path)
             }
             handle = opened
         }
