@@ -1,7 +1,7 @@
--- Marginalia user database: the readable end state of every migration (schema version 6).
+-- Marginalia user database: the readable end state of every migration (schema version 9).
 --
 --   PRAGMA application_id = 1297237845;  -- 0x4D524755, "MRGU"
---   PRAGMA user_version = 8;
+--   PRAGMA user_version = 9;
 --
 -- The change log `changes` is the source of truth; `annotations`, `positions` and `notes_fts` are its
 -- projection, rebuilt by replaying the log. Nothing here names the content database.
@@ -215,3 +215,62 @@ CREATE TABLE receipts (
     duplicates INTEGER NOT NULL CHECK (duplicates >= 0),
     quarantined INTEGER NOT NULL CHECK (quarantined >= 0)
 ) STRICT;
+
+-- This device's own keys (schema 9), one row per device id the store has written under: the Ed25519 private key
+-- (seed) that signs what it writes into a sync folder and the age X25519 secret that opens what is encrypted to it.
+-- Kept in the store (created readable by its owner only), never in the log or an archive.
+CREATE TABLE device_keys (
+    device TEXT PRIMARY KEY NOT NULL,
+    signing_seed BLOB NOT NULL CHECK (length(signing_seed) = 32),
+    age_secret BLOB NOT NULL CHECK (length(age_secret) = 32),
+    created_at TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+
+-- The age identities this device encrypts its sync segments to, one per epoch of its roster (schema 9); the folder
+-- holds them wrapped to each admitted device and recovery key.
+CREATE TABLE epoch_keys (
+    device TEXT NOT NULL,
+    epoch INTEGER NOT NULL CHECK (epoch >= 0),
+    age_secret BLOB NOT NULL CHECK (length(age_secret) = 32),
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (device, epoch)
+) STRICT, WITHOUT ROWID;
+
+-- The roster's signed entries this store verified (schema 9): founding, admissions, revocations, recovery keys, each
+-- as its signer wrote it (body, JSON), by id (the SHA-256 of what was signed). Append-only and hash-chained: digest
+-- is the SHA-256 (hex) of the previous row's digest (64 zeros before the first) followed by the body.
+CREATE TABLE roster_entries (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE CHECK (length(id) = 64),
+    roster TEXT NOT NULL,
+    body TEXT NOT NULL CHECK (json_valid(body)),
+    digest TEXT NOT NULL CHECK (length(digest) = 64),
+    recorded_at TEXT NOT NULL
+) STRICT;
+
+CREATE TRIGGER roster_entries_refuse_update BEFORE UPDATE ON roster_entries
+BEGIN
+    SELECT RAISE(ABORT, 'roster_entries is append-only: an entry cannot be updated');
+END;
+
+CREATE TRIGGER roster_entries_refuse_delete BEFORE DELETE ON roster_entries
+BEGIN
+    SELECT RAISE(ABORT, 'roster_entries is append-only: an entry cannot be deleted');
+END;
+
+-- What a sync keeps of its own (schema 9): the roster the store belongs to (roster), whether it encrypts what it
+-- writes (encrypt), how far it published its log (published), its pending join request (join).
+CREATE TABLE sync_settings (
+    name TEXT PRIMARY KEY NOT NULL,
+    value TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+
+-- Invitations this device made (schema 9): the one-time token (hex), until when it admits, and the device that
+-- used it.
+CREATE TABLE sync_invitations (
+    token TEXT PRIMARY KEY NOT NULL CHECK (length(token) = 64),
+    roster TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    used_by TEXT
+) STRICT, WITHOUT ROWID;

@@ -46,6 +46,7 @@ enum UserSchema {
         Migration(version: 6, sql: version6),
         Migration(version: 7, sql: version7),
         Migration(version: 8, sql: version8),
+        Migration(version: 9, sql: version9),
     ]
 
     /// Version 1: the change log, the current annotations and reading positions, the notes index.

@@ -47,6 +47,61 @@ enum LibCrypto {
         return key
     }
 
+    // MARK: - Ed25519
+
+    /// The Ed25519 public key of a 32-byte private key (RFC 8032's seed).
+    static func ed25519PublicKey(seed: [UInt8]) throws -> [UInt8] {
+        let key = try ed25519Key(seed)
+        defer { EVP_PKEY_free(key) }
+        var point = [UInt8](repeating: 0, count: 32)
+        var length = point.count
+        guard EVP_PKEY_get_raw_public_key(key, &point, &length) == 1, length == 32 else {
+            throw PlatformCryptoError(function: "EVP_PKEY_get_raw_public_key")
+        }
+        return point
+    }
+
+    /// "Ed25519 … can be used with EVP_DigestSign() and EVP_DigestVerify(): the digest type must be NULL" (one-shot,
+    /// PureEdDSA over the whole message). https://www.openssl.org/docs/man3.0/man7/EVP_SIGNATURE-ED25519.html
+    static func ed25519Sign(seed: [UInt8], message: [UInt8]) throws -> [UInt8] {
+        let key = try ed25519Key(seed)
+        defer { EVP_PKEY_free(key) }
+        guard let context = EVP_MD_CTX_new() else { throw PlatformCryptoError(function: "EVP_MD_CTX_new") }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestSignInit(context, nil, nil, nil, key) == 1 else {
+            throw PlatformCryptoError(function: "EVP_DigestSignInit")
+        }
+        var signature = [UInt8](repeating: 0, count: 64)
+        var length = signature.count
+        guard EVP_DigestSign(context, &signature, &length, message, message.count) == 1, length == 64 else {
+            throw PlatformCryptoError(function: "EVP_DigestSign")
+        }
+        return signature
+    }
+
+    /// Whether `signature` is `publicKey`'s Ed25519 signature of `message`; false for a key that is not a point.
+    static func ed25519Verify(publicKey: [UInt8], message: [UInt8], signature: [UInt8]) throws -> Bool {
+        guard let key = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nil, publicKey, publicKey.count) else {
+            return false
+        }
+        defer { EVP_PKEY_free(key) }
+        guard let context = EVP_MD_CTX_new() else { throw PlatformCryptoError(function: "EVP_MD_CTX_new") }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestVerifyInit(context, nil, nil, nil, key) == 1 else {
+            throw PlatformCryptoError(function: "EVP_DigestVerifyInit")
+        }
+        // "EVP_DigestVerify() … return 1 for success; any other value indicates failure" (0: a bad signature).
+        // https://www.openssl.org/docs/man3.0/man3/EVP_DigestVerify.html
+        return EVP_DigestVerify(context, signature, signature.count, message, message.count) == 1
+    }
+
+    private static func ed25519Key(_ seed: [UInt8]) throws -> OpaquePointer {
+        guard let key = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nil, seed, seed.count) else {
+            throw PlatformCryptoError(function: "EVP_PKEY_new_raw_private_key")
+        }
+        return key
+    }
+
     // MARK: - HKDF and HMAC
 
     static func hkdfSHA256(ikm: [UInt8], salt: [UInt8], info: [UInt8], count: Int) throws -> [UInt8] {

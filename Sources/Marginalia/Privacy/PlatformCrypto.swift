@@ -38,6 +38,46 @@ package enum PlatformCrypto {
         #endif
     }
 
+    /// The Ed25519 public key (RFC 8032) of a 32-byte private key.
+    package static func ed25519PublicKey(seed: [UInt8]) throws -> [UInt8] {
+        precondition(seed.count == 32, "Ed25519 takes 32-byte private keys")
+        #if canImport(CryptoKit)
+        do {
+            return Array(try Curve25519.Signing.PrivateKey(rawRepresentation: seed).publicKey.rawRepresentation)
+        } catch {
+            throw PlatformCryptoError(function: "Curve25519.Signing.PrivateKey")
+        }
+        #else
+        return try LibCrypto.ed25519PublicKey(seed: seed)
+        #endif
+    }
+
+    /// The Ed25519 signature (RFC 8032, PureEdDSA: 64 bytes) of `message` under a 32-byte private key.
+    package static func ed25519Sign(seed: [UInt8], message: [UInt8]) throws -> [UInt8] {
+        precondition(seed.count == 32, "Ed25519 takes 32-byte private keys")
+        #if canImport(CryptoKit)
+        do {
+            return Array(try Curve25519.Signing.PrivateKey(rawRepresentation: seed).signature(for: message))
+        } catch {
+            throw PlatformCryptoError(function: "Curve25519.Signing.PrivateKey.signature")
+        }
+        #else
+        return try LibCrypto.ed25519Sign(seed: seed, message: message)
+        #endif
+    }
+
+    /// Whether `signature` is the Ed25519 signature of `message` by the 32-byte `publicKey`; false for any key or
+    /// signature of the wrong length or form.
+    package static func ed25519Verify(publicKey: [UInt8], message: [UInt8], signature: [UInt8]) throws -> Bool {
+        guard publicKey.count == 32, signature.count == 64 else { return false }
+        #if canImport(CryptoKit)
+        guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey) else { return false }
+        return key.isValidSignature(signature, for: message)
+        #else
+        return try LibCrypto.ed25519Verify(publicKey: publicKey, message: message, signature: signature)
+        #endif
+    }
+
     /// HKDF-SHA-256 (RFC 5869): Extract with `salt` (empty: HashLen zero bytes), then Expand with `info` to `count`
     /// bytes.
     package static func hkdfSHA256(ikm: [UInt8], salt: [UInt8], info: [UInt8], count: Int) throws -> [UInt8] {

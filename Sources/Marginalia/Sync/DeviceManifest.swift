@@ -8,23 +8,31 @@ struct DeviceManifest: Equatable {
     /// Device ids under which this store made changes before it took this one (a copy's renewal): a reader takes
     /// their changes from this directory.
     var formerDevices: [String] = []
+    /// The roster the device speaks in, when it belongs to one (its manifest is then signed).
+    var roster: String?
 
-    var json: JSONValue {
-        .object(JSONObject([
+    var members: [(String, JSONValue)] {
+        var members: [(String, JSONValue)] = [
             ("format", .string(SyncFormat.name)), ("formatVersion", .int(formatVersion)),
             ("minReaderVersion", .int(minimumReaderVersion)), ("device", .string(device)),
             ("formerDevices", .array(formerDevices.map(JSONValue.string))),
-        ]))
+        ]
+        if let roster { members.append(("roster", .string(roster))) }
+        return members
     }
 
-    /// The manifest's bytes: its JSON and a final line feed.
-    func encoded() throws -> [UInt8] {
-        try JSONWriter.encode(json) + [0x0A]
+    var json: JSONValue { .object(JSONObject(members)) }
+
+    /// The manifest's bytes: its JSON and a final line feed, signed with `keys` when given (`SignedFile`).
+    func encoded(signedWith keys: DeviceKeys? = nil) throws -> [UInt8] {
+        if let keys { return try SignedFile.encode(members, kind: SyncFormat.name, keys: keys) }
+        return try JSONWriter.encode(json) + [0x0A]
     }
 
-    init(device: String, formerDevices: [String] = []) {
+    init(device: String, formerDevices: [String] = [], roster: String? = nil) {
         self.device = device
         self.formerDevices = formerDevices
+        self.roster = roster
     }
 
     /// Reads a manifest (a device's, or the folder-wide one of format 1, which names no device).
@@ -64,6 +72,7 @@ struct DeviceManifest: Equatable {
         if case .array(let values)? = manifest["formerDevices"] {
             for case .string(let id) in values { former.append(id) }
         }
+        if case .string(let roster)? = manifest["roster"] { self.roster = roster }
         if case .string(let device)? = manifest["device"] {
             self.device = device
         } else {

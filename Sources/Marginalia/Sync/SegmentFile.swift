@@ -36,12 +36,17 @@ final class SegmentFile {
     let path: String
     private let descriptor: Int32
     private let keys: SegmentKeys
+    /// Whose signature a segment must carry, and with which key it checks; nil: signatures are not asked for (a
+    /// store outside any roster reading a folder of format 2).
+    private let trust: SegmentTrust?
 
-    /// Opens the segment at `path`, to be read with `keys` when it is encrypted; nil when it is gone.
+    /// Opens the segment at `path`, to be read with `keys` when it is encrypted and checked against `trust`; nil when
+    /// it is gone.
     /// - Throws: `IOError` when it cannot be opened otherwise (a symbolic link, no permission).
-    init?(path: String, keys: SegmentKeys = .none) throws {
+    init?(path: String, keys: SegmentKeys = .none, trust: SegmentTrust? = nil) throws {
         self.path = path
         self.keys = keys
+        self.trust = trust
         do {
             descriptor = try SystemIO.open(path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
         } catch let error as IOError where error.code == ENOENT {
@@ -113,10 +118,18 @@ final class SegmentFile {
         var parser = JSONParser(limits: JSONParser.Limits(maxDepth: 8, maxStringLength: limits.maxLineBytes))
         var header: SegmentHeader?
         var trailer: ArchiveCounts?
+        var signature: SegmentSignature?
         var count = 0
+        let signed = try SHA256Hasher()
         do {
             while let line = try lines.next() {
-                switch try Self.record(of: line, parser: &parser, afterTrailer: trailer != nil) {
+                let record = try Self.record(of: line, parser: &parser, afterTrailer: trailer != nil,
+                                             afterSignature: signature != nil)
+                if case .signature = record {} else {
+                    try line.bytes.withUnsafeBytes { try signed.update($0) }
+                    try signed.update([0x0A])
+                }
+                switch record {
                 case .header(let read):
                     do {
                         if let headerMAC { try keys.authenticate(read, headerMAC: headerMAC) }
@@ -131,6 +144,8 @@ final class SegmentFile {
                     count += 1
                 case .trailer(let read):
                     trailer = read
+                case .signature(let read):
+                    signature = read
                 }
             }
         } catch let problem as Problem {
@@ -148,6 +163,9 @@ final class SegmentFile {
             throw Problem(line: lines.lineNumber, reason: "the trailer counts \(trailer.changes) changes; the segment "
                 + "holds \(count)")
         }
+        if let trust {
+            try trust.check(signature, of: header, digest: try signed.finalizeHex(), line: lines.lineNumber)
+        }
         return (header, count, counted.count, try hashed.finalizeHex())
     }
 
@@ -156,13 +174,14 @@ final class SegmentFile {
         case header(SegmentHeader)
         case change(Change)
         case trailer(ArchiveCounts)
+        case signature(SegmentSignature)
     }
 
     /// Reads one line of a segment as its record: the header on the first line, then changes, then the trailer
     /// and nothing after it.
     /// - Throws: `Problem` naming the line: cut short (no final line feed), not JSON, or not a segment's record.
-    private static func record(of line: ArchiveLineReader.Line, parser: inout JSONParser, afterTrailer: Bool) throws
-        -> Record
+    private static func record(of line: ArchiveLineReader.Line, parser: inout JSONParser, afterTrailer: Bool,
+                               afterSignature: Bool) throws -> Record
     {
         guard line.endsWithNewline else {
             throw Problem(line: line.number, reason: "the last line does not end with a line feed", cutShort: true)
@@ -178,7 +197,13 @@ final class SegmentFile {
         }
         do {
             if line.number == 1 { return .header(try SegmentHeader(json: object)) }
-            if afterTrailer { throw FieldError(field: "type", reason: "a record after the trailer") }
+            if afterSignature { throw FieldError(field: "type", reason: "a record after the signature") }
+            if afterTrailer {
+                guard case .string("signature")? = object["type"] else {
+                    throw FieldError(field: "type", reason: "a record after the trailer")
+                }
+                return .signature(try SegmentSignature(json: object))
+            }
             switch object["type"] {
             case .string("change")?: return .change(try ArchiveRecords.change(object))
             case .string("trailer")?: return .trailer(try ArchiveRecords.trailer(object))
@@ -208,24 +233,34 @@ final class SegmentFile {
 
     /// The bytes of a segment: header, the changes, trailer, gzip-compressed; an age file of them when `keys` seal
     /// the segments written (the header then carries its tag).
-    static func encode(header: SegmentHeader, changes: [Change], keys: SegmentKeys = .none) throws -> [UInt8] {
+    static func encode(header: SegmentHeader, changes: [Change], keys: SegmentKeys = .none,
+                       signer: SegmentSigner? = nil) throws -> [UInt8] {
         let sink = ByteArraySink()
         var header = header
         let encryptor = try keys.seal(&header, into: sink)
         let output: any ByteSink = if let encryptor { encryptor } else { sink }
         let gzip = try GzipWriter(sink: output)
-        try gzip.write(try JSONWriter.encode(header.json) + [0x0A])
+        let signed = try SHA256Hasher()
+        func write(_ bytes: [UInt8]) throws {
+            try signed.update(bytes)
+            try gzip.write(bytes)
+        }
+        try write(try JSONWriter.encode(header.json) + [0x0A])
         var writer = JSONWriter(capacity: 1 << 16)
         for change in changes {
             try writer.value(.object(ArchiveFormat.record(change)))
             try writer.newline()
             if writer.bytes.count >= 1 << 16 {
-                try gzip.write(writer.bytes)
+                try write(writer.bytes)
                 writer.removeAll(keepingCapacity: true)
             }
         }
-        try gzip.write(writer.bytes)
-        try gzip.write(try JSONWriter.encode(ArchiveCounts(changes: changes.count).trailerJSON) + [0x0A])
+        try write(writer.bytes)
+        try write(try JSONWriter.encode(ArchiveCounts(changes: changes.count).trailerJSON) + [0x0A])
+        if let signer {
+            let signature = try signer.sign(digest: try signed.finalizeHex(), of: header)
+            try gzip.write(try JSONWriter.encode(signature.json) + [0x0A])
+        }
         try gzip.finish()
         try encryptor?.finish()
         return sink.bytes

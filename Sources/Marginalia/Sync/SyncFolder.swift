@@ -148,7 +148,8 @@ struct SyncFolder {
     /// a symbolic link, creates them when absent (mode 0700), and writes the device's manifest when it has none.
     /// Returns whether it wrote the manifest.
     /// - Throws: `SyncFolderError` (`.symbolicLink`, `.notWritable`), before anything is written.
-    func prepareDirectory(of device: String, manifest: () throws -> DeviceManifest) throws -> Bool {
+    func prepareDirectory(of device: String, manifest: () throws -> DeviceManifest,
+                          encode: (DeviceManifest) throws -> [UInt8] = { try $0.encoded() }) throws -> Bool {
         for path in [devicesPath, directory(of: device)] {
             if let info = Self.info(path), info.kind == .symbolicLink {
                 let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "elsewhere"
@@ -164,7 +165,7 @@ struct SyncFolder {
             let path = "\(directory(of: device))/\(SyncFormat.deviceManifestName)"
             guard Self.info(path) == nil else { return false }
             do {
-                try writeNew(path, bytes: try manifest().encoded())
+                try writeNew(path, bytes: try encode(try manifest()))
             } catch let error as IOError where error.code == EEXIST {
                 return false  // another round of this store wrote it meanwhile
             }

@@ -42,7 +42,7 @@ package enum SyncFormat {
     static let segmentFormat = "marginalia-sync-segment"
     /// The segment format version this build writes, and the newest it reads: 2 lets a change record carry
     /// `madeAt` (archive format 3), which a reader of version 1 would refuse as an unknown field.
-    static let segmentVersion: Int64 = 2
+    static let segmentVersion: Int64 = 3
     /// How many of its own segments a store keeps before it folds them into one.
     package static let compactionThreshold = 64
     /// How long a segment stays in the folder before a compaction may fold it into another (milliseconds): the

@@ -18,12 +18,24 @@ extension SyncReplica {
         try renewIfWrittenByACopy(&round, ledger: ledger)
         let folder = round.folder
         let directory = folder.directory(of: store.deviceID)
-        let published = try ledger.published(device: store.deviceID, log: round.log)
+        try publishRosterFiles(&round)
+        if let roster = round.roster, let refusal = roster.refusal(of: store.deviceID) {
+            round.report.notSpeaking = refusal
+            // A revoked device writes nothing more: nobody would read it.
+            if roster.members[store.deviceID]?.revokedBy != nil {
+                round.report.held = try store.quarantine.count()
+                return round.report
+            }
+        }
+        // Under a roster the log is published anew, signed, from its start: what the store wrote unsigned before
+        // it joined is read by nobody who checks signatures.
+        let publishedLog = round.roster.map { "\(round.log)@\($0.id)" } ?? round.log
+        let published = try ledger.published(device: store.deviceID, log: publishedLog)
         let newest = try db.int(sql: "SELECT coalesce(max(seq), 0) FROM changes") ?? 0
         if newest > published {
             round.report.written = try writeSegment(covering: (published + 1)...newest, in: &round, ledger: ledger)
         }
-        if newest > published { try ledger.setPublished(device: store.deviceID, log: round.log, through: newest) }
+        if newest > published { try ledger.setPublished(device: store.deviceID, log: publishedLog, through: newest) }
         var known = try ledger.known()
         for (name, size) in round.damagedOwn.sorted(by: { $0.key < $1.key }) {
             guard let file = known["\(store.deviceID)/\(name)"], file.written, file.size == size,
@@ -86,10 +98,16 @@ extension SyncReplica {
         // Renewed here, or by the merger meeting changes of its id it never made: write from the new directory.
         round.report.deviceID = store.deviceID
         guard round.lockedDevice != store.deviceID else { return }
-        round.participants.insert(store.deviceID)
-        _ = try round.folder.prepareDirectory(of: store.deviceID) {
-            DeviceManifest(device: store.deviceID, formerDevices: try formerDeviceIDs())
+        if let old = round.report.renewedFromDeviceID, round.roster != nil {
+            try admitSuccessor(of: old)
+            round.roster = try rosterLedger.roster()
+            round.ownKeys = try rosterLedger.keys(of: store.deviceID)
         }
+        round.participants.insert(store.deviceID)
+        let keys = round.roster == nil ? nil : round.ownKeys
+        _ = try round.folder.prepareDirectory(of: store.deviceID) {
+            DeviceManifest(device: store.deviceID, formerDevices: try formerDeviceIDs(), roster: round.roster?.id)
+        } encode: { try $0.encoded(signedWith: keys) }
         round.lock = try round.folder.lock(directoryOf: store.deviceID)
         round.lockedDevice = store.deviceID
     }
@@ -116,7 +134,7 @@ extension SyncReplica {
         let header = SegmentHeader(device: store.deviceID, log: round.log, firstSequence: range.lowerBound,
                                    lastSequence: range.upperBound,
                                    createdAt: Timestamp.iso8601(milliseconds: store.clock.wallMilliseconds))
-        let bytes = try SegmentFile.encode(header: header, changes: changes, keys: round.keys)
+        let bytes = try SegmentFile.encode(header: header, changes: changes, keys: round.keys, signer: round.signer)
         // The random end of a new id: its start is the time, which two copies of a store can share.
         let nonce = String(Identifiers.make().filter { $0 != "-" }.lowercased().suffix(8))
         let name = SyncFormat.segmentName(first: range.lowerBound, last: range.upperBound, nonce: nonce)
@@ -177,6 +195,6 @@ extension SyncReplica {
         let current = (try? SyncFolder.readFile(path, limit: SyncFormat.maxSmallFileBytes)).flatMap(SyncStatusFile.init)
         let status = SyncStatusFile(device: own, files: entries)
         guard current.map({ $0 != status }) ?? !entries.isEmpty else { return }
-        try round.folder.replace(path, bytes: try status.encoded())
+        try round.folder.replace(path, bytes: try status.encoded(signedWith: round.roster == nil ? nil : round.ownKeys))
     }
 }

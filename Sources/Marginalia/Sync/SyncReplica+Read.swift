@@ -29,25 +29,34 @@ extension SyncReplica {
                 reason: "does not read whole (a sync tool may still be copying it): nothing was read or written")
             return round
         }
+        try settleRoster(&round)
         for (device, isLink) in try folder.deviceDirectories() where !isLink {
+            if let roster = round.roster {
+                // With a roster, only the devices that may speak take part, and a device's former ids are those
+                // whose key signed its admission: an empty or foreign directory, or a manifest's claim, counts
+                // for nothing.
+                guard roster.activeKeys(of: device) != nil else { continue }
+                round.participants.insert(device)
+                round.formerDevices[device] = roster.formerIDs[device] ?? []
+                continue
+            }
             round.participants.insert(device)
             do {
                 if let manifest = try folder.manifest(of: device) {
                     round.formerDevices[device] = Set(manifest.formerDevices)
                 }
-            } catch let error as SyncFolderError where error.kind == .newerVersion {
-                throw error
             } catch {
-                // A manifest cut short or unreadable names no former ids (yet): the directory's own changes are
-                // still read; only a newer format stops the round.
+                // A manifest cut short, unreadable or of a newer format names no former ids: the directory's own
+                // changes are still read or, for a newer format, left unread (`readFolder` says so).
             }
         }
         try renewIfCopied(&round)
         round.report.deviceID = store.deviceID
         round.participants.insert(store.deviceID)
+        let signer = round.ownKeys.map { _ in try? rosterLedger.keys(of: store.deviceID) } ?? nil
         round.report.createdManifest = try folder.prepareDirectory(of: store.deviceID) {
-            DeviceManifest(device: store.deviceID, formerDevices: try formerDeviceIDs())
-        }
+            DeviceManifest(device: store.deviceID, formerDevices: try formerDeviceIDs(), roster: round.roster?.id)
+        } encode: { manifest in try manifest.encoded(signedWith: signer) }
         round.lock = try folder.lock(directoryOf: store.deviceID)
         round.lockedDevice = store.deviceID
         return round
@@ -90,6 +99,7 @@ extension SyncReplica {
             if let recorded {
                 let old = store.deviceID
                 store.deviceID = try store.renewDeviceID()
+                try admitSuccessor(of: old)
                 round.report.renewedFromDeviceID = old
                 round.report.renewalReason = "the store file is a copy of the one that synced as device \(old) "
                     + "(another file, \(identity), than the one it was, \(recorded)): the copy takes a new id "
@@ -121,12 +131,18 @@ extension SyncReplica {
                 continue
             }
             let directory = round.folder.directory(of: device)
+            if let refusal = refusal(ofDirectory: device, in: round) {
+                report.refused.append(SyncFileIssue(path: "\(SyncFormat.devicesDirectory)/\(device)",
+                                                    reason: refusal))
+                continue
+            }
             for name in try SyncFolder.list(directory) {
                 let relative = "\(SyncFormat.devicesDirectory)/\(device)/\(name)"
                 let key = "\(device)/\(name)"
-                if name == SyncFormat.deviceManifestName || name == ".DS_Store" { continue }
+                if [SyncFormat.deviceManifestName, ".DS_Store", SyncRosterFiles.rosterName,
+                    SyncRosterFiles.joinName].contains(name) { continue }
                 if name == SyncFormat.statusName {
-                    if device != own { noteStatus(of: "\(directory)/\(name)", in: &round) }
+                    if device != own { noteStatus(of: "\(directory)/\(name)", device: device, in: &round) }
                     continue
                 }
                 // This store's own temporary files: a round of its own is writing them, or they are removed at
@@ -167,10 +183,43 @@ extension SyncReplica {
         }
     }
 
-    /// Notes the segments of this store's that another device's status file reports damaged.
-    private func noteStatus(of path: String, in round: inout SyncRound) {
+    /// Why nothing of `device`'s directory is read, if so: with a roster, a device that may not speak (not
+    /// admitted, revoked) or whose manifest it did not sign; in any folder, a manifest that asks for a newer
+    /// reader. Only that directory is left; the round goes on.
+    private func refusal(ofDirectory device: String, in round: SyncRound) -> String? {
+        let own = device == round.report.deviceID
+        if let roster = round.roster, !own {
+            guard roster.activeKeys(of: device) != nil else {
+                return (roster.refusal(of: device) ?? "may not speak") + ": its files are left unread"
+            }
+            let path = "\(round.folder.directory(of: device))/\(SyncFormat.deviceManifestName)"
+            guard let bytes = try? SyncFolder.readFile(path, limit: SyncFormat.maxSmallFileBytes) else {
+                return "it has no manifest yet: its files are read once it has written one"
+            }
+            do {
+                _ = try SignedFile.decode(bytes, kind: SyncFormat.name) { roster.activeKeys(of: $0) }
+            } catch {
+                return "its manifest \(error): its files are left unread"
+            }
+        }
+        do {
+            _ = try round.folder.manifest(of: device)
+        } catch let error as SyncFolderError where error.kind == .newerVersion {
+            return "written by a newer version of marginalia (its manifest asks for a newer reader): update "
+                + "marginalia to read this device's changes; the other devices' are read"
+        } catch {}
+        return nil
+    }
+
+    /// Notes the segments of this store's that another device's status file reports damaged: with a roster, only
+    /// from a status file that device signed.
+    private func noteStatus(of path: String, device: String, in round: inout SyncRound) {
         guard let bytes = try? SyncFolder.readFile(path, limit: SyncFormat.maxSmallFileBytes),
-              let status = SyncStatusFile(bytes: bytes) else { return }
+              let status = SyncStatusFile(bytes: bytes), status.device == device else { return }
+        if let roster = round.roster {
+            guard (try? SignedFile.decode(bytes, kind: SyncStatusFile.format) { roster.activeKeys(of: $0) })?
+                .signer == device else { return }
+        }
         let prefix = "\(SyncFormat.devicesDirectory)/\(round.report.deviceID)/"
         for entry in status.files where entry.path.hasPrefix(prefix) {
             round.damagedOwn[String(entry.path.dropFirst(prefix.count))] = entry.size

@@ -31,6 +31,14 @@ public struct SyncReport: Equatable, Sendable {
     /// The recipients (`age1…`) the segments this store writes in the folder are encrypted to, those given or
     /// remembered from an earlier round; empty when it writes them plain.
     public var encryptedTo: [String] = []
+    /// The roster the store speaks in (its id); nil for a store that belongs to none, which reads and writes
+    /// unsigned files as folders of format 2 did.
+    public var roster: String?
+    /// Devices this round admitted to the roster, by the invitations they answered.
+    public var admitted: [SyncAdmission] = []
+    /// Set when this device may not speak in its roster (not admitted yet, or revoked): why. The round then read
+    /// the admitted devices' files but wrote no segment.
+    public var notSpeaking: String?
     /// Set when the folder's manifest of format 1 did not read whole (a sync tool still copying it): the round
     /// then read and wrote nothing, and the next one tries again.
     public var manifestPending: SyncFileIssue?
@@ -55,4 +63,12 @@ public struct SyncReport: Equatable, Sendable {
         self.folder = folder
         self.deviceID = deviceID
     }
+}
+
+/// A device a round admitted to the roster, by the invitation it answered.
+public struct SyncAdmission: Equatable, Sendable {
+    public var device: String
+    public var name: String?
+    /// The admitted keys' fingerprint, for a person to compare with the one the device showed.
+    public var fingerprint: String
 }

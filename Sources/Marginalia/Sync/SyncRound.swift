@@ -52,6 +52,18 @@ struct SyncRound {
     var acceptFuture = false
     /// What the segments written are encrypted to, and what opens and authenticates those read.
     var keys = SegmentKeys.none
+    /// The roster this store speaks in: whose signed files it takes. Nil for a store in no roster.
+    var roster: Roster?
+    /// This device's keys, which sign what it writes (with a roster).
+    var ownKeys: DeviceKeys?
+
+    /// What a segment's signature must be, with a roster.
+    var trust: SegmentTrust? { roster.map(SegmentTrust.init) }
+    /// How this store signs the segments it writes, with a roster.
+    var signer: SegmentSigner? {
+        guard let roster, let ownKeys else { return nil }
+        return SegmentSigner(roster: roster.id, keys: ownKeys)
+    }
 
     init(folder: SyncFolder, report: SyncReport, log: String) {
         self.folder = folder
@@ -73,7 +85,7 @@ extension SyncRound {
     mutating func check(_ segment: Segment, now: Int64) throws -> (SegmentFile, SegmentSummary)? {
         let file: SegmentFile
         do {
-            guard let opened = try SegmentFile(path: segment.path, keys: keys) else {
+            guard let opened = try SegmentFile(path: segment.path, keys: keys, trust: trust) else {
                 report.devices[segment.deviceIndex].gone.append(segment.relative)
                 return nil
             }

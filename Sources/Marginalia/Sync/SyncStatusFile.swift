@@ -17,16 +17,18 @@ struct SyncStatusFile: Equatable {
     var device: String
     var files: [Entry]
 
-    /// The file's bytes: its JSON and a final line feed.
-    func encoded() throws -> [UInt8] {
+    /// The file's bytes: its JSON and a final line feed, signed with `keys` when given (`SignedFile`).
+    func encoded(signedWith keys: DeviceKeys? = nil) throws -> [UInt8] {
         let entries = files.map { entry in
             JSONValue.object(JSONObject([
                 ("path", .string(entry.path)), ("size", .int(entry.size)), ("reason", .string(entry.reason)),
             ]))
         }
-        return try JSONWriter.encode(.object(JSONObject([
+        let members: [(String, JSONValue)] = [
             ("format", .string(Self.format)), ("device", .string(device)), ("files", .array(entries)),
-        ]))) + [0x0A]
+        ]
+        if let keys { return try SignedFile.encode(members, kind: Self.format, keys: keys) }
+        return try JSONWriter.encode(.object(JSONObject(members))) + [0x0A]
     }
 
     /// Reads a status file; nil for one that is not (cut short, foreign).

@@ -312,18 +312,21 @@ import Testing
             (error as? MarginaliaError)?.category == .newerVersion && "\(error)".contains("upgrade marginalia")
         }
         #expect(try SimulatedSyncTool.files(in: setup.folder) == before)
-        // A device directory's own manifest of a newer format is refused as well, the folder untouched.
+        // A device directory's own manifest of a newer format stops only the reading of that directory: the round
+        // goes on, says to update, and leaves the directory as it is.
         let compatible = #"{"format":"marginalia-sync","formatVersion":3,"minReaderVersion":1}"# + "\n"
         try Data(compatible.utf8).write(to: URL(fileURLWithPath: "\(setup.folder)/marginalia-sync.json"))
-        let other = "\(setup.folder)/devices/\(Identifiers.make())"
+        let otherID = Identifiers.make()
+        let other = "\(setup.folder)/devices/\(otherID)"
         try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
         try Data(manifest.utf8).write(to: URL(fileURLWithPath: "\(other)/device.json"))
         let withDevice = try SimulatedSyncTool.files(in: setup.folder)
-        #expect(throws: MarginaliaError.self) { try laptop.sync(folder: setup.folder) }
-        #expect(try SimulatedSyncTool.files(in: setup.folder) == withDevice)
-        // A newer version that older readers can still read is synced.
-        try FileManager.default.removeItem(atPath: other)
-        #expect(try laptop.sync(folder: setup.folder).written != nil)
+        let report = try laptop.sync(folder: setup.folder)
+        #expect(report.written != nil)
+        #expect(report.refused.map(\.path) == ["devices/\(otherID)"])
+        #expect(report.refused.first?.reason.contains("update marginalia") == true)
+        #expect(try SimulatedSyncTool.files(in: setup.folder).filter { $0.key.hasPrefix("devices/\(otherID)") }
+            == withDevice.filter { $0.key.hasPrefix("devices/\(otherID)") })
     }
 
     @Test func aManifestStillBeingCopiedMakesARoundThatDoesNothingAndAForeignOneIsRefused() throws {

@@ -1,0 +1,242 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The roster's part of a round, and the operations that change a roster (found, invite, join, revoke, recovery),
+/// each in one transaction on this store's connection.
+extension SyncReplica {
+    /// How long an invitation admits (milliseconds): a week.
+    static let invitationLifetime: Int64 = 7 * 24 * 60 * 60 * 1000
+
+    var rosterLedger: RosterLedger { RosterLedger(db: db) }
+
+    private var now: String { Timestamp.iso8601(milliseconds: store.clock.wallMilliseconds) }
+
+    // MARK: - Changing the roster
+
+    /// Founds a roster of this device alone, when the store belongs to none; the roster it belongs to.
+    func foundRoster() throws -> Roster {
+        try db.transaction(.immediate) {
+            let ledger = rosterLedger
+            if let roster = try ledger.roster() { return roster }
+            let keys = try ledger.ensureKeys(of: store.deviceID, at: now)
+            let id = RosterEntry.rosterID(founder: keys.device, signingKey: keys.publicKeys.signingKey)
+            var entry = RosterEntry(roster: id, kind: .found, device: keys.device, keys: keys.publicKeys,
+                                    by: keys.device, at: now)
+            try entry.sign(with: keys)
+            try ledger.append([entry], at: now)
+            try ledger.setRosterID(id)
+            guard let roster = try ledger.roster() else { throw Self.rosterDamaged }
+            return roster
+        }
+    }
+
+    /// An invitation to this store's roster (founded first when it has none), remembered until it expires.
+    func invite() throws -> DeviceInvitation {
+        let roster = try foundRoster()
+        return try db.transaction(.immediate) {
+            let ledger = rosterLedger
+            guard let keys = try ledger.keys(of: store.deviceID), roster.activeKeys(of: store.deviceID) != nil else {
+                throw MarginaliaError(category: .invalidArgument, reason: .other(
+                    "this device (\(store.deviceID)) \(roster.refusal(of: store.deviceID) ?? "may not speak"): it "
+                        + "cannot invite"))
+            }
+            let token = try PlatformCrypto.randomBytes(32)
+            let expires = Timestamp.iso8601(milliseconds: store.clock.wallMilliseconds + Self.invitationLifetime)
+            try ledger.addInvitation(token: SHA256Digest.hex(ofDigest: token), roster: roster.id, at: now,
+                                     expires: expires)
+            return DeviceInvitation(roster: roster.id, from: store.deviceID, fingerprint: keys.publicKeys.fingerprint,
+                                    expires: expires, token: token, entries: roster.entries)
+        }
+    }
+
+    /// Joins the roster of `invitation`: takes its entries, makes this device's keys and remembers its request to
+    /// be admitted, which the next round writes into the folder for the inviting device to admit.
+    /// - Throws: `MarginaliaError` for an invitation whose entries do not found a roster its inviter may speak in,
+    ///   one expired, or a store that belongs to another roster with other devices already.
+    func join(_ invitation: DeviceInvitation, name: String?) throws -> Roster {
+        guard let roster = Roster(id: invitation.roster, entries: invitation.entries),
+              roster.activeKeys(of: invitation.from) != nil else {
+            throw MarginaliaError(category: .invalidData, reason: .other(
+                "the invitation's roster entries do not verify: its inviting device \(invitation.from) is not "
+                    + "admitted by them; nothing was changed"))
+        }
+        guard invitation.expires > now else {
+            throw MarginaliaError(category: .invalidArgument, reason: .other(
+                "the invitation expired at \(invitation.expires); ask for a new one; nothing was changed"))
+        }
+        return try db.transaction(.immediate) {
+            let ledger = rosterLedger
+            if let current = try ledger.roster(), current.id != roster.id, current.members.count > 1 {
+                throw MarginaliaError(category: .invalidArgument, reason: .other(
+                    "this store belongs to another roster (\(current.id)) with \(current.members.count) devices; "
+                        + "it cannot join a second one; nothing was changed"))
+            }
+            let keys = try ledger.ensureKeys(of: store.deviceID, at: now)
+            try ledger.append(roster.entries, at: now)
+            try ledger.setRosterID(roster.id)
+            let request = try JoinRequest(roster: roster.id, keys: keys, name: name, token: invitation.token)
+            try ledger.setSetting("join", String(decoding: try request.file(signedWith: keys), as: UTF8.self))
+            guard let joined = try ledger.roster() else { throw Self.rosterDamaged }
+            return joined
+        }
+    }
+
+    /// Revokes `device`: it speaks no more from the next round on, and the devices it admitted that are active now
+    /// stay admitted. Returns the roster after.
+    func revoke(_ device: String) throws -> Roster {
+        try db.transaction(.immediate) {
+            let ledger = rosterLedger
+            guard let roster = try ledger.roster() else {
+                throw MarginaliaError(category: .invalidArgument, reason: .other(
+                    "this store belongs to no roster yet: there is no device to revoke"))
+            }
+            guard roster.members[device] != nil else {
+                throw MarginaliaError(category: .notFound, reason: .other("no device \(device) in the roster"))
+            }
+            guard let keys = try ledger.keys(of: store.deviceID), roster.activeKeys(of: store.deviceID) != nil else {
+                throw MarginaliaError(category: .invalidArgument, reason: .other(
+                    "this device \(roster.refusal(of: store.deviceID) ?? "may not speak"): it cannot revoke"))
+            }
+            let keep = roster.members.values.filter { $0.isActive && $0.admittedBy == device && $0.device != device }
+                .map(\.device)
+            var entry = RosterEntry(roster: roster.id, kind: .revoke, device: device, keep: keep,
+                                    by: store.deviceID, at: now)
+            try entry.sign(with: keys)
+            try ledger.append([entry], at: now)
+            guard let after = try ledger.roster() else { throw Self.rosterDamaged }
+            return after
+        }
+    }
+
+    /// Adds a paper recovery key to the roster: a new age identity, whose recipient is recorded (signed by this
+    /// device) and whose secret is returned, to be written down and kept; the store does not keep it.
+    func addRecoveryKey() throws -> AgeIdentity {
+        let roster = try foundRoster()
+        return try db.transaction(.immediate) {
+            let ledger = rosterLedger
+            guard let keys = try ledger.keys(of: store.deviceID), roster.activeKeys(of: store.deviceID) != nil else {
+                throw MarginaliaError(category: .invalidArgument, reason: .other(
+                    "this device \(roster.refusal(of: store.deviceID) ?? "may not speak"): it cannot add a key"))
+            }
+            let paper = try AgeIdentity(secretKey: PlatformCrypto.randomBytes(32))
+            var entry = RosterEntry(roster: roster.id, kind: .recovery, device: store.deviceID,
+                                    recoveryRecipient: paper.recipient, by: store.deviceID, at: now)
+            try entry.sign(with: keys)
+            try ledger.append([entry], at: now)
+            return paper
+        }
+    }
+
+    /// After a renewal from `old`: the new id's keys, and its admission signed with the old id's key (its
+    /// successor), when the old id may speak in the roster. Call it in the renewal's transaction.
+    func admitSuccessor(of old: String) throws {
+        let ledger = rosterLedger
+        guard let roster = try ledger.roster(), roster.activeKeys(of: old) != nil,
+              let oldKeys = try ledger.keys(of: old) else { return }
+        let keys = try ledger.ensureKeys(of: store.deviceID, at: now)
+        var entry = RosterEntry(roster: roster.id, kind: .admit, device: store.deviceID, keys: keys.publicKeys,
+                                succeeds: true, by: old, at: now)
+        try entry.sign(with: oldKeys)
+        try ledger.append([entry], at: now)
+    }
+
+    static let rosterDamaged = MarginaliaError(category: .corruptStore, reason: .other(
+        "the store's roster entries do not found the roster it belongs to"))
+
+    // MARK: - In a round
+
+    /// Reads the roster files and join requests of every directory, takes the entries that verify, admits the
+    /// devices whose request an open invitation of this device proves, and sets the round's roster; a store that
+    /// belongs to no roster reads and writes as folders of format 2 did.
+    func settleRoster(_ round: inout SyncRound) throws {
+        let ledger = rosterLedger
+        guard let id = try ledger.rosterID() else { return }
+        var found: [RosterEntry] = []
+        var requests: [JoinRequest] = []
+        for (device, isLink) in try round.folder.deviceDirectories() where !isLink {
+            let directory = round.folder.directory(of: device)
+            if let bytes = try? SyncFolder.readFile("\(directory)/\(SyncRosterFiles.rosterName)",
+                                                    limit: SyncFormat.maxSmallFileBytes * 4) {
+                found += SyncRosterFiles.entries(inRosterFile: bytes)
+            }
+            if device != store.deviceID,
+               let bytes = try? SyncFolder.readFile("\(directory)/\(SyncRosterFiles.joinName)",
+                                                    limit: SyncFormat.maxSmallFileBytes),
+               let request = try? JoinRequest(file: bytes, directory: device), request.roster == id {
+                requests.append(request)
+            }
+        }
+        try db.transaction(.immediate) {
+            let held = try ledger.entries()
+            if let state = Roster(id: id, entries: held + found) {
+                let known = Set(held.map(\.id))
+                try ledger.append(state.entries.filter { !known.contains($0.id) }, at: now)
+            }
+            guard let roster = try ledger.roster() else { throw Self.rosterDamaged }
+            if roster.activeKeys(of: store.deviceID) != nil, let keys = try ledger.keys(of: store.deviceID) {
+                try admit(requests, to: roster, with: keys, in: &round)
+                if try ledger.setting("join") != nil { try ledger.setSetting("join", nil) }
+            }
+        }
+        round.roster = try ledger.roster()
+        round.ownKeys = try db.transaction(.immediate) { try ledger.ensureKeys(of: store.deviceID, at: now) }
+    }
+
+    /// Admits each device whose join request an open invitation of this device proves.
+    private func admit(_ requests: [JoinRequest], to roster: Roster, with keys: DeviceKeys,
+                       in round: inout SyncRound) throws {
+        let ledger = rosterLedger
+        for request in requests where roster.members[request.device] == nil {
+            for token in try ledger.openInvitations(roster: roster.id, at: now) {
+                guard let secret = JoinRequest.bytes(ofHex: token), request.isMade(with: secret) else { continue }
+                var entry = RosterEntry(roster: roster.id, kind: .admit, device: request.device, keys: request.keys,
+                                        name: request.name, by: store.deviceID, at: now)
+                try entry.sign(with: keys)
+                try ledger.append([entry], at: now)
+                try ledger.useInvitation(token: token, by: request.device)
+                round.report.admitted.append(SyncAdmission(device: request.device, name: request.name,
+                                                           fingerprint: request.keys.fingerprint))
+                break
+            }
+        }
+    }
+}
+
+// MARK: - Publishing
+
+extension SyncReplica {
+    /// With a roster: replaces this device's manifest when it is not one it signed for this roster (a store that
+    /// wrote before it joined), its roster file when it knows entries the file lacks, and writes its join request
+    /// while it waits to be admitted (removed once it is).
+    func publishRosterFiles(_ round: inout SyncRound) throws {
+        guard let roster = round.roster, let keys = round.ownKeys, keys.device == store.deviceID else { return }
+        let directory = round.folder.directory(of: store.deviceID)
+        let manifestPath = "\(directory)/\(SyncFormat.deviceManifestName)"
+        let ownKey: (String) -> DevicePublicKeys? = { $0 == keys.device ? keys.publicKeys : nil }
+        let current = try? SyncFolder.readFile(manifestPath, limit: SyncFormat.maxSmallFileBytes)
+        let signed = current.flatMap { try? SignedFile.decode($0, kind: SyncFormat.name, keys: ownKey) }
+        if signed?.object["roster"] != .string(roster.id) {
+            let manifest = DeviceManifest(device: store.deviceID, formerDevices: try formerDeviceIDs(), roster: roster.id)
+            try round.folder.replace(manifestPath, bytes: try manifest.encoded(signedWith: keys))
+        }
+        let rosterPath = "\(directory)/\(SyncRosterFiles.rosterName)"
+        let written = (try? SyncFolder.readFile(rosterPath, limit: SyncFormat.maxSmallFileBytes * 4))
+            .map(SyncRosterFiles.entries(inRosterFile:)) ?? []
+        if Set(written.map(\.id)) != Set(roster.entries.map(\.id)) {
+            try round.folder.replace(rosterPath, bytes: try SyncRosterFiles.rosterFile(
+                roster: roster.id, entries: roster.entries, keys: keys))
+        }
+        let joinPath = "\(directory)/\(SyncRosterFiles.joinName)"
+        if roster.activeKeys(of: store.deviceID) == nil, let request = try rosterLedger.setting("join") {
+            let bytes = Array(request.utf8)
+            if (try? SyncFolder.readFile(joinPath, limit: SyncFormat.maxSmallFileBytes)) != bytes {
+                try round.folder.replace(joinPath, bytes: bytes)
+            }
+        } else if SyncFolder.info(joinPath) != nil {
+            _ = unlink(joinPath)
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+@testable import Marginalia
+
+/// Only the devices of a roster speak: invitations admit, revocations silence, and what anyone else writes into the
+/// folder is reported and left alone. Each attack here worked on folders without a roster (the same steps, run by
+/// stores that belong to none, take the forger's changes).
+@Suite struct RosterSyncTests {
+    typealias Setup = SyncTests.Setup
+
+    /// A laptop that founded a roster and a phone it admitted, both through `setup.folder`.
+    static func pair(_ setup: Setup) throws -> (laptop: AnnotationStore, phone: AnnotationStore) {
+        let laptop = try setup.store("laptop")
+        let phone = try setup.store("phone")
+        try admit(phone, by: laptop, folder: setup.folder)
+        return (laptop, phone)
+    }
+
+    /// Invites `store` on `member`, joins, and lets both rounds run: the store is then admitted.
+    static func admit(_ store: AnnotationStore, by member: AnnotationStore, folder: String) throws {
+        let invitation = try DeviceInvitation(bytes: try member.invite().encoded(), file: "invitation.json")
+        try store.join(invitation, name: "new")
+        _ = try store.sync(folder: folder)
+        let admitting = try member.sync(folder: folder)
+        #expect(admitting.admitted.map(\.device) == [store.deviceID])
+        _ = try store.sync(folder: folder)
+    }
+
+    @Test func anInvitationAdmitsADeviceAndBothTakeEachOthersChanges() throws {
+        let setup = try Setup()
+        let laptop = try setup.store("laptop")
+        let phone = try setup.store("phone")
+        _ = try setup.note(laptop, "from the laptop")
+        _ = try setup.note(phone, "from the phone")
+        try Self.admit(phone, by: laptop, folder: setup.folder)
+        _ = try laptop.sync(folder: setup.folder)
+        #expect(try laptop.annotations().count == 2 && phone.annotations().count == 2)
+        let roster = try #require(try laptop.roster())
+        #expect(roster.activeDevices == [laptop.deviceID, phone.deviceID].sorted())
+        #expect(try phone.roster()?.activeDevices == roster.activeDevices)
+        #expect(roster.members[phone.deviceID]?.keys.fingerprint == (try phone.deviceKeys().fingerprint))
+        #expect(try laptop.verify().isHealthy && phone.verify().isHealthy)
+        // Every file each writes is signed: its manifest and its roster file name the signature last.
+        for store in [laptop, phone] {
+            let manifest = try String(contentsOfFile: "\(setup.folder)/devices/\(store.deviceID)/device.json",
+                                      encoding: .utf8)
+            #expect(manifest.contains("\"sig\":{\"by\":\"\(store.deviceID)\""))
+        }
+    }
+
+    @Test func aForgerWithADirectoryOfItsOwnIsReportedAndNothingOfItIsTaken() throws {
+        let setup = try Setup()
+        let (laptop, phone) = try Self.pair(setup)
+        let mine = try setup.note(laptop, "mine")
+        _ = try laptop.sync(folder: setup.folder)
+        _ = try phone.sync(folder: setup.folder)
+        // A store outside the roster takes the laptop's changes from an old copy and edits them under its own id,
+        // and claims the laptop's id as a former id of its own (the manifest's formerDevices).
+        let forger = try setup.store("forger")
+        try forger.merge(try laptop.changes(after: nil))
+        try forger.editAnnotation(id: mine.id, note: "forged")
+        _ = try forger.sync(folder: setup.folder)
+        let manifest = "\(setup.folder)/devices/\(forger.deviceID)/device.json"
+        try Data(String(contentsOfFile: manifest, encoding: .utf8).replacingOccurrences(
+            of: "\"formerDevices\":[]", with: "\"formerDevices\":[\"\(laptop.deviceID)\"]").utf8)
+            .write(to: URL(fileURLWithPath: manifest))
+        for store in [laptop, phone] {
+            let report = try store.sync(folder: setup.folder)
+            #expect(report.changesApplied == 0)
+            #expect(report.refused.contains { $0.path == "devices/\(forger.deviceID)" })
+            #expect(report.renewedFromDeviceID == nil)
+            #expect(try store.annotation(id: mine.id).note == "mine")
+            #expect(try store.verify().isHealthy)
+        }
+    }
+
+    @Test func aSegmentPlantedInAStoresOwnDirectoryIsReportedNotTakenAsACopy() throws {
+        let setup = try Setup()
+        let (laptop, _) = try Self.pair(setup)
+        let forger = try setup.store("forger")
+        _ = try setup.note(forger, "planted")
+        let written = try #require(try forger.sync(folder: setup.folder).written)
+        let planted = "\(setup.folder)/devices/\(laptop.deviceID)/"
+            + (written.path as NSString).lastPathComponent
+        try FileManager.default.copyItem(atPath: "\(setup.folder)/\(written.path)", toPath: planted)
+        for _ in 0..<3 {
+            let report = try laptop.sync(folder: setup.folder)
+            #expect(report.renewedFromDeviceID == nil && report.changesApplied == 0)
+            #expect(report.refused.contains { $0.path.hasSuffix((written.path as NSString).lastPathComponent) })
+            #expect(report.written == nil)
+        }
+        #expect(try laptop.annotations().isEmpty)
+    }
+
+    @Test func aForgedStatusFileMakesNoWriterRewriteOrDelete() throws {
+        let setup = try Setup()
+        let (laptop, phone) = try Self.pair(setup)
+        _ = try setup.note(laptop, "one")
+        let written = try #require(try laptop.sync(folder: setup.folder).written)
+        // An unsigned status file in the phone's own directory, and one in a stranger's, both calling the laptop's
+        // segment damaged.
+        let size = try FileManager.default.attributesOfItem(atPath: "\(setup.folder)/\(written.path)")[.size] as! Int
+        let status = SyncStatusFile(device: phone.deviceID, files: [
+            SyncStatusFile.Entry(path: written.path, size: Int64(size), reason: "forged")])
+        try Data(try status.encoded()).write(to: URL(
+            fileURLWithPath: "\(setup.folder)/devices/\(phone.deviceID)/unreadable.json"))
+        let stranger = "\(setup.folder)/devices/stranger"
+        try FileManager.default.createDirectory(atPath: stranger, withIntermediateDirectories: true)
+        let strangers = SyncStatusFile(device: "stranger", files: status.files)
+        try Data(try strangers.encoded()).write(to: URL(fileURLWithPath: "\(stranger)/unreadable.json"))
+        for _ in 0..<3 {
+            let report = try laptop.sync(folder: setup.folder)
+            #expect(report.republished.isEmpty && report.removed.isEmpty && report.written == nil)
+        }
+        #expect(FileManager.default.fileExists(atPath: "\(setup.folder)/\(written.path)"))
+    }
+
+    @Test func aManifestAskingForANewerReaderStopsOnlyItsOwnDirectory() throws {
+        let setup = try Setup()
+        let (laptop, phone) = try Self.pair(setup)
+        _ = try setup.note(phone, "still read")
+        _ = try phone.sync(folder: setup.folder)
+        let stranger = "\(setup.folder)/devices/future"
+        try FileManager.default.createDirectory(atPath: stranger, withIntermediateDirectories: true)
+        try Data(#"{"format":"marginalia-sync","formatVersion":99,"minReaderVersion":99,"device":"future"}"#.utf8
+            + [0x0A]).write(to: URL(fileURLWithPath: "\(stranger)/device.json"))
+        let report = try laptop.sync(folder: setup.folder)
+        #expect(report.changesApplied == 1)
+        #expect(report.refused.contains { $0.path == "devices/future" })
+    }
+
+    @Test func aRevokedDeviceSpeaksNoMoreAndWritesNothing() throws {
+        let setup = try Setup()
+        let (laptop, phone) = try Self.pair(setup)
+        let roster = try laptop.revokeDevice(phone.deviceID)
+        #expect(roster.activeDevices == [laptop.deviceID] && roster.epoch == 1)
+        _ = try laptop.sync(folder: setup.folder)
+        _ = try setup.note(phone, "after the revocation")
+        let phoneRound = try phone.sync(folder: setup.folder)
+        #expect(phoneRound.notSpeaking?.contains("revoked") == true && phoneRound.written == nil)
+        // A segment forged under the phone's id, signed with its key as a thief holding it would, is refused too.
+        let thief = try setup.store("thief")
+        _ = try setup.note(thief, "forged after the revocation")
+        _ = thief
+        let report = try laptop.sync(folder: setup.folder)
+        #expect(report.changesApplied == 0)
+        #expect(report.refused.contains { $0.path == "devices/\(phone.deviceID)" && $0.reason.contains("revoked") })
+        #expect(try laptop.annotations().isEmpty)
+    }
+
+    @Test func twoRevocationsMadeAtOnceOnTwoDevicesEndInOneEpoch() throws {
+        let setup = try Setup()
+        let (laptop, phone) = try Self.pair(setup)
+        let tablet = try setup.store("tablet")
+        try Self.admit(tablet, by: laptop, folder: setup.folder)
+        let old = try setup.store("old")
+        try Self.admit(old, by: phone, folder: setup.folder)
+        let lost = try setup.store("lost")
+        try Self.admit(lost, by: laptop, folder: setup.folder)
+        for store in [laptop, phone, tablet] { _ = try store.sync(folder: setup.folder) }
+        try laptop.revokeDevice(lost.deviceID)
+        try tablet.revokeDevice(old.deviceID)
+        for _ in 0..<2 { for store in [laptop, phone, tablet] { _ = try store.sync(folder: setup.folder) } }
+        let rosters = try [laptop, phone, tablet].map { try #require(try $0.roster()) }
+        #expect(rosters.allSatisfy { $0.epoch == 2 })
+        #expect(Set(rosters.map(\.activeDevices)).count == 1)
+        #expect(rosters[0].activeDevices == [laptop.deviceID, phone.deviceID, tablet.deviceID].sorted())
+    }
+}
