@@ -26,7 +26,8 @@ enum Tool {
         QuarantineCommand.command, ImportsCommand.command,
         SyncCommand.command,
         DeviceCommands.show, DeviceCommands.name, DeviceCommands.list,
-        KeyCommands.new, KeyCommands.show,
+        RosterCommands.invite, RosterCommands.join, RosterCommands.revoke, RosterCommands.roster,
+        KeyCommands.new, KeyCommands.show, RosterCommands.recovery,
         DemoCommand.command,
     ]
 
@@ -38,7 +39,7 @@ enum Tool {
                           ContentListCommands.passages].map { (String($0.spec.name.dropFirst(8)), $0.spec.summary) }),
         "key": CommandSpec(
             name: "key", summary: "Make and show the age identity that encrypted backups and sync are opened with.",
-            subcommands: [KeyCommands.new, KeyCommands.show].map { (String($0.spec.name.dropFirst(4)), $0.spec.summary) }),
+            subcommands: [KeyCommands.new, KeyCommands.show, RosterCommands.recovery].map { (String($0.spec.name.dropFirst(4)), $0.spec.summary) }),
     ]
 
     static let topSpec = CommandSpec(

@@ -20,7 +20,10 @@ extension SyncReplica {
         let directory = folder.directory(of: store.deviceID)
         try publishRosterFiles(&round)
         if let roster = round.roster, let refusal = roster.refusal(of: store.deviceID) {
-            round.report.notSpeaking = refusal
+            round.report.notSpeaking = try rosterLedger.setting("join") != nil && roster.members[store.deviceID] == nil
+                ? "waiting to be admitted: its request is in the folder, and the inviting device admits it at its "
+                    + "next sync"
+                : refusal
             // A revoked device writes nothing more: nobody would read it.
             if roster.members[store.deviceID]?.revokedBy != nil {
                 round.report.held = try store.quarantine.count()

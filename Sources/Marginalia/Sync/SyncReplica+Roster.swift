@@ -182,6 +182,7 @@ extension SyncReplica {
             }
         }
         round.roster = try ledger.roster()
+        round.report.roster = round.roster?.id
         round.ownKeys = try db.transaction(.immediate) { try ledger.ensureKeys(of: store.deviceID, at: now) }
     }
 

@@ -22,6 +22,10 @@ enum DeviceCommands {
             let unnamed = "(none; set one with '\(context.suggested("device name NAME"))')"
             context.console.out("name   \(device.name ?? unnamed)")
             context.console.out("store  made \(created), \(Output.count(device.changeCount, "change")) made here")
+            if let roster = try store.roster(), let member = roster.members[device.id] {
+                context.console.out("keys   fingerprint \(member.keys.fingerprint), "
+                    + (member.isActive ? "admitted to roster \(roster.id)" : "refused: \(roster.refusal(of: device.id) ?? "")"))
+            }
         })
 
     static let name = Command(

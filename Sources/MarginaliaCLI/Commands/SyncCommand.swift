@@ -78,6 +78,13 @@ enum SyncCommand {
             lines.append("This store now writes as device \(report.deviceID) (was \(old)): "
                 + (report.renewalReason ?? "") + ".")
         }
+        for admission in report.admitted {
+            let who = admission.name.map { "\($0) (\(admission.device))" } ?? admission.device
+            lines.append("Admitted \(who) to the roster by invitation: fingerprint \(admission.fingerprint).")
+        }
+        if let refusal = report.notSpeaking {
+            lines.append("This device may not speak in its roster: \(refusal).")
+        }
         if !report.encryptedTo.isEmpty {
             lines.append("Segments are encrypted to " + report.encryptedTo.joined(separator: ", ") + ".")
         }
@@ -164,6 +171,13 @@ enum SyncCommand {
             ("changesApplied", .int(Int64(report.changesApplied))),
             ("releasedFromQuarantine", .int(Int64(report.releasedFromQuarantine))),
             ("held", .int(Int64(report.held))),
+            ("roster", report.roster.map(JSONValue.string) ?? .null),
+            ("admitted", .array(report.admitted.map { admission in
+                .object(JSONObject([("device", .string(admission.device)),
+                                    ("name", admission.name.map(JSONValue.string) ?? .null),
+                                    ("fingerprint", .string(admission.fingerprint))]))
+            })),
+            ("notSpeaking", report.notSpeaking.map(JSONValue.string) ?? .null),
             ("republished", .array(report.republished.map(JSONValue.string))),
             ("devices", .array(report.devices.map(device))),
         ] + files))
