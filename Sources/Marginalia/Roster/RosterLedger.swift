@@ -120,3 +120,24 @@ package struct RosterLedger {
         try db.execute(sql: "UPDATE sync_invitations SET used_by = ? WHERE token = ?", arguments: [device, token])
     }
 }
+
+// MARK: - Epoch keys
+
+extension RosterLedger {
+    /// This device's epoch identities, newest epoch first.
+    package func epochKeys(of device: String) throws -> [(epoch: Int, identity: AgeIdentity)] {
+        try db.fetchAll(sql: "SELECT epoch, age_secret FROM epoch_keys WHERE device = ? ORDER BY epoch DESC",
+                        arguments: [device]) { row in
+            (try row.int(0), try AgeIdentity(secretKey: Array(row.bytes(at: 1))))
+        }
+    }
+
+    /// The identity of `device`'s epoch `epoch`, made and kept now when it has none yet.
+    package func ensureEpochKey(of device: String, epoch: Int, at time: String) throws -> AgeIdentity {
+        if let known = try epochKeys(of: device).first(where: { $0.epoch == epoch }) { return known.identity }
+        let identity = try AgeIdentity(secretKey: PlatformCrypto.randomBytes(32))
+        try db.execute(sql: "INSERT INTO epoch_keys (device, epoch, age_secret, created_at) VALUES (?, ?, ?, ?)",
+                       arguments: [device, Int64(epoch), DatabaseValue.blob(identity.secretKey), time])
+        return identity
+    }
+}

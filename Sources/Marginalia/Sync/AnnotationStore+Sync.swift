@@ -37,10 +37,20 @@ extension AnnotationStore {
     ///   nil keeps those remembered; empty forgets them (segments are then written plain).
     /// - Parameter identities: the identities that open and authenticate encrypted segments; kept in memory only.
     /// - Throws: also `.invalidArgument` when the store encrypts to recipients and no identity of theirs is given.
+    ///
+    /// Encryption by epochs, for a store in a roster (`encrypt: true`, once; remembered by the store, not by the
+    /// folder's path): each device encrypts its segments to an age identity of its own for the roster's epoch,
+    /// which it writes into its directory wrapped to every device of the roster that may speak and to the roster's
+    /// recovery keys (`keys-….age`). A revocation starts a new epoch at each device's next round: a revoked device
+    /// opens nothing written afterwards. No identity need be given: each device opens the others' epoch keys with
+    /// its own device key. `encrypt: false` turns it off (and forgets `recipients`): an explicit choice.
+    /// - Parameter encrypt: true turns encryption by epochs on, false turns all encryption off, nil keeps it.
     public func sync(folder: String, compact: Bool = false, acceptFuture: Bool = false,
-                     recipients: [AgeRecipient]? = nil, identities: [AgeIdentity] = []) throws -> SyncReport {
+                     recipients: [AgeRecipient]? = nil, identities: [AgeIdentity] = [],
+                     encrypt: Bool? = nil) throws -> SyncReport {
         try sync(folder: folder, compact: compact, acceptFuture: acceptFuture,
-                 keys: SyncKeyRequest(recipients: recipients, identities: identities), progress: nil)
+                 keys: SyncKeyRequest(recipients: recipients, identities: identities, encrypt: encrypt),
+                 progress: nil)
     }
 
     /// `sync(folder:compact:acceptFuture:recipients:identities:)` with `progress` in place of the store-wide

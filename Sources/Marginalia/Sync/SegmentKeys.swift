@@ -17,7 +17,8 @@ struct SegmentKeys {
     /// What the segments written are encrypted to, and the key their tags are made with.
     struct Sealing {
         var recipients: [AgeRecipient]
-        var authenticationKey: [UInt8]
+        /// The key of the header's tag; nil for a segment of a store in a roster, which its signature authenticates.
+        var authenticationKey: [UInt8]?
     }
 
     /// How the segments written are sealed; nil: they are written plain.
@@ -58,6 +59,15 @@ struct SegmentKeys {
         self.init(sealing: sealing, identities: identities, authenticationKeys: keys)
     }
 
+    /// These keys, the segments written encrypted to `epoch` (a roster's epoch recipient, with no tag: the
+    /// signature authenticates them) or plain (nil), and read also with `readers`.
+    func sealing(toEpoch epoch: AgeRecipient?, readingAlso readers: [AgeIdentity]) throws -> SegmentKeys {
+        let added = readers.filter { reader in !identities.contains { $0.secretKey == reader.secretKey } }
+        return SegmentKeys(sealing: epoch.map { Sealing(recipients: [$0], authenticationKey: nil) },
+                           identities: identities + added,
+                           authenticationKeys: authenticationKeys + (try added.map(Self.authenticationKey(of:))))
+    }
+
     /// The authentication key of `identity`: HKDF-SHA-256 of its secret key.
     static func authenticationKey(of identity: AgeIdentity) throws -> [UInt8] {
         try PlatformCrypto.hkdfSHA256(ikm: identity.secretKey, salt: [], info: authenticationInfo, count: 32)
@@ -75,8 +85,9 @@ struct SegmentKeys {
     func seal(_ header: inout SegmentHeader, into output: any ByteSink) throws -> AgeEncryptingSink? {
         guard let sealing else { return nil }
         let encryptor = try AgeEncryptingSink(to: .recipients(sealing.recipients), sink: output)
-        header.auth = try Self.tag(key: sealing.authenticationKey, headerMAC: encryptor.headerMAC,
-                                   device: header.device)
+        if let key = sealing.authenticationKey {
+            header.auth = try Self.tag(key: key, headerMAC: encryptor.headerMAC, device: header.device)
+        }
         return encryptor
     }
 
@@ -137,9 +148,12 @@ struct SegmentKeys {
 struct SyncKeyRequest: Sendable {
     var recipients: [AgeRecipient]?
     var identities: [AgeIdentity]
+    /// With a roster: true turns encryption by epochs on, false off (and forgets the recipients), nil keeps it.
+    var encrypt: Bool?
 
-    init(recipients: [AgeRecipient]? = nil, identities: [AgeIdentity] = []) {
+    init(recipients: [AgeRecipient]? = nil, identities: [AgeIdentity] = [], encrypt: Bool? = nil) {
         self.recipients = recipients
         self.identities = identities
+        self.encrypt = encrypt
     }
 }

@@ -119,20 +119,37 @@ extension SyncLedger {
     /// writes them plain. Kept in `meta` under `sync_recipients`: a JSON object of folder paths and their
     /// recipients (`age1…`).
     /// - Throws: `MarginaliaError` `.corruptStore` when the stored value does not read.
+    ///
+    /// Encryption is the store's, not a path's: a store that encrypts in one folder encrypts wherever it syncs, so
+    /// that the same folder reached by another path (renamed, bind-mounted, mounted elsewhere) never receives a
+    /// plain segment. The recipients are kept under `"*"`; a store that remembered them by folder path (before)
+    /// encrypts to those of every path.
     func recipients(forFolder root: String) throws -> [AgeRecipient] {
-        guard case .array(let values)? = try storedRecipients()[root] else { return [] }
-        return try values.map { value in
+        let stored = try storedRecipients()
+        let values: [JSONValue]
+        if case .array(let all)? = stored["*"] {
+            values = all
+        } else {
+            values = stored.values.flatMap { value -> [JSONValue] in
+                if case .array(let list) = value { return list }
+                return []
+            }
+        }
+        var recipients: [AgeRecipient] = []
+        for value in values {
             guard case .string(let text) = value, let recipient = try? AgeRecipient(text: text) else {
                 throw Self.corruptRecipients
             }
-            return recipient
+            if !recipients.contains(recipient) { recipients.append(recipient) }
         }
+        return recipients
     }
 
-    /// Remembers `recipients` for the folder at `root`, in place of those before; none forgets them.
+    /// Remembers `recipients` for every folder, in place of those before; none forgets them (then the store writes
+    /// plain, a choice made explicitly).
     func setRecipients(_ recipients: [AgeRecipient], forFolder root: String) throws {
-        var folders = try storedRecipients()
-        folders[root] = recipients.isEmpty ? nil : .array(recipients.map { .string($0.encoded) })
+        let folders: JSONObject = recipients.isEmpty ? JSONObject()
+            : JSONObject([("*", .array(recipients.map { .string($0.encoded) }))])
         try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('sync_recipients', ?)",
                        arguments: [try JSONWriter.encodeString(.object(folders))])
     }

@@ -51,6 +51,11 @@ extension SyncReplica {
             }
         }
         try renewIfCopied(&round)
+        if round.roster != nil, round.ownKeys?.device != store.deviceID {
+            round.roster = try rosterLedger.roster()
+            round.ownKeys = try rosterLedger.keys(of: store.deviceID)
+        }
+        try settleEpochKeys(&round)
         round.report.deviceID = store.deviceID
         round.participants.insert(store.deviceID)
         let signer = round.ownKeys.map { _ in try? rosterLedger.keys(of: store.deviceID) } ?? nil
@@ -67,11 +72,16 @@ extension SyncReplica {
     private func resolveKeys(_ request: SyncKeyRequest, for round: inout SyncRound) throws {
         let ledger = SyncLedger(db: db)
         let root = round.folder.root
-        let recipients = try request.recipients ?? ledger.recipients(forFolder: root)
-        round.keys = try SegmentKeys(recipients: recipients, identities: request.identities, folder: root)
-        if let given = request.recipients, try given != ledger.recipients(forFolder: root) {
-            try ledger.setRecipients(given, forFolder: root)
+        let recipients = try request.recipients ?? (request.encrypt == false ? [] : ledger.recipients(forFolder: root))
+        // A store in a roster encrypts by epochs (`settleEpochKeys`): the recipients then only say that it encrypts,
+        // and which keys its epoch keys are wrapped to besides the roster's devices.
+        let inRoster = try rosterLedger.rosterID() != nil
+        round.keys = try SegmentKeys(recipients: inRoster ? [] : recipients, identities: request.identities,
+                                     folder: root)
+        if try recipients != ledger.recipients(forFolder: root) {
+            try ledger.setRecipients(recipients, forFolder: root)
         }
+        if let encrypt = request.encrypt { try rosterLedger.setSetting("encrypt", encrypt ? "1" : nil) }
         round.report.encryptedTo = recipients.map(\.encoded)
     }
 

@@ -56,6 +56,9 @@ struct SyncRound {
     var roster: Roster?
     /// This device's keys, which sign what it writes (with a roster).
     var ownKeys: DeviceKeys?
+    /// This device's epoch keys file to write before its segments (name and bytes), when it has none for the
+    /// roster's epoch and devices yet.
+    var epochKeysFile: (name: String, bytes: [UInt8])?
 
     /// What a segment's signature must be, with a roster.
     var trust: SegmentTrust? { roster.map(SegmentTrust.init) }

@@ -25,7 +25,12 @@ enum SyncCommand {
                 with the identity (--identity, else the one 'key new' made), which must be one of them: the \
                 folder then holds no note, quote or tag. Segments encrypted to an identity this store holds are \
                 decrypted, and refused unless a holder of the identity wrote them; plain and encrypted segments \
-                are read side by side. --plain forgets the recipients.
+                are read side by side. --plain forgets the recipients. A store in a roster ('device invite', \
+                'device join') encrypts by epochs with --encrypt (once: remembered by the store, wherever the \
+                folder is mounted): each device encrypts its segments to a key of its own for the roster's \
+                epoch, wrapped in its directory to every admitted device and recovery key ('key recovery'); \
+                after 'device revoke' every device starts a new epoch at its next round, so the revoked device \
+                opens nothing written afterwards. --plain turns encryption off.
                 """,
             arguments: [.init(name: "FOLDER", help: "The shared folder.")],
             options: [.init(name: "compact", help: "Fold this store's own segments older than an hour into one."),
@@ -35,7 +40,9 @@ enum SyncCommand {
                       .init(name: "recipient", value: "AGE1…",
                             help: "Encrypt the segments this store writes to this age recipient (repeatable); "
                                 + "remembered for the folder.", repeatable: true),
-                      .init(name: "plain", help: "Forget the folder's recipients: write plain segments again."),
+                      .init(name: "encrypt",
+                            help: "Encrypt every segment this store writes, by epochs of its roster (remembered)."),
+                      .init(name: "plain", help: "Stop encrypting: forget the recipients, write plain segments again."),
                       .init(name: "identity", value: "FILE",
                             help: "The age identity that opens encrypted segments and authenticates this store's "
                                 + "(default: the one 'marginalia key new' made, if any).")],
@@ -47,13 +54,15 @@ enum SyncCommand {
             let store = try context.openStore(.create, content: .none)
             let folder = context.arguments.positionals[0]
             let given = try Keys.recipients(context)
-            if context.arguments.flag("plain") && !given.isEmpty {
-                throw UsageError("give --recipient or --plain, not both")
+            if context.arguments.flag("plain") && (!given.isEmpty || context.arguments.flag("encrypt")) {
+                throw UsageError("give --recipient or --encrypt, or --plain, not both")
             }
+            let encrypt: Bool? = context.arguments.flag("encrypt") ? true : context.arguments.flag("plain") ? false : nil
             let recipients: [AgeRecipient]? = context.arguments.flag("plain") ? [] : given.isEmpty ? nil : given
             let report = try store.sync(folder: folder, compact: context.arguments.flag("compact"),
                                         acceptFuture: context.arguments.flag("accept-future"),
-                                        recipients: recipients, identities: try Keys.syncIdentities(context))
+                                        recipients: recipients, identities: try Keys.syncIdentities(context),
+                                        encrypt: encrypt)
             if context.json {
                 try Output.print(json(report), to: context.console)
                 return

@@ -138,10 +138,18 @@ import Testing
         _ = try setup.note(phone, "after the revocation")
         let phoneRound = try phone.sync(folder: setup.folder)
         #expect(phoneRound.notSpeaking?.contains("revoked") == true && phoneRound.written == nil)
-        // A segment forged under the phone's id, signed with its key as a thief holding it would, is refused too.
-        let thief = try setup.store("thief")
-        _ = try setup.note(thief, "forged after the revocation")
-        _ = thief
+        // 50 segments forged under the phone's id and signed with its key, as a thief holding the phone would.
+        let keys = try #require(try RosterLedger(db: try phone.db).keys(of: phone.deviceID))
+        let rosterID = try #require(try phone.roster()?.id)
+        let forged = try phone.changes(after: nil)
+        for index in 1...50 {
+            let header = SegmentHeader(device: phone.deviceID, log: "stolen", firstSequence: Int64(100 + index),
+                                       lastSequence: Int64(100 + index), createdAt: "2030-01-01T00:00:00.000Z")
+            let bytes = try SegmentFile.encode(header: header, changes: forged, signer: SegmentSigner(
+                roster: rosterID, keys: keys))
+            try Data(bytes).write(to: URL(fileURLWithPath: "\(setup.folder)/devices/\(phone.deviceID)/"
+                + SyncFormat.segmentName(first: Int64(100 + index), last: Int64(100 + index), nonce: "0000abcd")))
+        }
         let report = try laptop.sync(folder: setup.folder)
         #expect(report.changesApplied == 0)
         #expect(report.refused.contains { $0.path == "devices/\(phone.deviceID)" && $0.reason.contains("revoked") })
