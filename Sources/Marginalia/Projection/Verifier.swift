@@ -19,7 +19,26 @@ struct Verifier {
         try replayAnnotations(into: &report)
         try replayPositions(into: &report)
         try replayDeviceNames(into: &report)
+        try checkRoster(into: &report)
         return report
+    }
+
+    /// The roster's entries: their own hash chain whole, and every entry of the store's roster verifying.
+    private func checkRoster(into report: inout VerificationReport) throws {
+        let ledger = RosterLedger(db: db)
+        if let broken = try ledger.chainBreak() {
+            report.problems.append("roster_entries: the hash chain breaks at seq \(broken): the entries were "
+                + "rewritten there or before")
+        }
+        guard let id = try ledger.rosterID() else { return }
+        guard let roster = try ledger.roster() else {
+            report.problems.append("roster_entries: no entry founds roster \(id), the one the store belongs to")
+            return
+        }
+        for (entry, reason) in roster.unverified {
+            report.problems.append("roster_entries: entry \(entry.id) (\(entry.kind.rawValue) of \(entry.device)) "
+                + "does not verify: \(reason)")
+        }
     }
 
     private func checkIntegrity(into report: inout VerificationReport) throws {

@@ -74,6 +74,25 @@ import Testing
         }
     }
 
+    @Test func anEmptyDirectoryMadeByAnyoneCensorsNoDevicesChanges() throws {
+        let setup = try Setup()
+        let (laptop, phone) = try Self.pair(setup)
+        // The laptop brings in, by archive, the changes of a device that never synced: it carries them in its own
+        // directory. Anyone then makes an empty directory named after that device.
+        let kindle = try setup.store("kindle")
+        _ = try setup.note(kindle, "from elsewhere")
+        let archive = setup.directory.path("kindle.jsonl.gz")
+        try kindle.exportArchive(toFile: archive)
+        try laptop.importArchive(path: archive)
+        try FileManager.default.createDirectory(atPath: "\(setup.folder)/devices/\(kindle.deviceID)",
+                                                withIntermediateDirectories: true)
+        _ = try laptop.sync(folder: setup.folder)
+        let report = try phone.sync(folder: setup.folder)
+        #expect(report.changesApplied == 1)
+        #expect(try phone.annotations().map(\.note) == ["from elsewhere"])
+        #expect(report.refused.contains { $0.path == "devices/\(kindle.deviceID)" })
+    }
+
     @Test func aSegmentPlantedInAStoresOwnDirectoryIsReportedNotTakenAsACopy() throws {
         let setup = try Setup()
         let (laptop, _) = try Self.pair(setup)
