@@ -150,7 +150,7 @@ extension SyncReplica {
                 let relative = "\(SyncFormat.devicesDirectory)/\(device)/\(name)"
                 let key = "\(device)/\(name)"
                 if [SyncFormat.deviceManifestName, ".DS_Store", SyncRosterFiles.rosterName,
-                    SyncRosterFiles.joinName].contains(name) { continue }
+                    SyncRosterFiles.joinName].contains(name) || EpochKeysFile.isKeysFile(name) { continue }
                 if name == SyncFormat.statusName {
                     if device != own { noteStatus(of: "\(directory)/\(name)", device: device, in: &round) }
                     continue

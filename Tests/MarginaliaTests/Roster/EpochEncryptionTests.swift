@@ -37,6 +37,8 @@ private let hasAge = FileManager.default.isExecutableFile(atPath: "/usr/bin/age"
         #expect(bytes.starts(with: Array("age-encryption.org/v1".utf8)))
         #expect(!String(decoding: bytes, as: UTF8.self).contains("gând"))
         #expect(report.encryptedTo.count == 1)
+        // The keys file is the folder's own: no round names it as pending or leftover.
+        #expect(report.pending.isEmpty && report.leftovers.isEmpty)
         // The phone opens it with no identity given: its own device key opens the laptop's epoch keys.
         let read = try phone.sync(folder: setup.folder)
         #expect(read.changesApplied == 1 && read.refused.isEmpty)
