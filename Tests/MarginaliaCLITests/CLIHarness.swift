@@ -43,9 +43,19 @@ final class CLIWorkspace {
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("tmp"),
                                                 withIntermediateDirectories: true)
         if let sample {
-            let built = try run(
-                ["content", "build", Self.samples.appendingPathComponent(sample).path, "--output", content])
+            try FileManager.default.copyItem(atPath: try Self.builtContent(sample), toPath: content)
+        }
+    }
+
+    /// The content database of `sample`, built once per test process by the binary itself (`content build`) and
+    /// copied into each workspace: a content database is read-only, and building one reads the lemma table.
+    static func builtContent(_ sample: String) throws -> String {
+        try BuiltOnce.shared.value(for: "cli-\(sample)") { directory in
+            let output = "\(directory)/\(sample).db"
+            let built = try ChildProcess(binary, ["content", "build", samples.appendingPathComponent(sample).path,
+                                                  "--output", output]).run()
             guard built.status == 0 else { throw CLIFailure(result: built) }
+            return output
         }
     }
 

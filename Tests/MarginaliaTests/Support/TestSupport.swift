@@ -1,5 +1,6 @@
 import Foundation
 @testable import Marginalia
+import MarginaliaTestSupport
 
 /// A fresh temporary directory for one test, removed when the value is released.
 final class TemporaryDirectory {
@@ -30,11 +31,17 @@ enum Samples {
     /// The package's `schemas` directory.
     static let schemas = directory.deletingLastPathComponent().appendingPathComponent("schemas")
 
-    /// Builds the content database of a sample source into `directory`, returning its path.
+    /// The content database of a sample source in `directory`, returning its path: built once per test process
+    /// (a build reads the lemma table) and copied.
     static func buildContent(_ source: String, in directory: TemporaryDirectory) throws -> String {
         let output = directory.path(source.replacingOccurrences(of: ".json", with: ".db"))
-        try ContentBuilder.build(try ContentSource(path: path(source)), output: output,
-                                 lemmas: path("ro-lemmas.tsv.gz"))
+        let built = try BuiltOnce.shared.value(for: "content-\(source)") { shared in
+            let built = "\(shared)/\(source).db"
+            try ContentBuilder.build(try ContentSource(path: path(source)), output: built,
+                                     lemmas: path("ro-lemmas.tsv.gz"))
+            return built
+        }
+        try FileManager.default.copyItem(atPath: built, toPath: output)
         return output
     }
 }
