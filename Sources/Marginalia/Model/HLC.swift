@@ -54,8 +54,24 @@ public struct HLC: Comparable, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The latest milliseconds the log can hold (year 4892): `packed` must fit in a signed 64-bit integer.
+    /// The latest milliseconds the log can hold (4892-10-07T21:52:48.546Z): `packed` must fit in a signed 64-bit
+    /// integer.
     package static let maxStoredMilliseconds: Int64 = (Int64.max - Int64(maxCounter)) / 100_000
+
+    /// Whether the log can hold this clock: its milliseconds are at most `maxStoredMilliseconds`. The text form says
+    /// clocks up to year 9999, which a change from another store, an archive or this machine's clock may carry.
+    package var isStorable: Bool { milliseconds <= HLC.maxStoredMilliseconds }
+
+    /// Refuses a clock the log cannot hold (`isStorable`): every way a change comes into the log checks it, so that
+    /// none is stored with another clock than the one its digest was taken over.
+    /// - Throws: `FieldError` for `field`, naming the latest clock the log holds.
+    package func checkStorable(field: String = "hlc") throws(FieldError) {
+        guard !isStorable else { return }
+        throw FieldError(
+            field: field,
+            reason: "a clock after \(Timestamp.iso8601(milliseconds: HLC.maxStoredMilliseconds)) cannot be stored, "
+                + "not \"\(self)\" (\(iso8601))")
+    }
 
     /// The clock as one integer, milliseconds × 100,000 + counter, as the log's `hlc` column and the current
     /// tables keep it: integer order is clock order, and the decimal digits read as the text form without its dash.

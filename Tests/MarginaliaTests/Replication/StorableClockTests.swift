@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+@testable import Marginalia
+
+/// The log keeps a change's clock as one integer (`HLC.packed`), which holds clocks up to
+/// `HLC.maxStoredMilliseconds` (October 4892), fewer than the text form can say (up to year 9999). A later clock is
+/// refused by every way into the log: stored clamped, its row would disagree with the digest taken over its text, and
+/// `verify` would fail on every replica that took it.
+@Suite struct StorableClockTests {
+    typealias Fixtures = ArchiveFixtures
+
+    /// 5000-01-01T00:00:00.000Z: a clock the text form says and the log cannot hold.
+    static let year5000: Int64 = 95_617_584_000_000
+    /// The refusal of a change at `year5000`, as `FieldError` words it.
+    static let refusal = #"field "hlc": a clock after 4892-10-07T21:52:48.546Z cannot be stored, "#
+        + #"not "095617584000000-00000" (5000-01-01T00:00:00.000Z)"#
+
+    /// A store with the fixture's annotations, made on `clock`.
+    static func populated(_ directory: TemporaryDirectory, clock: ManualClock) throws
+        -> (store: AnnotationStore, ids: [String])
+    {
+        let store = try Fixtures.store(directory, clock: clock)
+        return (store, try Fixtures.populate(store, clock: clock))
+    }
+
+    /// An edit of annotation `id`'s note by another device, at clock `hlc`, made (by its wall clock) at `wall`.
+    static func edit(_ id: String, changeID: String, hlc: HLC, wall: Int64, note: String) -> Change {
+        Change(changeID: changeID, hlc: hlc, device: "dev-far", entityID: id,
+               payload: .edit(note: .set(note), color: nil, tags: [:]), wall: wall)
+    }
+
+    /// Made at a plausible time, the change would be merged at once; made in the year 5000 too, it would be held in
+    /// quarantine, then let out by a release. Either way the merger refuses it, naming it.
+    @Test(arguments: [Fixtures.epoch + 20_000, year5000])
+    func aChangeClockedAfterTheLatestTheLogHoldsIsRefusedByTheMerger(wall: Int64) throws {
+        let directory = try TemporaryDirectory()
+        let (store, ids) = try Self.populated(directory, clock: ManualClock(Fixtures.epoch))
+        let before = try canonicalDump(store.path)
+        let late = Self.edit(ids[0], changeID: "change-of-5000", hlc: HLC(milliseconds: Self.year5000, counter: 0),
+                             wall: wall, note: "din viitor")
+        #expect {
+            try store.merge([late])
+        } throws: { error in
+            "\(error)" == "change 1 (change-of-5000): " + Self.refusal
+        }
+        #expect(try store.releaseQuarantinedChanges() == 0)
+        #expect(try canonicalDump(store.path) == before)
+        #expect(try store.verify().problems == [])
+    }
+
+    /// The latest clock the log holds, to the counter, is taken and stored exactly: the store verifies, and an
+    /// archive carries it to a replica that verifies too.
+    @Test func aChangeAtTheLatestClockTheLogHoldsIsMergedAndVerifies() throws {
+        let directory = try TemporaryDirectory()
+        let clock = ManualClock(Fixtures.epoch)
+        let (store, ids) = try Self.populated(directory, clock: clock)
+        let latest = HLC(milliseconds: HLC.maxStoredMilliseconds, counter: HLC.maxCounter)
+        #expect(latest.description == "092233720368546-99999")
+        let edge = Self.edit(ids[0], changeID: "change-at-the-bound", hlc: latest, wall: Fixtures.epoch + 20_000,
+                             note: "la margine")
+        let report = try store.merge([edge])
+        #expect(report.newChanges == 1 && report.quarantined == 0)
+        #expect(try store.history(id: ids[0]).last?.hlc == latest)
+        #expect(try store.annotation(id: ids[0]).note == "la margine")
+        #expect(try store.verify().problems == [])
+
+        let path = directory.path("edge.jsonl.gz")
+        try store.exportArchive(toFile: path)
+        let replica = try Fixtures.store(directory, "replica.db", clock: clock)
+        #expect(try replica.importArchive(path: path).newChanges == 13)
+        #expect(try replica.changes(after: nil) == store.changes(after: nil))
+        #expect(try replica.verify().problems == [])
+    }
+}
