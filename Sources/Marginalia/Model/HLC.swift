@@ -58,6 +58,9 @@ public struct HLC: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// integer.
     package static let maxStoredMilliseconds: Int64 = (Int64.max - Int64(maxCounter)) / 100_000
 
+    /// The latest clock the log can hold, `maxStoredMilliseconds` with the largest counter.
+    package static let latestStored = HLC(milliseconds: maxStoredMilliseconds, counter: maxCounter)
+
     /// Whether the log can hold this clock: its milliseconds are at most `maxStoredMilliseconds`. The text form says
     /// clocks up to year 9999, which a change from another store, an archive or this machine's clock may carry.
     package var isStorable: Bool { milliseconds <= HLC.maxStoredMilliseconds }

@@ -71,4 +71,35 @@ import Testing
         #expect(try replica.changes(after: nil) == store.changes(after: nil))
         #expect(try replica.verify().problems == [])
     }
+
+    /// A change an earlier version held in quarantine with a clock the log cannot hold is refused by a release,
+    /// which lets nothing out; opening the store once it is due leaves it held.
+    @Test func aHeldChangeClockedAfterTheLatestTheLogHoldsIsRefusedOnRelease() throws {
+        let directory = try TemporaryDirectory()
+        let (store, ids) = try Self.populated(directory, clock: ManualClock(Fixtures.epoch))
+        let held = Self.edit(ids[0], changeID: "held-of-5000", hlc: HLC(milliseconds: Self.year5000, counter: 0),
+                             wall: Self.year5000, note: "din viitor")
+        // As a store of an earlier version held it: its clock was never checked against the log's.
+        try store.db.execute(
+            sql: """
+                INSERT INTO quarantine (\(Change.quarantineColumns), source, seen_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: StatementArguments(held.columnValues(fieldsText: try held.fields.jsonText())
+                + [.text("merge"), .text("2023-11-14T22:13:20.000Z")]))
+        let before = try canonicalDump(store.path)
+        #expect {
+            try store.releaseQuarantinedChanges()
+        } throws: { error in
+            "\(error)" == "change held-of-5000, held in quarantine: " + Self.refusal + "; nothing was released"
+        }
+        #expect(try canonicalDump(store.path) == before)
+        #expect(try store.verify().problems == [])
+        try store.close()
+
+        let later = try makeStore(directory, wallClock: ManualClock(Self.year5000 + 1).now)
+        #expect(try later.quarantinedChanges().map(\.change.changeID) == ["held-of-5000"])
+        #expect(try canonicalDump(later.path) == before)
+        #expect(try later.verify().problems == [])
+    }
 }
