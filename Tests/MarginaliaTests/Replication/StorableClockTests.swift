@@ -102,4 +102,24 @@ import Testing
         #expect(try canonicalDump(later.path) == before)
         #expect(try later.verify().problems == [])
     }
+
+    /// An item of another tool's file dated after the latest clock the log holds is refused, naming its line.
+    @Test func anImportedItemDatedAfterTheLatestTheLogHoldsIsRefusedNamingItsLine() throws {
+        let directory = try TemporaryDirectory()
+        let store = try Fixtures.store(directory, clock: ManualClock(Fixtures.epoch))
+        let before = try canonicalDump(store.path)
+        func item(_ text: String, at location: Int, date: Int64, line: Int) -> ImportItem {
+            ImportItem(format: .kindle, kind: .highlight, title: "Luceafarul", text: text,
+                       location: ItemLocation(start: location, end: location + 1), date: date, line: line)
+        }
+        let items = [item("A fost odată", at: 10, date: Fixtures.epoch, line: 1),
+                     item("O prea frumoasă fată", at: 40, date: Self.year5000, line: 6)]
+        #expect {
+            try store.importItems(items, format: .kindle, options: InteropImportOptions())
+        } throws: { error in
+            "\(error)" == "the item on line 6: " + Self.refusal + ": nothing was imported"
+        }
+        #expect(try canonicalDump(store.path) == before)
+        #expect(try store.verify().problems == [])
+    }
 }
