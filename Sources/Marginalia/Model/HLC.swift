@@ -188,17 +188,22 @@ package struct HybridLogicalClock: Sendable {
     package var wallClockFunction: @Sendable () -> Int64 { wallClock }
 
     /// Issues a new timestamp, greater than every one issued or observed so far.
-    package mutating func tick() -> HLC {
+    /// - Throws: `StoreError.clockBeyondLog` when that timestamp would be after the latest the log holds
+    ///   (`HLC.latestStored`): the wall clock reads after it, or the clock has reached it. The clock stays as it was.
+    package mutating func tick() throws(StoreError) -> HLC {
         let wall = wallClock()
+        let next: HLC
         if wall > latest.milliseconds {
-            latest = HLC(milliseconds: wall, counter: 0)
+            next = HLC(milliseconds: wall, counter: 0)
         } else if latest.counter < HLC.maxCounter {
-            latest = HLC(milliseconds: latest.milliseconds, counter: latest.counter + 1)
+            next = HLC(milliseconds: latest.milliseconds, counter: latest.counter + 1)
         } else {
             // The counter is exhausted within this millisecond: borrow the next millisecond, never wrap.
-            latest = HLC(milliseconds: latest.milliseconds + 1, counter: 0)
+            next = HLC(milliseconds: latest.milliseconds + 1, counter: 0)
         }
-        return latest
+        guard next.isStorable else { throw StoreError.clockBeyondLog(wallClock: wall) }
+        latest = next
+        return next
     }
 
     /// Advances the clock past a timestamp seen in the log or in another device's change.

@@ -122,4 +122,25 @@ import Testing
         #expect(try canonicalDump(store.path) == before)
         #expect(try store.verify().problems == [])
     }
+
+    /// This machine's own clock: a write when it reads after the latest clock the log holds is refused, not
+    /// stamped with a clamped clock; at that latest millisecond it is made as usual.
+    @Test func aWriteWhenThisMachinesClockReadsAfterTheLatestTheLogHoldsIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let clock = ManualClock(HLC.maxStoredMilliseconds)
+        let store = try Fixtures.store(directory, clock: clock)
+        let made = try store.createAnnotation(.highlight, at: AnchorRequest(passage: "luceafarul.1"))
+        #expect(try store.history(id: made.id).map(\.hlc)
+            == [HLC(milliseconds: HLC.maxStoredMilliseconds, counter: 0)])
+        let before = try canonicalDump(store.path)
+        clock.set(Self.year5000)
+        #expect {
+            try store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.2"), note: "din viitor")
+        } throws: { error in
+            "\(error)" == "this machine's clock reads 5000-01-01T00:00:00.000Z: a change made now would take a "
+                + "clock after 4892-10-07T21:52:48.546Z, which the log cannot store; nothing was written"
+        }
+        #expect(try canonicalDump(store.path) == before)
+        #expect(try store.verify().problems == [])
+    }
 }
