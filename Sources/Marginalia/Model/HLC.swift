@@ -78,8 +78,19 @@ public struct HLC: Comparable, Hashable, Sendable, CustomStringConvertible {
 
     /// The clock as one integer, milliseconds × 100,000 + counter, as the log's `hlc` column and the current
     /// tables keep it: integer order is clock order, and the decimal digits read as the text form without its dash.
-    /// Only for clocks up to `maxStoredMilliseconds`; later ones are refused before they reach the log.
-    package var packed: Int64 { min(milliseconds, HLC.maxStoredMilliseconds) * 100_000 + Int64(counter) }
+    ///
+    /// Only for a clock the log can hold (`isStorable`): every way into the log refuses a later one first
+    /// (`Change.check`, the archive's change records, an interop import's clocks, a quarantine release,
+    /// `HybridLogicalClock.tick`), since one stored clamped would disagree with the digest taken over its text. A
+    /// query's bound that may be later uses `packedBound`.
+    package var packed: Int64 {
+        precondition(isStorable, "a clock after the latest the log holds was not refused: \(self)")
+        return milliseconds * 100_000 + Int64(counter)
+    }
+
+    /// The clock as a bound on the log's packed clocks, for a query (`hlc >= ?`): `packed`, and for a clock the log
+    /// cannot hold `Int64.max`, above every packed clock (the latest, `latestStored.packed`, is below it).
+    package var packedBound: Int64 { isStorable ? packed : .max }
 
     /// The clock `packed` stands for; nil for a negative value or a counter out of range.
     package init?(packed: Int64) {

@@ -54,6 +54,16 @@ import Testing
         #expect(fresh.latest == .zero)
     }
 
+    /// The latest clock the log holds packs exactly into a signed 64-bit integer, and reads back; a later clock
+    /// bounds a query above every packed clock.
+    @Test func theLatestStorableClockPacksExactly() {
+        #expect(HLC.latestStored.packed == 9_223_372_036_854_699_999)
+        #expect(HLC(packed: HLC.latestStored.packed) == HLC.latestStored)
+        #expect(HLC.latestStored.isStorable && HLC.latestStored.packedBound == HLC.latestStored.packed)
+        let later = HLC(milliseconds: HLC.maxStoredMilliseconds + 1, counter: 0)
+        #expect(!later.isStorable && later.packedBound == .max)
+    }
+
     @Test func farFutureTimestampsAreRecognised() {
         let wall = ManualClock(1_000_000)
         let clock = HybridLogicalClock(maxDrift: 60_000, wallClock: wall.now)

@@ -143,4 +143,25 @@ import Testing
         #expect(try canonicalDump(store.path) == before)
         #expect(try store.verify().problems == [])
     }
+
+    /// Asked for what changed since a time after the latest clock the log holds (up to the year 9999, as a date
+    /// typed may be), the log, the history and an export find nothing: the bound is above every stored clock.
+    @Test func queriesSinceATimeAfterTheLatestTheLogHoldsFindNothing() throws {
+        let directory = try TemporaryDirectory()
+        let (store, _) = try Self.populated(directory, clock: ManualClock(Fixtures.epoch))
+        for since in [HLC.maxStoredMilliseconds + 1, Self.year5000, Timestamp.latestMilliseconds] {
+            #expect(try store.log(LogFilter(since: since)).isEmpty)
+            #expect(try store.diff(since: since).isEmpty)
+            let path = directory.path("since-\(since).jsonl.gz")
+            try store.exportArchive(toFile: path, filter: ExportFilter(since: since))
+            let records = try Fixtures.lines(ofArchive: path).compactMap { line -> String? in
+                guard case .object(let object)? = try? JSONParser.parse(line),
+                      case .string(let type)? = object["type"] else { return nil }
+                return type
+            }
+            #expect(records == ["header", "trailer"])
+        }
+        #expect(try store.log(LogFilter(since: HLC.maxStoredMilliseconds)).isEmpty)
+        #expect(try store.log(LogFilter(since: Fixtures.epoch)).count == 12)
+    }
 }
