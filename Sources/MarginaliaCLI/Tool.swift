@@ -242,7 +242,7 @@ enum Tool {
                  .passageNotFound, .documentNotFound, .unchanged:
                 return 65
             case .storeMissing, .unreadable, .sqliteTooOld, .annotationNotFound, .ambiguousID, .idPrefixTooShort,
-                 .idNotFound, .contentUnavailable, .wouldOverwrite:
+                 .idNotFound, .contentUnavailable, .wouldOverwrite, .clockBeyondLog:
                 return 1
             }
         case let error as SQLiteError:

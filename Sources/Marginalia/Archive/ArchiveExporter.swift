@@ -147,7 +147,7 @@ struct ArchiveExporter {
                     OR (entity = 'position' AND entity_id = ?2) OR entity = 'device')
                 ORDER BY seq
                 """,
-            arguments: [since.packed, document]
+            arguments: [since.packedBound, document]
         ) { row in
             try lines.writeChange(row)
             if stored != nil {
@@ -171,7 +171,7 @@ struct ArchiveExporter {
                 SELECT \(Projection.annotationColumns()) FROM annotations
                 WHERE updated_hlc >= ?1 AND (?2 IS NULL OR document = ?2) ORDER BY id
                 """,
-            arguments: [since.packed, document]
+            arguments: [since.packedBound, document]
         ) { row in
             try lines.writeAnnotation(try Annotation(row: row))
             counts.annotations += 1

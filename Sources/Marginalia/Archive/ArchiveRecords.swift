@@ -89,6 +89,7 @@ enum ArchiveRecords {
         guard let hlc = HLC(hlcText), hlc.milliseconds <= Timestamp.latestMilliseconds else {
             throw FieldError(field: "hlc", reason: "must be a clock like 001795954481123-00000, not \"\(hlcText)\"")
         }
+        try hlc.checkStorable()
         let device = try machineID(object["device"], field: "device")
         let entityName = try FieldReader.string(object["entity"] ?? .null, field: "entity")
         guard let entity = EntityKind(rawValue: entityName) else {

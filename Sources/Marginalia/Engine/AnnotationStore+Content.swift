@@ -166,6 +166,8 @@ extension AnnotationStore {
 
     /// Merges every change held in quarantine now, whenever it was made: what a person does once they know the
     /// other machine's clock is right, or do not mind. Returns how many were merged.
+    /// - Throws: `MarginaliaError` (`.invalidArgument`) naming a held change whose clock is after the latest the log
+    ///   holds (4892-10-07T21:52:48.546Z), which a store of an earlier version may have held: nothing is merged.
     @discardableResult
     public func releaseQuarantinedChanges() throws -> Int {
         try engine.write { try $0.merger.releaseAllQuarantined() }

@@ -113,7 +113,7 @@ extension StoreConnection {
         // stamped it had read the wall clock too), so `since` bounds the clock as well, which its index serves.
         if let since = filter.since {
             conditions.append("hlc >= ? AND \(ChangeLog.madeAt) >= ?")
-            arguments += [.integer(HLC(milliseconds: max(0, since), counter: 0).packed), .integer(since)]
+            arguments += [.integer(HLC(milliseconds: max(0, since), counter: 0).packedBound), .integer(since)]
         }
         if let until = filter.until {
             conditions.append("\(ChangeLog.madeAt) < ?")

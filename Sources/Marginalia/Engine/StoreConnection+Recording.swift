@@ -12,6 +12,7 @@ extension StoreConnection {
 
     /// Records a change made on this device now: a fresh timestamp and change id, written to the log and
     /// applied to the current tables. Call it inside a write transaction.
+    /// - Throws: `StoreError.clockBeyondLog` when the timestamp would be after the latest the log holds.
     func record(_ entity: EntityKind, _ entityID: String, _ operation: ChangeOperation,
                 _ fields: ChangeFields) throws -> Change {
         try recordState(entity, entityID, operation, fields).change
@@ -30,9 +31,12 @@ extension StoreConnection {
         // The wall clock as read for this change: when the person made it. The HLC, which orders it, never goes
         // back, so it can be ahead of this.
         let wall = max(0, clock.wallMilliseconds)
+        // Stamped before the clock is noted: a clock after the latest the log holds refuses the write, and notes
+        // nothing.
+        let hlc = try clock.tick()
         try noteClock(wall, changeID: changeID)
         let change = Change(
-            changeID: changeID, hlc: clock.tick(), device: deviceID, entity: entity, entityID: entityID,
+            changeID: changeID, hlc: hlc, device: deviceID, entity: entity, entityID: entityID,
             operation: operation, fields: fields, wall: wall)
         try insert(change)
         guard entity == .annotation else {

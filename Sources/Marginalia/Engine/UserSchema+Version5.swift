@@ -130,7 +130,10 @@ extension UserSchema {
             func corrupt(_ what: String) -> StoreError {
                 StoreError.corruptRow(reason: "annotation row \(number) has an unreadable \(what)")
             }
-            guard let created = HLC(try row.string(1)), let updated = HLC(try row.string(2)) else {
+            // A clock the log cannot hold is in no log this migration copies (its integer form would not fit the
+            // STRICT column above): only a damaged row holds one.
+            guard let created = HLC(try row.string(1)), let updated = HLC(try row.string(2)),
+                  created.isStorable, updated.isStorable else {
                 throw corrupt("timestamp")
             }
             guard case .object(let object)? = try? JSONParser.parse(try row.string(3)) else { throw corrupt("clocks") }

@@ -6,8 +6,8 @@ struct ImportGroup {
     var first: ImportItem
     /// Later clippings of the same highlight, resized, in file order.
     var revisions: [ImportItem] = []
-    /// Notes made on it: their text, when, and where the source says they are.
-    var notes: [(text: String, date: Int64?, location: ItemLocation)] = []
+    /// Notes made on it: their text, when, where the source says they are, and the line of the file they are on.
+    var notes: [(text: String, date: Int64?, location: ItemLocation, line: Int)] = []
 
     /// The text as it stands after the last revision.
     var text: String { revisions.last?.text ?? first.text }
@@ -173,7 +173,7 @@ extension ImportGrouping {
         ) { row in
             let item = try PackedItem.unpack(row.bytes(at: 1), title: book.title, author: book.author)
             if let note = row.optionalString(0) {
-                group.notes.append((note, item.date, item.location))
+                group.notes.append((note, item.date, item.location, item.line))
             } else {
                 group.revisions.append(item)
             }

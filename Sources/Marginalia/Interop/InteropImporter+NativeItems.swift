@@ -14,8 +14,8 @@ extension InteropImporter {
             let text = try fields.jsonText()
             changes.append(Change(
                 changeID: try DerivedIdentifiers.uuid([id, item.format.rawValue, operation.rawValue, text]),
-                hlc: HLC(milliseconds: max(0, milliseconds), counter: 0), device: device, entity: .annotation,
-                entityID: id, operation: operation, fields: fields))
+                hlc: try ImportClock.checked(HLC(milliseconds: max(0, milliseconds), counter: 0), line: item.line),
+                device: device, entity: .annotation, entityID: id, operation: operation, fields: fields))
         }
         guard let existing = try store.projection.loadRegisters(id: id)?.annotation else {
             try add(.create, ChangeFields(kind: item.kind, anchor: native.anchor, note: item.note, color: item.color,

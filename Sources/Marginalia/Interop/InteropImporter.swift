@@ -164,24 +164,26 @@ extension InteropImporter {
         let device = DerivedIdentifiers.device(of: format)
         // The item's own date, when the file gives one, is when the person made it; it is part of the file, so
         // the same file gives the same changes again.
-        var changes = [Change(changeID: try DerivedIdentifiers.uuid([id, "create"]), hlc: clock.next(first.date),
-                              device: device, entity: .annotation, entityID: id, operation: .create, fields: fields,
-                              wall: first.date)]
-        var later: [(date: Int64?, key: [String], operation: ChangeOperation, fields: ChangeFields)] = []
+        var changes = [Change(changeID: try DerivedIdentifiers.uuid([id, "create"]),
+                              hlc: try clock.next(first.date, line: first.line), device: device, entity: .annotation,
+                              entityID: id, operation: .create, fields: fields, wall: first.date)]
+        var later: [(date: Int64?, line: Int, key: [String], operation: ChangeOperation, fields: ChangeFields)] = []
         for revision in group.revisions {
-            later.append((revision.date, ["reattach", revision.location.label, revision.text], .reattach,
-                          ChangeFields(anchor: try anchor(for: revision))))
+            later.append((revision.date, revision.line, ["reattach", revision.location.label, revision.text],
+                          .reattach, ChangeFields(anchor: try anchor(for: revision))))
         }
         for note in group.notes where first.kind == .highlight {
-            later.append((note.date, ["edit", note.location.label, note.text], .edit, ChangeFields(note: note.text)))
+            later.append((note.date, note.line, ["edit", note.location.label, note.text], .edit,
+                          ChangeFields(note: note.text)))
         }
         // Stable: changes of the same moment keep the file's order.
         let ordered = later.enumerated()
             .sorted { ($0.element.date ?? 0, $0.offset) < ($1.element.date ?? 0, $1.offset) }.map(\.element)
         for change in ordered {
             changes.append(Change(changeID: try DerivedIdentifiers.uuid([id] + change.key),
-                                  hlc: clock.next(change.date), device: device, entity: .annotation, entityID: id,
-                                  operation: change.operation, fields: change.fields, wall: change.date))
+                                  hlc: try clock.next(change.date, line: change.line), device: device,
+                                  entity: .annotation, entityID: id, operation: change.operation,
+                                  fields: change.fields, wall: change.date))
         }
         return PlannedAnnotation(id: id, changes: changes, orphaned: orphaned, orphan: orphan)
     }

@@ -54,13 +54,43 @@ public struct HLC: Comparable, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The latest milliseconds the log can hold (year 4892): `packed` must fit in a signed 64-bit integer.
+    /// The latest milliseconds the log can hold (4892-10-07T21:52:48.546Z): `packed` must fit in a signed 64-bit
+    /// integer.
     package static let maxStoredMilliseconds: Int64 = (Int64.max - Int64(maxCounter)) / 100_000
+
+    /// The latest clock the log can hold, `maxStoredMilliseconds` with the largest counter.
+    package static let latestStored = HLC(milliseconds: maxStoredMilliseconds, counter: maxCounter)
+
+    /// Whether the log can hold this clock: its milliseconds are at most `maxStoredMilliseconds`. The text form says
+    /// clocks up to year 9999, which a change from another store, an archive or this machine's clock may carry.
+    package var isStorable: Bool { milliseconds <= HLC.maxStoredMilliseconds }
+
+    /// Refuses a clock the log cannot hold (`isStorable`): every way a change comes into the log checks it, so that
+    /// none is stored with another clock than the one its digest was taken over.
+    /// - Throws: `FieldError` for `field`, naming the latest clock the log holds.
+    package func checkStorable(field: String = "hlc") throws(FieldError) {
+        guard !isStorable else { return }
+        throw FieldError(
+            field: field,
+            reason: "a clock after \(Timestamp.iso8601(milliseconds: HLC.maxStoredMilliseconds)) cannot be stored, "
+                + "not \"\(self)\" (\(iso8601))")
+    }
 
     /// The clock as one integer, milliseconds × 100,000 + counter, as the log's `hlc` column and the current
     /// tables keep it: integer order is clock order, and the decimal digits read as the text form without its dash.
-    /// Only for clocks up to `maxStoredMilliseconds`; later ones are refused before they reach the log.
-    package var packed: Int64 { min(milliseconds, HLC.maxStoredMilliseconds) * 100_000 + Int64(counter) }
+    ///
+    /// Only for a clock the log can hold (`isStorable`): every way into the log refuses a later one first
+    /// (`Change.check`, the archive's change records, an interop import's clocks, a quarantine release,
+    /// `HybridLogicalClock.tick`), since one stored clamped would disagree with the digest taken over its text. A
+    /// query's bound that may be later uses `packedBound`.
+    package var packed: Int64 {
+        precondition(isStorable, "a clock after the latest the log holds was not refused: \(self)")
+        return milliseconds * 100_000 + Int64(counter)
+    }
+
+    /// The clock as a bound on the log's packed clocks, for a query (`hlc >= ?`): `packed`, and for a clock the log
+    /// cannot hold `Int64.max`, above every packed clock (the latest, `latestStored.packed`, is below it).
+    package var packedBound: Int64 { isStorable ? packed : .max }
 
     /// The clock `packed` stands for; nil for a negative value or a counter out of range.
     package init?(packed: Int64) {
@@ -169,17 +199,22 @@ package struct HybridLogicalClock: Sendable {
     package var wallClockFunction: @Sendable () -> Int64 { wallClock }
 
     /// Issues a new timestamp, greater than every one issued or observed so far.
-    package mutating func tick() -> HLC {
+    /// - Throws: `StoreError.clockBeyondLog` when that timestamp would be after the latest the log holds
+    ///   (`HLC.latestStored`): the wall clock reads after it, or the clock has reached it. The clock stays as it was.
+    package mutating func tick() throws(StoreError) -> HLC {
         let wall = wallClock()
+        let next: HLC
         if wall > latest.milliseconds {
-            latest = HLC(milliseconds: wall, counter: 0)
+            next = HLC(milliseconds: wall, counter: 0)
         } else if latest.counter < HLC.maxCounter {
-            latest = HLC(milliseconds: latest.milliseconds, counter: latest.counter + 1)
+            next = HLC(milliseconds: latest.milliseconds, counter: latest.counter + 1)
         } else {
             // The counter is exhausted within this millisecond: borrow the next millisecond, never wrap.
-            latest = HLC(milliseconds: latest.milliseconds + 1, counter: 0)
+            next = HLC(milliseconds: latest.milliseconds + 1, counter: 0)
         }
-        return latest
+        guard next.isStorable else { throw StoreError.clockBeyondLog(wallClock: wall) }
+        latest = next
+        return next
     }
 
     /// Advances the clock past a timestamp seen in the log or in another device's change.

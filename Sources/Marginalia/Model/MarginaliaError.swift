@@ -200,6 +200,8 @@ extension MarginaliaError {
         case .corruptRow: return .corruptStore
         case .contentUnavailable: return .contentUnavailable
         case .sqliteTooOld: return .io
+        // Like an SQLite too old, this machine's clock is neither the caller's argument nor the store's data.
+        case .clockBeyondLog: return .io
         case .ambiguousID, .idPrefixTooShort, .passageNotFound, .documentNotFound, .invalidAnchor, .invalidChange,
              .changeNotOfAnnotation, .unchanged, .wouldOverwrite:
             return .invalidArgument

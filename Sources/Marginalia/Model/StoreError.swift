@@ -38,6 +38,10 @@ package enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case corruptRow(reason: String)
     /// Writing to this path would overwrite the store itself, its write-ahead log, or the attached content.
     case wouldOverwrite(path: String, what: String)
+    /// A change made now would take a clock after the latest the log holds (`HLC.latestStored`): this machine's
+    /// clock reads `wallClock` (milliseconds since 1970), after it, or the store's clock has reached it. Nothing
+    /// was written.
+    case clockBeyondLog(wallClock: Int64)
 
     /// The problem in words.
     package var description: String {
@@ -85,6 +89,10 @@ package enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the store is damaged: \(reason)"
         case .wouldOverwrite(let path, let what):
             return "\(path) is \(what); write the archive to another file"
+        case .clockBeyondLog(let wallClock):
+            return "this machine's clock reads \(Timestamp.iso8601(milliseconds: wallClock)): a change made now "
+                + "would take a clock after \(Timestamp.iso8601(milliseconds: HLC.maxStoredMilliseconds)), which "
+                + "the log cannot store; nothing was written"
         }
     }
 }
@@ -103,7 +111,7 @@ extension StoreError {
             return ErrorFacts(id: prefix)
         case .changeNotOfAnnotation(let change, _):
             return ErrorFacts(id: change)
-        case .sqliteTooOld, .contentUnavailable, .invalidAnchor, .invalidChange, .corruptRow:
+        case .sqliteTooOld, .contentUnavailable, .invalidAnchor, .invalidChange, .corruptRow, .clockBeyondLog:
             return ErrorFacts()
         }
     }

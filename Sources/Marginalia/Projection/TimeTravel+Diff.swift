@@ -16,7 +16,7 @@ extension TimeTravel {
                     AND (?3 IS NULL OR \(ChangeLog.madeAt) < ?3)
                 GROUP BY entity_id ORDER BY min(hlc), entity_id
                 """,
-            arguments: [start.packed, since, until]) { try $0.string(0) }
+            arguments: [start.packedBound, since, until]) { try $0.string(0) }
         return try ids.compactMap { id in
             let changes = try store.log.changes(of: .annotation, id: id)
             let before = AnnotationRegisters.fold(id: id, changes.filter { $0.madeAt < since }).annotation

@@ -1,6 +1,7 @@
 extension Change {
-    /// Checks a change received from another store, as a change: its ids, its clock, and its fields for its
-    /// operation, each value as strictly as the log's own field reader takes it.
+    /// Checks a change received from another store, as a change: its ids, its clock (one the log can hold,
+    /// `HLC.checkStorable`), and its fields for its operation, each value as strictly as the log's own field reader
+    /// takes it.
     ///
     /// Every transport hands its changes to the merger as `Change`s; this is the one check they all get.
     /// - Throws: `FieldError` naming the field (`changeId`, `hlc`, `fields.note`, …) and what is wrong.
@@ -9,6 +10,7 @@ extension Change {
         guard hlc.milliseconds <= Timestamp.latestMilliseconds else {
             throw FieldError(field: "hlc", reason: "must be a clock like 001795954481123-00000, not \"\(hlc)\"")
         }
+        try hlc.checkStorable()
         if let wall, wall < 0 || wall > Timestamp.latestMilliseconds {
             throw FieldError(field: "madeAt", reason: "must be a time between 1970 and 9999, not \(wall) ms")
         }

@@ -39,7 +39,19 @@ extension Merger {
 
     /// Merges every change held in quarantine now, whenever it was made (`import --accept-future`,
     /// `quarantine --release`), in one transaction; returns how many.
+    /// - Throws: `StoreError.invalidChange` naming a held change whose clock the log cannot hold (one an earlier
+    ///   version held): nothing is merged.
     func releaseAllQuarantined() throws -> Int {
-        try store.batch { try releaseQuarantine(latestAllowed: .max) }
+        try store.batch {
+            if let held = try store.quarantine.unstorable() {
+                do {
+                    try held.hlc.checkStorable()
+                } catch {
+                    throw StoreError.invalidChange(
+                        reason: "change \(held.changeID), held in quarantine: \(error); nothing was released")
+                }
+            }
+            return try releaseQuarantine(latestAllowed: .max)
+        }
     }
 }

@@ -44,25 +44,40 @@ struct Quarantine {
         try db.execute(sql: "DELETE FROM quarantine WHERE change_id = ?", arguments: [changeID])
     }
 
-    /// Whether any held change was made at or before `latestAllowed` (milliseconds).
+    /// Whether any held change was made at or before `latestAllowed` (milliseconds), with a clock the log can hold.
     func hasDue(latestAllowed: Int64) throws -> Bool {
-        try db.int(sql: "SELECT 1 FROM quarantine WHERE \(Self.madeAt) <= ? LIMIT 1", arguments: [latestAllowed])
-            != nil
+        try db.int(sql: "SELECT 1 FROM quarantine WHERE \(Self.madeAt) <= ? AND hlc <= ? LIMIT 1",
+                   arguments: [latestAllowed, HLC.latestStored.description]) != nil
     }
 
     /// The first `limit` held changes made at or before `latestAllowed`, in clock order, each with the receipt it
     /// came by (nil for one carried over from a store without receipts).
+    ///
+    /// A change whose clock the log cannot hold (`HLC.isStorable`; held by an earlier version, which did not check)
+    /// is never due: it stays held, and a release of every held change refuses it (`unstorable()`). The text form
+    /// is fixed-width, so text order is clock order.
     func due(latestAllowed: Int64, limit: Int) throws -> [(change: Change, receipt: Int64?)] {
         try db.fetchAll(
             sql: """
-                SELECT \(Change.quarantineColumns), receipt FROM quarantine WHERE \(Self.madeAt) <= ?
+                SELECT \(Change.quarantineColumns), receipt FROM quarantine WHERE \(Self.madeAt) <= ? AND hlc <= ?
                 ORDER BY hlc, device, change_id LIMIT ?
                 """,
-            arguments: [latestAllowed, limit]
+            arguments: [latestAllowed, HLC.latestStored.description, limit]
         ) { row in
             (change: try Change(row: row),
              receipt: row.isNull(Change.columnCount) ? nil : try row.int64(Change.columnCount))
         }
+    }
+
+    /// The first held change, in clock order, whose clock the log cannot hold; nil when there is none.
+    func unstorable() throws -> Change? {
+        try db.fetchOne(
+            sql: """
+                SELECT \(Change.quarantineColumns) FROM quarantine WHERE hlc > ?
+                ORDER BY hlc, device, change_id LIMIT 1
+                """,
+            arguments: [HLC.latestStored.description]
+        ) { try Change(row: $0) }
     }
 
     /// Copies the quarantine of the store at `path` (the one a restore replaces) into this one, so that a

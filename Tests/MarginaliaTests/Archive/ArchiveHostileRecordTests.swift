@@ -161,6 +161,11 @@ struct HostileArchive: Sendable, CustomTestStringConvertible {
         // Clocks, kinds and ids.
         oneChange("a malformed clock", Fixtures.change("c-1", hlc: "1700000005000-0"),
                   #"change record: field "hlc": must be a clock like 001795954481123-00000, not "1700000005000-0""#)
+        // Made at a plausible time, by its wall clock: it would be merged at once, not held in quarantine.
+        oneChange("a clock after the latest the log holds",
+                  Fixtures.change("c-1", hlc: "095617584000000-00000", madeAt: Fixtures.epoch + 5000),
+                  #"change record: field "hlc": a clock after 4892-10-07T21:52:48.546Z cannot be stored, "#
+                    + #"not "095617584000000-00000" (5000-01-01T00:00:00.000Z)"#)
         oneChange("an unknown entity kind", Fixtures.change("c-1", entity: "bookmark-folder"),
                   #"change record: field "entity": unknown entity kind "bookmark-folder" (annotation, position or device)"#)
         oneChange("an unknown operation", Fixtures.change("c-1", op: "merge"),

@@ -14,29 +14,54 @@ import Testing
         #expect(a.description < b.description && b.description < c.description)
     }
 
-    @Test func tickNeverGoesBackwardsWhenTheWallClockDoes() {
+    @Test func tickNeverGoesBackwardsWhenTheWallClockDoes() throws {
         let wall = ManualClock(1_000)
         var clock = HybridLogicalClock(wallClock: wall.now)
-        let first = clock.tick()
+        let first = try clock.tick()
         #expect(first == HLC(milliseconds: 1_000, counter: 0))
-        #expect(clock.tick() == HLC(milliseconds: 1_000, counter: 1))
+        #expect(try clock.tick() == HLC(milliseconds: 1_000, counter: 1))
         wall.set(500)  // the wall clock steps back
-        #expect(clock.tick() == HLC(milliseconds: 1_000, counter: 2))
+        #expect(try clock.tick() == HLC(milliseconds: 1_000, counter: 2))
         wall.set(2_000)
-        #expect(clock.tick() == HLC(milliseconds: 2_000, counter: 0))
+        #expect(try clock.tick() == HLC(milliseconds: 2_000, counter: 0))
     }
 
-    @Test func observingAdvancesTheClockPastRemoteTimestamps() {
+    @Test func observingAdvancesTheClockPastRemoteTimestamps() throws {
         let wall = ManualClock(1_000)
         var clock = HybridLogicalClock(wallClock: wall.now)
         clock.observe(HLC(milliseconds: 5_000, counter: 3))
-        #expect(clock.tick() == HLC(milliseconds: 5_000, counter: 4))
+        #expect(try clock.tick() == HLC(milliseconds: 5_000, counter: 4))
     }
 
-    @Test func counterOverflowBorrowsTheNextMillisecond() {
+    @Test func counterOverflowBorrowsTheNextMillisecond() throws {
         let wall = ManualClock(1_000)
         var clock = HybridLogicalClock(latest: HLC(milliseconds: 1_000, counter: HLC.maxCounter), wallClock: wall.now)
-        #expect(clock.tick() == HLC(milliseconds: 1_001, counter: 0))
+        #expect(try clock.tick() == HLC(milliseconds: 1_001, counter: 0))
+    }
+
+    /// The clock issues no timestamp the log cannot hold, whether the wall clock reads after the latest one or the
+    /// counter would borrow a millisecond past it, and stays where it was.
+    @Test func tickRefusesATimestampAfterTheLatestTheLogHolds() throws {
+        let wall = ManualClock(HLC.maxStoredMilliseconds)
+        var clock = HybridLogicalClock(latest: HLC(milliseconds: HLC.maxStoredMilliseconds, counter: 99_998),
+                                       wallClock: wall.now)
+        #expect(try clock.tick() == HLC.latestStored)
+        #expect(throws: StoreError.clockBeyondLog(wallClock: HLC.maxStoredMilliseconds)) { try clock.tick() }
+        #expect(clock.latest == HLC.latestStored)
+        var fresh = HybridLogicalClock(wallClock: wall.now)
+        wall.set(HLC.maxStoredMilliseconds + 1)
+        #expect(throws: StoreError.clockBeyondLog(wallClock: HLC.maxStoredMilliseconds + 1)) { try fresh.tick() }
+        #expect(fresh.latest == .zero)
+    }
+
+    /// The latest clock the log holds packs exactly into a signed 64-bit integer, and reads back; a later clock
+    /// bounds a query above every packed clock.
+    @Test func theLatestStorableClockPacksExactly() {
+        #expect(HLC.latestStored.packed == 9_223_372_036_854_699_999)
+        #expect(HLC(packed: HLC.latestStored.packed) == HLC.latestStored)
+        #expect(HLC.latestStored.isStorable && HLC.latestStored.packedBound == HLC.latestStored.packed)
+        let later = HLC(milliseconds: HLC.maxStoredMilliseconds + 1, counter: 0)
+        #expect(!later.isStorable && later.packedBound == .max)
     }
 
     @Test func farFutureTimestampsAreRecognised() {
