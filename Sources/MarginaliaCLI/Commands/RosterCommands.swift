@@ -17,7 +17,7 @@ enum RosterCommands {
                 roster when this store belongs to none.
                 """,
             arguments: [.init(name: "FILE", help: "Where to write the invitation.")],
-            examples: ["marginalia device invite /media/usb/invitation.json"]),
+            examples: ["marginalia device invite invitation.json"]),
         run: { context in
             let path = context.arguments.positionals[0]
             let store = try context.openStore(.create, content: .none)
@@ -50,7 +50,8 @@ enum RosterCommands {
                 """,
             arguments: [.init(name: "FILE", help: "The invitation 'device invite' wrote.")],
             options: [.init(name: "name", value: "NAME", help: "The name this device is admitted under.")],
-            examples: ["marginalia device join /media/usb/invitation.json --name phone"]),
+            examples: ["mkdir -p ~/Sync/marginalia && marginalia --store phone.db device join invitation.json "
+                           + "--name phone && marginalia --store phone.db sync ~/Sync/marginalia"]),
         run: { context in
             let path = context.arguments.positionals[0]
             let bytes = try readInvitation(path)
@@ -74,7 +75,7 @@ enum RosterCommands {
                 encrypts starts a new epoch at its next round: what it writes afterwards DEVICE cannot read.
                 """,
             arguments: [.init(name: "DEVICE", help: "The device's name, id, or a unique start of its id.")],
-            examples: ["marginalia device revoke phone"]),
+            examples: ["marginalia sync ~/Sync/marginalia && marginalia device revoke phone"]),
         run: { context in
             let store = try context.openStore(.readWrite, content: .none)
             guard let roster = try store.roster() else {
@@ -139,7 +140,7 @@ enum RosterCommands {
                 age opens every epoch key a device of the roster wrote after this, and so every encrypted segment \
                 (see the README, "Encrypted sync").
                 """,
-            examples: ["marginalia key recovery > /media/usb/recovery.txt"]),
+            examples: ["marginalia key recovery > recovery.txt"]),
         run: { context in
             let store = try context.openStore(.create, content: .none)
             let identity = try store.addRecoveryKey()

@@ -63,6 +63,8 @@ import Testing
         _ = try store.changes(after: nil)
         _ = try store.verify()
         _ = try store.reconcileAnchors()
+        _ = try store.foundRoster()
+        _ = try store.invite()
         try store.exportArchive(toFile: directory.path("full.jsonl.gz"))
         try store.exportArchive(toFile: directory.path("part.jsonl.gz"),
                                 filter: ExportFilter(document: "luceafarul", since: 1))

@@ -93,6 +93,29 @@ import Testing
         #expect(report.refused.contains { $0.path == "devices/\(kindle.deviceID)" })
     }
 
+    @Test func aCopiedStoreTakesANewIDAdmittedByTheKeyOfTheOneItWas() throws {
+        let setup = try Setup()
+        var laptop: AnnotationStore? = try setup.store("laptop")
+        let phone = try setup.store("phone")
+        try Self.admit(phone, by: laptop!, folder: setup.folder)
+        let shared = laptop!.deviceID
+        try laptop!.close()
+        laptop = nil
+        try FileManager.default.copyItem(atPath: setup.directory.path("laptop.db"),
+                                         toPath: setup.directory.path("copy.db"))
+        let copy = try setup.store("copy")
+        let written = try setup.note(copy, "de pe copie")
+        let round = try copy.sync(folder: setup.folder)
+        #expect(round.renewedFromDeviceID == shared && round.deviceID != shared)
+        let roster = try #require(try copy.roster())
+        #expect(roster.activeKeys(of: copy.deviceID) != nil && roster.formerIDs[copy.deviceID] == [shared])
+        // The phone learns the admission from the copy's roster file and takes its changes.
+        let read = try phone.sync(folder: setup.folder)
+        #expect(read.changesApplied == 1 && read.refused.isEmpty)
+        #expect(try phone.annotation(id: written.id).note == "de pe copie")
+        #expect(try phone.roster()?.activeDevices.contains(copy.deviceID) == true)
+    }
+
     @Test func aSegmentPlantedInAStoresOwnDirectoryIsReportedNotTakenAsACopy() throws {
         let setup = try Setup()
         let (laptop, _) = try Self.pair(setup)
