@@ -2,8 +2,8 @@
 /// reads the store and writes the next block: an export then takes about as long as deflate alone, not deflate
 /// plus SQLite plus JSON.
 ///
-/// At most `depth` blocks wait, so memory stays bounded. The gzip writer and its sink are used by the worker
-/// thread only, until `finish()` or `stop()` returns.
+/// At most two blocks wait (the queue's capacity), so memory stays bounded. The gzip writer and its sink are used by
+/// the worker thread only, until `finish()` or `stop()` returns.
 final class PipelinedGzipWriter {
     private let gzip: GzipWriter
     private let blocks = BoundedQueue<[UInt8]>(capacity: 2)
@@ -23,7 +23,7 @@ final class PipelinedGzipWriter {
         }
     }
 
-    /// Queues a block for compression, waiting while `depth` blocks are already queued.
+    /// Queues a block for compression, waiting while the queue is full.
     /// - Throws: the error that stopped the worker (zlib's or the sink's), if any.
     func write(_ block: [UInt8]) throws {
         do {

@@ -1,8 +1,8 @@
 import Foundation
 
 /// One connection to a user database, with the store's logic over it: the change log, the current tables and
-/// the content attached read-only. Confined to one thread at a time; `StoreConnection` shares connections
-/// safely (one writer, a pool of readers).
+/// the content attached read-only. Confined to one thread at a time; `StoreEngine` shares connections safely (one
+/// writer, a pool of readers).
 final class StoreConnection {
     /// What the caller will do with the store.
     enum Access: Sendable {

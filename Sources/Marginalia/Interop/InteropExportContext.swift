@@ -1,6 +1,6 @@
-/// What the writers need to know of the content besides the annotations: titles, reading order, orphans. The store
-/// makes it from the attached content (`AnnotationStore.exportContext(for:)`); without content, documents are named
-/// by their ids and kept in id order.
+/// What the writers need to know of the content besides the annotations: titles, reading order, orphans. The
+/// exporter makes it from the attached content (`InteropExporter.items(filter:includeDeleted:)`); without content,
+/// documents are named by their ids and kept in id order.
 package struct InteropExportContext: Sendable {
     /// The attached content's edition, if any.
     package var edition: String?
