@@ -238,7 +238,8 @@ enum Tool {
             return 65
         case let error as StoreError:
             switch error {
-            case .notAStore, .newerSchema, .invalidAnchor, .invalidChange, .changeNotOfAnnotation, .corruptRow,
+            case .notAStore, .newerSchema, .invalidAnchor, .invalidChange, .changeRefused, .changeNotOfAnnotation,
+                 .corruptRow,
                  .passageNotFound, .documentNotFound, .unchanged:
                 return 65
             case .storeMissing, .unreadable, .sqliteTooOld, .annotationNotFound, .ambiguousID, .idPrefixTooShort,

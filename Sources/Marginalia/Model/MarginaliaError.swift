@@ -203,7 +203,7 @@ extension MarginaliaError {
         // Like an SQLite too old, this machine's clock is neither the caller's argument nor the store's data.
         case .clockBeyondLog: return .io
         case .ambiguousID, .idPrefixTooShort, .passageNotFound, .documentNotFound, .invalidAnchor, .invalidChange,
-             .changeNotOfAnnotation, .unchanged, .wouldOverwrite:
+             .changeRefused, .changeNotOfAnnotation, .unchanged, .wouldOverwrite:
             return .invalidArgument
         }
     }

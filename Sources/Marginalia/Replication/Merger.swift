@@ -24,7 +24,7 @@ extension Merger {
     ///
     /// The new changes point to a receipt of `source` (kind `merge` by default); a merge that brings nothing new
     /// and holds nothing in quarantine writes no receipt.
-    /// - Throws: `StoreError.invalidChange` naming the change (its 1-based place in `changes`): a change that is
+    /// - Throws: `StoreError.changeRefused` naming the change (its 1-based place in `changes`): a change that is
     ///   malformed, or differs from the change already stored (or held in quarantine) under its id.
     @discardableResult
     func merge(_ changes: some Sequence<Change>, source: ReceiptSource = ReceiptSource(kind: .merge),
@@ -45,7 +45,7 @@ extension Merger {
                                 ? .accept : .quarantine(latestAllowed: latest, source: source.file ?? "merge"),
                               sawOwnDevice: &sawOwnDevice)
                 } catch let conflict as ChangeConflict {
-                    throw StoreError.invalidChange(reason: "change \(conflict.position): \(conflict.reason)")
+                    throw StoreError.changeRefused(position: conflict.position, changeID: nil, reason: conflict.reason)
                 }
                 batch.removeAll(keepingCapacity: true)
             }
@@ -53,7 +53,7 @@ extension Merger {
                 do {
                     try change.check()
                 } catch {
-                    throw StoreError.invalidChange(reason: "change \(index + 1) (\(change.changeID)): \(error)")
+                    throw StoreError.changeRefused(position: index + 1, changeID: change.changeID, reason: "\(error)")
                 }
                 batch.append((change, index + 1))
                 if batch.count >= Self.batchSize { try mergeBatch() }

@@ -47,11 +47,9 @@ struct SyncReplica {
                                                                sha256: summary.sha256),
                                acceptFuture: round.acceptFuture)
         } catch let error as StoreError {
-            // "change N: …" names the Nth change given, on line N + firstLine - 1 when none was set aside.
+            // The Nth change given is on line N + firstLine - 1 when none was set aside.
             var line: Int?
-            if case .invalidChange(let reason) = error, reason.hasPrefix("change "), refused.isEmpty {
-                line = Int(reason.dropFirst(7).prefix { $0.isNumber }).map { $0 + firstLine - 1 }
-            }
+            if case .changeRefused(let position, _, _) = error, refused.isEmpty { line = position + firstLine - 1 }
             round.report.devices[segment.deviceIndex] = report
             round.noteDamaged(segment, line: line, reason: "\(error)")
             report = round.report.devices[segment.deviceIndex]
