@@ -82,7 +82,9 @@ public struct Roster: Sendable {
         while changed {
             changed = false
             for entry in entries where entry.kind == .admit && !verified.contains(entry.id) {
-                guard let signer = keys[entry.by], entry.isSigned(by: signer), let subject = entry.keys else { continue }
+                guard let signer = keys[entry.by], entry.isSigned(by: signer), let subject = entry.keys else {
+                    continue
+                }
                 verified.insert(entry.id)
                 admissions.append(entry)
                 if let known = keys[entry.device], known != subject { disputed.insert(entry.device) }
@@ -95,7 +97,8 @@ public struct Roster: Sendable {
         for entry in entries where entry.kind == .revoke {
             guard let signer = keys[entry.by], entry.isSigned(by: signer) else { continue }
             verified.insert(entry.id)
-            if revokedBy[entry.device] == nil || entry.by < revokedBy[entry.device]! { revokedBy[entry.device] = entry.by }
+            // One revoker is named, the same on every store: the least id among them.
+            if let named = revokedBy[entry.device], named <= entry.by {} else { revokedBy[entry.device] = entry.by }
             kept[entry.device, default: []].formUnion(entry.keep)
         }
         // Active: reached from the founder through admissions whose signer is not revoked, or kept by a revocation.

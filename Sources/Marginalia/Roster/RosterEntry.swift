@@ -3,8 +3,8 @@
 /// key the roster holds for that device, so an entry reads the same wherever it was found: in this store, in any
 /// device's roster file in the folder, in an invitation.
 ///
-///     {"roster":"…","kind":"admit","device":"<subject>","signingKey":"<base64>","recipient":"age1…","name":"phone",
-///      "by":"<signer>","at":"2026-12-03T10:00:00.000Z","sig":"<base64>"}
+///     {"roster":"…","kind":"admit","device":"<subject>","signingKey":"<base64>","recipient":"age1…",
+///      "name":"phone","by":"<signer>","at":"2026-12-03T10:00:00.000Z","sig":"<base64>"}
 ///
 /// The signature is Ed25519 over `RosterEntry.signaturePrefix` followed by the entry's JSON without `sig`, its
 /// members in the order above (`body(includingSignature: false)`): an entry whose members were reordered, added to

@@ -44,7 +44,8 @@ enum EpochKeysFile {
     /// The identities of a keys file `device` wrote, opened with `identities` and checked against `signer`; nil
     /// when none of `identities` opens it, or it is not signed by `signer`.
     static func decode(_ bytes: [UInt8], with identities: [AgeIdentity], signer: DevicePublicKeys) -> [AgeIdentity]? {
-        guard !identities.isEmpty, let plaintext = try? AgeDecryptingSource.decrypt(bytes, with: .identities(identities)),
+        guard !identities.isEmpty,
+              let plaintext = try? AgeDecryptingSource.decrypt(bytes, with: .identities(identities)),
               let text = String(validating: plaintext, as: UTF8.self),
               let marker = text.range(of: "\n" + signatureMarker) else { return nil }
         let body = String(text[..<marker.lowerBound]) + "\n"

@@ -71,7 +71,8 @@ struct SegmentTrust {
             throw refuse("signed by device \(signature.by), but its header names device \(header.device)")
         }
         guard let keys = roster.activeKeys(of: signature.by) else {
-            throw refuse("signed by device \(signature.by), which \(roster.refusal(of: signature.by) ?? "may not speak")")
+            let why = roster.refusal(of: signature.by) ?? "may not speak"
+            throw refuse("signed by device \(signature.by), which \(why)")
         }
         guard keys.verifies(signature.signature, of: SegmentSignature.message(roster: roster.id, digest: digest)) else {
             throw refuse("the signature does not match device \(signature.by)'s key: altered, or forged")

@@ -24,7 +24,8 @@ enum DeviceCommands {
             context.console.out("store  made \(created), \(Output.count(device.changeCount, "change")) made here")
             if let roster = try store.roster(), let member = roster.members[device.id] {
                 context.console.out("keys   fingerprint \(member.keys.fingerprint), "
-                    + (member.isActive ? "admitted to roster \(roster.id)" : "refused: \(roster.refusal(of: device.id) ?? "")"))
+                    + (member.isActive ? "admitted to roster \(roster.id)"
+                        : "refused: \(roster.refusal(of: device.id) ?? "")"))
             }
         })
 
