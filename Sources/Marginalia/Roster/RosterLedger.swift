@@ -22,11 +22,10 @@ package struct RosterLedger {
     package func ensureKeys(of device: String, at time: String) throws -> DeviceKeys {
         if let keys = try keys(of: device) { return keys }
         let keys = try DeviceKeys.generate(device: device)
-        try db.execute(sql: """
-                INSERT INTO device_keys (device, signing_seed, age_secret, created_at) VALUES (?, ?, ?, ?)
-                """,
-                       arguments: [device, DatabaseValue.blob(keys.signingSeed),
-                                   DatabaseValue.blob(keys.identity.secretKey), time])
+        try db.execute(
+            sql: "INSERT INTO device_keys (device, signing_seed, age_secret, created_at) VALUES (?, ?, ?, ?)",
+            arguments: [device, DatabaseValue.blob(keys.signingSeed), DatabaseValue.blob(keys.identity.secretKey),
+                        time])
         return keys
     }
 
