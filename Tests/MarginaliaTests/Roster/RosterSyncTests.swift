@@ -4,7 +4,8 @@ import Testing
 
 /// Only the devices of a roster speak: invitations admit, revocations silence, and what anyone else writes into the
 /// folder is reported and left alone. Each attack here worked on folders without a roster (the same steps, run by
-/// stores that belong to none, take the forger's changes).
+/// stores that wrote before rosters, took the forger's changes). A forger here is a store of a roster of its own,
+/// founded elsewhere: a store in no roster writes nothing in a folder of another (`RosterDefaultTests`).
 @Suite struct RosterSyncTests {
     typealias Setup = SyncTests.Setup
 
@@ -12,18 +13,13 @@ import Testing
     static func pair(_ setup: Setup) throws -> (laptop: AnnotationStore, phone: AnnotationStore) {
         let laptop = try setup.store("laptop")
         let phone = try setup.store("phone")
-        try admit(phone, by: laptop, folder: setup.folder)
+        try SyncRosters.admit(phone, by: laptop, folder: setup.folder)
         return (laptop, phone)
     }
 
-    /// Invites `store` on `member`, joins, and lets both rounds run: the store is then admitted.
+    /// `SyncRosters.admit`, by the name the roster's tests know it.
     static func admit(_ store: AnnotationStore, by member: AnnotationStore, folder: String) throws {
-        let invitation = try DeviceInvitation(bytes: try member.invite().encoded(), file: "invitation.json")
-        try store.join(invitation, name: "new")
-        _ = try store.sync(folder: folder)
-        let admitting = try member.sync(folder: folder)
-        #expect(admitting.admitted.map(\.device) == [store.deviceID])
-        _ = try store.sync(folder: folder)
+        try SyncRosters.admit(store, by: member, folder: folder)
     }
 
     @Test func anInvitationAdmitsADeviceAndBothTakeEachOthersChanges() throws {
@@ -32,7 +28,7 @@ import Testing
         let phone = try setup.store("phone")
         _ = try setup.note(laptop, "from the laptop")
         _ = try setup.note(phone, "from the phone")
-        try Self.admit(phone, by: laptop, folder: setup.folder)
+        try SyncRosters.admit(phone, by: laptop, folder: setup.folder)
         _ = try laptop.sync(folder: setup.folder)
         #expect(try laptop.annotations().count == 2 && phone.annotations().count == 2)
         let roster = try #require(try laptop.roster())
@@ -57,6 +53,7 @@ import Testing
         // A store outside the roster takes the laptop's changes from an old copy and edits them under its own id,
         // and claims the laptop's id as a former id of its own (the manifest's formerDevices).
         let forger = try setup.store("forger")
+        try forger.foundRoster()
         try forger.merge(try laptop.changes(after: nil))
         try forger.editAnnotation(id: mine.id, note: "forged")
         _ = try forger.sync(folder: setup.folder)
@@ -120,6 +117,7 @@ import Testing
         let setup = try Setup()
         let (laptop, _) = try Self.pair(setup)
         let forger = try setup.store("forger")
+        try forger.foundRoster()
         _ = try setup.note(forger, "planted")
         let written = try #require(try forger.sync(folder: setup.folder).written)
         let planted = "\(setup.folder)/devices/\(laptop.deviceID)/"
@@ -202,11 +200,11 @@ import Testing
         let setup = try Setup()
         let (laptop, phone) = try Self.pair(setup)
         let tablet = try setup.store("tablet")
-        try Self.admit(tablet, by: laptop, folder: setup.folder)
+        try SyncRosters.admit(tablet, by: laptop, folder: setup.folder)
         let old = try setup.store("old")
-        try Self.admit(old, by: phone, folder: setup.folder)
+        try SyncRosters.admit(old, by: phone, folder: setup.folder)
         let lost = try setup.store("lost")
-        try Self.admit(lost, by: laptop, folder: setup.folder)
+        try SyncRosters.admit(lost, by: laptop, folder: setup.folder)
         for store in [laptop, phone, tablet] { _ = try store.sync(folder: setup.folder) }
         try laptop.revokeDevice(lost.deviceID)
         try tablet.revokeDevice(old.deviceID)

@@ -22,6 +22,7 @@ import Testing
     @Test func eachChangeIsStoredOnceWhateverTheNumberOfDevices() throws {
         let setup = try Setup()
         let stores = try ["laptop", "phone", "tablet", "desktop"].map { try setup.store($0) }
+        try SyncRosters.oneRoster(stores, folder: setup.folder)
         // A store that never syncs; its note reaches the folder through the laptop, which imports its backup.
         let outside = try setup.store("outside")
         _ = try setup.note(outside, "din arhivă")
@@ -51,6 +52,7 @@ import Testing
         let laptop = try setup.store("laptop")
         let phone = try setup.store("phone")
         let behind = try setup.store("behind")
+        try SyncRosters.oneRoster([laptop, phone, behind], folder: setup.folder)
         for index in 0..<3 {
             _ = try setup.note(laptop, "notă \(index)")
             _ = try SyncChecks.round(laptop, folder: setup.folder)
@@ -97,6 +99,7 @@ import Testing
         let setup = try Setup()
         let laptop = try setup.store("laptop")
         let phone = try setup.store("phone")
+        try SyncRosters.oneRoster([laptop, phone], folder: setup.folder)
         let note = try setup.note(laptop, "din copie")
         let segment = try #require(try SyncChecks.round(laptop, folder: setup.folder).written)
         let directory = "\(setup.folder)/devices/\(laptop.deviceID)"
@@ -127,6 +130,7 @@ import Testing
         let setup = try Setup()
         let laptop = try setup.store("laptop")
         let phone = try setup.store("phone")
+        try SyncRosters.oneRoster([laptop, phone], folder: setup.folder)
         let notes = try (0..<5).map { try setup.note(laptop, "notă \($0) cu destul text ca să fie comprimat") }
         let segment = try #require(try SyncChecks.round(laptop, folder: setup.folder).written)
         let path = "\(setup.folder)/\(segment.path)"
@@ -180,10 +184,11 @@ import Testing
         let laptop = try setup.store("laptop")
         let phone = try setup.store("phone")
         let third = try setup.store("third")
+        try SyncRosters.oneRoster([laptop, phone, third], folder: setup.folder)
         let shared = try setup.note(laptop, "a laptopului")
         _ = try SyncChecks.round(laptop, folder: setup.folder)
         _ = try SyncChecks.round(third, folder: setup.folder)
-        // The third store publishes an edit in the laptop's name, from its own directory.
+        // The third store publishes an edit in the laptop's name, from its own directory, signed as its own.
         let forged = Change(changeID: Identifiers.make(), hlc: HLC(milliseconds: ArchiveFixtures.epoch + 60_000,
                                                                      counter: 0),
                             device: laptop.deviceID, entityID: shared.id,
@@ -191,7 +196,10 @@ import Testing
         let header = SegmentHeader(device: third.deviceID, log: try third.createdAt(), firstSequence: 1000,
                                    lastSequence: 1000, createdAt: "2026-12-01T00:00:00.000Z")
         let name = SyncFormat.segmentName(first: 1000, last: 1000, nonce: "0badc0de")
-        try Data(try SegmentFile.encode(header: header, changes: [forged]))
+        let roster = try #require(try third.roster())
+        let keys = try #require(try RosterLedger(db: third.db).keys(of: third.deviceID))
+        try Data(try SegmentFile.encode(header: header, changes: [forged],
+                                        signer: SegmentSigner(roster: roster.id, keys: keys)))
             .write(to: URL(fileURLWithPath: "\(setup.folder)/devices/\(third.deviceID)/\(name)"))
         let report = try SyncChecks.round(phone, folder: setup.folder)
         let refused = report.devices.flatMap(\.refused)

@@ -21,6 +21,25 @@ import MarginaliaTestSupport
         }
     }
 
+    /// Makes the stores one roster, each syncing its own copy of the folder: the first founds it and admits each of
+    /// the others, every file carried to every copy (whole, at once) after each round.
+    static func oneRoster(_ stores: [AnnotationStore], folders: [String], tool: inout SimulatedSyncTool) throws {
+        func round(_ index: Int) throws -> SyncReport {
+            let report = try stores[index].sync(folder: folders[index])
+            for from in folders.indices {
+                for to in folders.indices where to != from { try tool.scan(from: from, to: to) }
+            }
+            try tool.drain()
+            return report
+        }
+        for index in stores.indices.dropFirst() {
+            try SyncRosters.join(stores[index], invitedBy: stores[0])
+            _ = try round(index)
+            #expect(try round(0).admitted.map(\.device) == [stores[index].deviceID])
+            _ = try round(index)
+        }
+    }
+
     func run(seed: UInt64) throws {
         var work = try ConvergenceSimulation(seed: seed)
         let comment: Comment = "seed \(seed) (replay with MARGINALIA_TEST_SEED=\(seed))"
@@ -30,6 +49,7 @@ import MarginaliaTestSupport
             return folder
         }
         var tool = SimulatedSyncTool(folders: folders)
+        try Self.oneRoster(work.replicas.map(\.store), folders: folders, tool: &tool)
         var pendingSeen = 0
         func round(_ index: Int, compact: Bool = false) throws {
             let report = try SyncChecks.round(work.replicas[index].store, folder: folders[index], compact: compact,

@@ -163,3 +163,35 @@ enum SyncChecks {
         return report
     }
 }
+
+/// Stores that sync through one folder belong to one roster: the first round in an empty folder founds it, and a
+/// store outside it reads and writes nothing there. A test admits each store before it meets the others.
+enum SyncRosters {
+    /// What a round of a store that joined and is not admitted yet says (`SyncReport.notSpeaking`).
+    static let waiting = "waiting to be admitted: its request is in the folder, and the inviting device admits it at "
+        + "its next sync"
+
+    /// Invites `store` on `member`, joins, and lets the rounds run (the store's, the member's, which admits it, and
+    /// the store's again, which learns it): the store is then admitted and knows it.
+    static func admit(_ store: AnnotationStore, by member: AnnotationStore, folder: String) throws {
+        try join(store, invitedBy: member)
+        _ = try store.sync(folder: folder)
+        let admitting = try member.sync(folder: folder)
+        #expect(admitting.admitted.map(\.device) == [store.deviceID])
+        _ = try store.sync(folder: folder)
+    }
+
+    /// `store` joins the roster of `member` (founded now when it has none) with an invitation read back from the
+    /// bytes of its file; no round runs.
+    static func join(_ store: AnnotationStore, invitedBy member: AnnotationStore) throws {
+        let invitation = try DeviceInvitation(bytes: try member.invite().encoded(), file: "invitation.json")
+        try store.join(invitation, name: "new")
+    }
+
+    /// Makes `stores` one roster in `folder`, the first founding it and admitting each of the others. Run before
+    /// the stores make changes, the rounds carry roster files only, and the rounds a test runs next find the
+    /// folder as stores that were always in one roster leave it.
+    static func oneRoster(_ stores: [AnnotationStore], folder: String) throws {
+        for store in stores.dropFirst() { try admit(store, by: stores[0], folder: folder) }
+    }
+}

@@ -64,8 +64,10 @@ import Testing
     @Test func aWriteMadeDuringARoundDoesNotWaitForTheWholeRound() throws {
         let setup = try Setup()
         let phone = try setup.store("phone")
-        for name in ["laptop", "tablet", "desktop"] {
-            let other = try setup.store(name)
+        let names = ["laptop", "tablet", "desktop"]
+        let others = try names.map { try setup.store($0) }
+        try SyncRosters.oneRoster([phone] + others, folder: setup.folder)
+        for (name, other) in zip(names, others) {
             _ = try setup.note(other, "din \(name)")
             _ = try SyncChecks.round(other, folder: setup.folder)
         }
@@ -87,6 +89,7 @@ import Testing
         let setup = try Setup()
         let laptop = try setup.store("laptop")
         let phone = try setup.store("phone")
+        try SyncRosters.oneRoster([laptop, phone], folder: setup.folder)
         let a = try setup.note(laptop, "din laptop")
         let b = try setup.note(phone, "din telefon")
         _ = try SyncChecks.round(laptop, folder: setup.folder)
@@ -121,6 +124,7 @@ import Testing
         let setup = try Setup()
         let laptop = try setup.store("laptop")
         let phone = try setup.store("phone")
+        try SyncRosters.oneRoster([laptop, phone], folder: setup.folder)
         let shared = try setup.note(laptop, "la început")
         _ = try SyncChecks.round(laptop, folder: setup.folder)
         _ = try SyncChecks.round(phone, folder: setup.folder)
@@ -142,6 +146,7 @@ import Testing
         let setup = try Setup()
         let laptop = try setup.store("laptop")
         let phone = try setup.store("phone")
+        try SyncRosters.oneRoster([laptop, phone], folder: setup.folder)
         _ = try setup.note(laptop, "unu")
         let segment = try #require(try SyncChecks.round(laptop, folder: setup.folder).written)
         let path = "\(setup.folder)/\(segment.path)"
@@ -181,6 +186,7 @@ import Testing
         let setup = try Setup()
         let laptop = try setup.store("laptop")
         let phone = try setup.store("phone")
+        try SyncRosters.oneRoster([laptop, phone], folder: setup.folder)
         let kept = try setup.note(laptop, "rămâne")
         let gone = try setup.note(laptop, "se șterge")
         _ = try SyncChecks.round(laptop, folder: setup.folder)
@@ -193,20 +199,27 @@ import Testing
         _ = try SyncChecks.round(phone, folder: setup.folder)
         #expect(try phone.annotation(id: gone.id).deleted)
         _ = try SyncChecks.round(laptop, folder: setup.folder)
-        // A new machine, from the folder alone; an old segment seen again resurrects nothing.
+        // A new machine, from the folder alone: with an invitation, before it is admitted (its round reads the
+        // admitted devices' directories and writes no segment).
         let tablet = try setup.store("tablet")
+        try SyncRosters.join(tablet, invitedBy: laptop)
         let joined = try SyncChecks.round(tablet, folder: setup.folder)
-        #expect(joined.pending.isEmpty && joined.damaged.isEmpty)
+        #expect(joined.pending.isEmpty && joined.damaged.isEmpty && joined.refused.isEmpty)
+        #expect(joined.notSpeaking == SyncRosters.waiting && joined.written == nil)
         #expect(try tablet.annotation(id: gone.id).deleted && !tablet.annotation(id: kept.id).deleted)
         #expect(try Fixtures.state(of: tablet) == Fixtures.state(of: laptop))
         #expect(try Fixtures.state(of: phone) == Fixtures.state(of: laptop))
+        // An old segment seen again, in a directory of a device outside the roster, is not read: it resurrects
+        // nothing.
         let oldSegment = try setup.files(under: "devices/\(laptop.deviceID)")[0]
         let stranger = "devices/\(Identifiers.make())"
         try FileManager.default.createDirectory(atPath: "\(setup.folder)/\(stranger)",
                                                 withIntermediateDirectories: true)
         try Data(contentsOf: URL(fileURLWithPath: "\(setup.folder)/devices/\(laptop.deviceID)/\(oldSegment)"))
             .write(to: URL(fileURLWithPath: "\(setup.folder)/\(stranger)/\(oldSegment)"))
-        _ = try SyncChecks.round(tablet, folder: setup.folder)
+        let again = try SyncChecks.round(tablet, folder: setup.folder)
+        #expect(again.refused == [SyncFileIssue(
+            path: stranger, reason: "not admitted to this folder's roster: its files are left unread")])
         #expect(try tablet.annotation(id: gone.id).deleted)
     }
 
@@ -249,6 +262,7 @@ import Testing
         let laptop = try setup.store("laptop")
         let early = try setup.store("early")
         let late = try setup.store("late")
+        try SyncRosters.oneRoster([laptop, early, late], folder: setup.folder)
         for index in 0..<3 {
             _ = try setup.note(laptop, "notă \(index)")
             _ = try SyncChecks.round(laptop, folder: setup.folder)
@@ -285,6 +299,8 @@ import Testing
     @Test func moreThanSixtyFourOwnSegmentsAreFoldedIntoOne() throws {
         let setup = try Setup()
         let laptop = try setup.store("laptop")
+        let reader = try setup.store("reader")
+        try SyncRosters.oneRoster([laptop, reader], folder: setup.folder)
         var last: SyncReport?
         for index in 0...SyncFormat.compactionThreshold {
             _ = try setup.note(laptop, "n\(index)")
@@ -294,7 +310,6 @@ import Testing
         }
         #expect(last?.compactedInto != nil && last?.removed.count == SyncFormat.compactionThreshold)
         #expect(try setup.files(under: "devices/\(laptop.deviceID)").filter { $0.hasSuffix(".gz") }.count == 2)
-        let reader = try setup.store("reader")
         _ = try SyncChecks.round(reader, folder: setup.folder)
         #expect(try reader.annotations().count == SyncFormat.compactionThreshold + 1)
     }
@@ -302,6 +317,8 @@ import Testing
     @Test func aNewerFolderFormatIsRefusedUntouched() throws {
         let setup = try Setup()
         let laptop = try setup.store("laptop")
+        let other = try setup.store("other")
+        try SyncRosters.oneRoster([laptop, other], folder: setup.folder)
         _ = try setup.note(laptop, "x")
         let manifest = #"{"format":"marginalia-sync","formatVersion":4,"minReaderVersion":3}"# + "\n"
         try Data(manifest.utf8).write(to: URL(fileURLWithPath: "\(setup.folder)/marginalia-sync.json"))
@@ -312,14 +329,17 @@ import Testing
             (error as? MarginaliaError)?.category == .newerVersion && "\(error)".contains("upgrade marginalia")
         }
         #expect(try SimulatedSyncTool.files(in: setup.folder) == before)
-        // A device directory's own manifest of a newer format stops only the reading of that directory: the round
-        // goes on, says to update, and leaves the directory as it is.
+        // A device directory's own manifest of a newer format (signed by its device, of the roster) stops only the
+        // reading of that directory: the round goes on, says to update, and leaves the directory as it is.
         let compatible = #"{"format":"marginalia-sync","formatVersion":3,"minReaderVersion":1}"# + "\n"
         try Data(compatible.utf8).write(to: URL(fileURLWithPath: "\(setup.folder)/marginalia-sync.json"))
-        let otherID = Identifiers.make()
-        let other = "\(setup.folder)/devices/\(otherID)"
-        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
-        try Data(manifest.utf8).write(to: URL(fileURLWithPath: "\(other)/device.json"))
+        let otherID = other.deviceID
+        let keys = try #require(try RosterLedger(db: other.db).keys(of: otherID))
+        let newer = try SignedFile.encode(
+            [("format", .string(SyncFormat.name)), ("formatVersion", .int(4)), ("minReaderVersion", .int(3)),
+             ("device", .string(otherID)), ("formerDevices", .array([]))],
+            kind: SyncFormat.name, keys: keys)
+        try Data(newer).write(to: URL(fileURLWithPath: "\(setup.folder)/devices/\(otherID)/device.json"))
         let withDevice = try SimulatedSyncTool.files(in: setup.folder)
         let report = try laptop.sync(folder: setup.folder)
         #expect(report.written != nil)
