@@ -2,10 +2,13 @@
 
 /// A store that belongs to a roster signs every file it writes into a sync folder with its own device key, and takes
 /// from the folder only what a device of its roster signed: an unsigned file, a forged one, one of a device never
-/// admitted or revoked is reported and left alone. A store founds a roster when it first invites a device
-/// (`invite()`); the new device joins with the invitation (`join(_:)`), asks to be admitted at its next round, and
-/// the inviting device admits it at its own next round. A lost device is revoked (`revokeDevice(_:)`).
+/// admitted or revoked is reported and left alone. Every folder has a roster: a store founds one at its first round
+/// in a folder that holds none, or when it first invites a device (`invite()`). A store in no roster that meets a
+/// folder of another roster reads and writes nothing there (`SyncReport.joinNeeded`): a device of that roster
+/// invites it, it joins with the invitation (`join(_:)`), asks to be admitted at its next round, and the inviting
+/// device admits it at its own next round. A lost device is revoked (`revokeDevice(_:)`).
 ///
+///     try laptop.sync(folder: folder)                             // the first round founds the folder's roster
 ///     let invitation = try laptop.invite()                       // on a device of the roster
 ///     try phone.join(invitation)                                  // on the new one (the file carried over)
 ///     try phone.sync(folder: folder); try laptop.sync(folder: folder)   // the phone is admitted

@@ -9,6 +9,11 @@ extension AnnotationStore {
     /// The store's first round creates its directory and manifest; a folder of a newer format is refused
     /// untouched; one round at a time runs per store and folder (a second waits).
     ///
+    /// Only the devices of one roster speak in a folder: a store signs what it writes and takes only what an active
+    /// device of its roster signed. A store in no roster founds one at its first round in a folder that has none;
+    /// in a folder of another roster it reads and writes nothing until it joins (`SyncReport.joinNeeded`, `invite()`,
+    /// `join(_:)`).
+    ///
     /// The folder is read and every file checked on a reader, without the writer; the writer is then taken for
     /// each chunk's merge on its own, and once more to write this store's segment (and compact), so that the app's
     /// writes go on between them. Progress is told after each file ("applying sync files"); a stop then ends the

@@ -7,10 +7,12 @@ import Darwin
 /// The first two steps of a sync round (see `SyncFormat` for the layout): `prepareRound` readies this store's own
 /// directory under the writer, `readFolder` lists what the folder holds that this store has not applied.
 extension SyncReplica {
-    /// Checks the folder and its manifests (a newer format is refused untouched), takes a new device id when the
-    /// store file is a copy of the one that synced under it, creates this device's directory and manifest when
-    /// absent, and takes this store's lock on its directory (another round of the same store waits). Nothing of
-    /// the folder is merged yet. Recipients given are remembered for the folder, in place of those before.
+    /// Checks the folder and its manifests (a newer format is refused untouched), settles the roster (founded here
+    /// when the folder has none; a store outside the folder's roster stops there, `joinNeeded`), takes a new device
+    /// id when the store file is a copy of the one that synced under it, creates this device's directory and
+    /// manifest when absent, and takes this store's lock on its directory (another round of the same store waits).
+    /// Nothing of the folder is merged yet. Recipients given are remembered for the folder, in place of those
+    /// before.
     /// - Throws: `SyncFolderError` for a newer format, a symbolic link in place of a directory, a folder this
     ///   store cannot write in, or recipients without an identity of theirs; nothing is merged then.
     func prepareRound(_ path: String, keys request: SyncKeyRequest = SyncKeyRequest()) throws -> SyncRound {
@@ -30,6 +32,8 @@ extension SyncReplica {
             return round
         }
         try settleRoster(&round)
+        // A store outside the folder's roster leaves the folder as it found it: no directory, no manifest, no lock.
+        if round.report.joinNeeded != nil { return round }
         for (device, isLink) in try folder.deviceDirectories() where !isLink {
             if let roster = round.roster {
                 // With a roster, only the devices that may speak take part, and a device's former ids are those

@@ -149,11 +149,11 @@ extension SyncReplica {
     // MARK: - In a round
 
     /// Reads the roster files and join requests of every directory, takes the entries that verify, admits the
-    /// devices whose request an open invitation of this device proves, and sets the round's roster; a store that
-    /// belongs to no roster reads and writes as folders of format 2 did.
+    /// devices whose request an open invitation of this device proves, and sets the round's roster. A store in no
+    /// roster founds one when no roster file in the folder founds one (the first device to sync founds it); when
+    /// one does, the store sets `joinNeeded` and goes no further: it takes part once it joins with an invitation.
     func settleRoster(_ round: inout SyncRound) throws {
         let ledger = rosterLedger
-        guard let id = try ledger.rosterID() else { return }
         var found: [RosterEntry] = []
         var requests: [JoinRequest] = []
         for (device, isLink) in try round.folder.deviceDirectories() where !isLink {
@@ -165,10 +165,24 @@ extension SyncReplica {
             if device != store.deviceID,
                let bytes = try? SyncFolder.readFile("\(directory)/\(SyncRosterFiles.joinName)",
                                                     limit: SyncFormat.maxSmallFileBytes),
-               let request = try? JoinRequest(file: bytes, directory: device), request.roster == id {
+               let request = try? JoinRequest(file: bytes, directory: device) {
                 requests.append(request)
             }
         }
+        // Read after the folder: a round of this store running meanwhile founds its roster before it writes its
+        // roster file, so this store's own roster file is never taken for another roster's.
+        let id: String
+        if let current = try ledger.rosterID() {
+            id = current
+        } else if let theirs = Self.roster(foundedIn: found) {
+            round.report.joinNeeded = SyncJoinNeeded(
+                roster: theirs.id, founder: theirs.founder,
+                founderFingerprint: theirs.members[theirs.founder].map(\.keys.fingerprint) ?? "")
+            return
+        } else {
+            id = try foundRoster().id
+        }
+        requests.removeAll { $0.roster != id }
         try db.transaction(.immediate) {
             let held = try ledger.entries()
             if let state = Roster(id: id, entries: held + found) {
@@ -184,6 +198,18 @@ extension SyncReplica {
         round.roster = try ledger.roster()
         round.report.roster = round.roster?.id
         round.ownKeys = try db.transaction(.immediate) { try ledger.ensureKeys(of: store.deviceID, at: now) }
+    }
+
+    /// The roster the entries of a folder's roster files found, if any does: of several (two devices that founded
+    /// one each before either saw the other's), the one with the most active devices, then the smallest id.
+    static func roster(foundedIn entries: [RosterEntry]) -> Roster? {
+        let rosters = Set(entries.filter { $0.kind == .found }.map(\.roster)).compactMap {
+            Roster(id: $0, entries: entries)
+        }
+        return rosters.min { first, second in
+            let (a, b) = (first.activeDevices.count, second.activeDevices.count)
+            return a != b ? a > b : first.id < second.id
+        }
     }
 
     /// Admits each device whose join request an open invitation of this device proves.

@@ -31,14 +31,19 @@ public struct SyncReport: Equatable, Sendable {
     /// The recipients (`age1…`) the segments this store writes in the folder are encrypted to, those given or
     /// remembered from an earlier round; empty when it writes them plain.
     public var encryptedTo: [String] = []
-    /// The roster the store speaks in (its id); nil for a store that belongs to none, which reads and writes
-    /// unsigned files as folders of format 2 did.
+    /// The roster the store speaks in (its id): the one it belongs to, or the one its first round founded in a
+    /// folder that held none. Nil when the round stopped before (`joinNeeded`, `manifestPending`).
     public var roster: String?
     /// Devices this round admitted to the roster, by the invitations they answered.
     public var admitted: [SyncAdmission] = []
-    /// Set when this device may not speak in its roster (not admitted yet, or revoked): why. The round then read
-    /// the admitted devices' files but wrote no segment.
+    /// Set when this device may not speak in its roster (not admitted yet, or revoked): why. The round read the
+    /// admitted devices' files. A device waiting to be admitted writes its segments, signed, which the others take
+    /// once they admit it; a revoked one writes none.
     public var notSpeaking: String?
+    /// Set when this store belongs to no roster and the folder holds one: the round then read and wrote nothing
+    /// (not even this device's directory). The store takes part once a device of that roster invites it and it
+    /// joins with the invitation (`AnnotationStore.invite()`, then `join(_:)` here).
+    public var joinNeeded: SyncJoinNeeded?
     /// Set when the folder's manifest of format 1 did not read whole (a sync tool still copying it): the round
     /// then read and wrote nothing, and the next one tries again.
     public var manifestPending: SyncFileIssue?
@@ -63,6 +68,16 @@ public struct SyncReport: Equatable, Sendable {
         self.folder = folder
         self.deviceID = deviceID
     }
+}
+
+/// The roster a folder belongs to, when the store that synced through it is in none.
+public struct SyncJoinNeeded: Equatable, Sendable {
+    /// The roster's id.
+    public var roster: String
+    /// The device that founded it.
+    public var founder: String
+    /// The founder's keys' fingerprint (`DevicePublicKeys.fingerprint`), for a person to recognise the roster by.
+    public var founderFingerprint: String
 }
 
 /// A device a round admitted to the roster, by the invitation it answered.

@@ -37,7 +37,7 @@ extension SyncRound {
                     on runner: some SyncRunner) throws -> SyncReport
     {
         var round = try runner.write { try $0.prepareRound(path, keys: keys) }
-        guard round.report.manifestPending == nil else { return round.report }
+        guard round.report.manifestPending == nil, round.report.joinNeeded == nil else { return round.report }
         round.acceptFuture = acceptFuture
         try runner.read { try $0.readFolder(&round) }
         if acceptFuture {

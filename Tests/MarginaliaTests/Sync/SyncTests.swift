@@ -38,24 +38,36 @@ import Testing
         _ = try setup.note(laptop, "prima")
         let first = try SyncChecks.round(laptop, folder: setup.folder)
         #expect(first.createdManifest)
+        // The first round in an empty folder founds its roster, of this device alone.
+        let roster = try #require(try laptop.roster())
+        #expect(first.roster == roster.id && roster.founder == laptop.deviceID)
+        #expect(roster.activeDevices == [laptop.deviceID])
         let written = try #require(first.written)
         #expect(written.changes == 1 && written.path.hasPrefix("devices/\(laptop.deviceID)/"))
-        // The device's own manifest, in its own directory; nothing at the top of the folder but `devices/`.
+        // The device's own manifest, signed, and its roster file, in its own directory; nothing at the top of the
+        // folder but `devices/`.
+        #expect(try setup.files(under: "devices/\(laptop.deviceID)")
+            == [(written.path as NSString).lastPathComponent, "device.json", "roster.json"])
         let manifestPath = "\(setup.folder)/devices/\(laptop.deviceID)/device.json"
-        let manifest = try DeviceManifest(bytes: Array(Data(contentsOf: URL(fileURLWithPath: manifestPath))),
-                                          file: manifestPath)
-        #expect(manifest == DeviceManifest(device: laptop.deviceID))
+        let manifestBytes = try Array(Data(contentsOf: URL(fileURLWithPath: manifestPath)))
+        let manifest = try DeviceManifest(bytes: manifestBytes, file: manifestPath)
+        #expect(manifest == DeviceManifest(device: laptop.deviceID, roster: roster.id))
+        #expect(try SignedFile.decode(manifestBytes, kind: SyncFormat.name) { roster.activeKeys(of: $0) }.signer
+            == laptop.deviceID)
         #expect(try FileManager.default.contentsOfDirectory(atPath: setup.folder) == ["devices"])
         let before = try SimulatedSyncTool.files(in: setup.folder)
         let again = try SyncChecks.round(laptop, folder: setup.folder)
         #expect(again.written == nil && !again.createdManifest && again.changesApplied == 0)
         #expect(try SimulatedSyncTool.files(in: setup.folder) == before)
-        // The segment is the archive's records: a header with the range, the change, a trailer.
+        // The segment is the archive's records: a header with the range, the change, a trailer; then the writer's
+        // signature for its roster.
         let lines = String(decoding: try GzipReader(source: ByteArraySource(
             try #require(before[written.path]))).readAll(), as: UTF8.self).split(separator: "\n")
-        #expect(lines.count == 3)
+        #expect(lines.count == 4)
         #expect(lines[0].contains("\"format\":\"marginalia-sync-segment\"") && lines[0].contains("\"firstSeq\":1"))
         #expect(lines[1].hasPrefix("{\"type\":\"change\"") && lines[2].hasPrefix("{\"type\":\"trailer\""))
+        #expect(lines[3].hasPrefix(
+            "{\"type\":\"signature\",\"roster\":\"\(roster.id)\",\"by\":\"\(laptop.deviceID)\",\"ed25519\":\""))
         #expect(written.bytes < 8 * 1024)
     }
 
