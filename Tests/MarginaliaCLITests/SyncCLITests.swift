@@ -5,6 +5,18 @@ import Testing
 
 /// `marginalia sync` through the built binary: two stores meet through one folder; refusals exit non-zero.
 @Suite struct SyncCLITests {
+    /// Every path under `folder`, directories too, with each file's bytes.
+    static func contents(of folder: String) throws -> [String: Data] {
+        var contents: [String: Data] = [:]
+        for path in try FileManager.default.subpathsOfDirectory(atPath: folder) {
+            var isDirectory: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: "\(folder)/\(path)", isDirectory: &isDirectory)
+            let url = URL(fileURLWithPath: "\(folder)/\(path)")
+            contents[path] = try isDirectory.boolValue ? Data() : Data(contentsOf: url)
+        }
+        return contents
+    }
+
     @Test func twoMachinesSyncThroughAFolder() throws {
         let workspace = try CLIWorkspace()
         let folder = workspace.path("Sync")
@@ -32,6 +44,38 @@ import Testing
             #expect(try workspace.ok(at: later, ["sync", folder, "--compact"]).stdout
                 .contains("Compacted 2 segments into devices/"))
         }
+    }
+
+    @Test func aStoreOutsideTheFoldersRosterIsToldHowToJoinAndLeavesTheFolderAlone() throws {
+        let workspace = try CLIWorkspace()
+        let folder = workspace.path("Sync")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try workspace.ok(["note", "mai-am-un-singur-dor.1", "din laptop"])
+        try workspace.ok(["sync", folder])
+        // The laptop's first round founded the folder's roster: its id and the laptop's fingerprint, from the store.
+        let laptop = try AnnotationStore.open(path: workspace.store, access: .readWrite)
+        let roster = try #require(try laptop.roster())
+        let fingerprint = try laptop.deviceKeys().fingerprint
+        try laptop.close()
+        let phone = workspace.path("phone.db")
+        try workspace.ok(["--store", phone, "note", "mai-am-un-singur-dor.2", "din telefon"])
+        let before = try Self.contents(of: folder)
+        let told = try workspace.run(["--store", phone, "sync", folder])
+        #expect(told.status == 0 && told.stderr.isEmpty, "\(told.stderr)")
+        #expect(told.stdout == """
+            This folder belongs to roster \(roster.id), founded by device \(roster.founder) (fingerprint \
+            \(fingerprint)), and this store is in no roster: nothing was read or written.
+            To take part: run 'marginalia device invite FILE' on a device of that roster, carry FILE here and run \
+            'marginalia --store \(phone) device join FILE', then sync here, then on that device.
+
+            """)
+        let again = try workspace.run(["--store", phone, "--json", "sync", folder])
+        let json = try #require(try again.json() as? [String: Any])
+        #expect(json["joinNeeded"] as? [String: String]
+            == ["roster": roster.id, "founder": roster.founder, "founderFingerprint": fingerprint])
+        #expect(json["changesApplied"] as? Int == 0 && json["written"] is NSNull)
+        #expect(try Self.contents(of: folder) == before)
+        #expect(try !workspace.ok(["--store", phone, "list"]).contains("din laptop"))
     }
 
     @Test func refusalsExitNonZeroAndLeaveTheFolderAlone() throws {

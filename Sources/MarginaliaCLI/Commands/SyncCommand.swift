@@ -16,6 +16,10 @@ enum SyncCommand {
                 and its writer writes its changes again; a file a sync tool left unchanged for 15 minutes is \
                 named once as a leftover, safe to delete. The round still exits 0. Deletions stay deletions. \
                 The store must not live inside FOLDER: a sync tool that copies an open database corrupts it. \
+                Only the devices of the folder's roster speak there: each signs what it writes and takes only what \
+                they signed. The first store to sync through FOLDER founds its roster; another store reads and \
+                writes nothing there until it joins ('marginalia device invite FILE' on a device of the roster, \
+                'marginalia device join FILE' on the new one, then sync on the new one and on the inviting one). \
                 --compact folds this store's own segments older than an hour into one (done anyway beyond 64). \
                 A change made more than a day ahead of this machine's clock (by when it was made, not by the \
                 clock that orders it) is held in quarantine and named in the output; it is merged once its time \
@@ -67,7 +71,9 @@ enum SyncCommand {
                 try Output.print(json(report), to: context.console)
                 return
             }
-            for line in text(report, names: try store.deviceNames()) { context.console.out(line) }
+            for line in text(report, names: try store.deviceNames(), join: context.suggested("device join FILE")) {
+                context.console.out(line)
+            }
             if report.held > 0 {
                 let retry = context.suggested("sync \(Output.shellQuoted(folder)) --accept-future")
                 for line in HeldOutput.lines(try store.quarantinedChanges(), now: Timestamp.nowMilliseconds(),
@@ -77,8 +83,16 @@ enum SyncCommand {
             }
         })
 
-    /// The report in lines, each device by its name where it has one (`names`, by id).
-    static func text(_ report: SyncReport, names: [String: String] = [:]) -> [String] {
+    /// The report in lines, each device by its name where it has one (`names`, by id); `join` is the command that
+    /// joins this store to a roster, as the person would type it here.
+    static func text(_ report: SyncReport, names: [String: String] = [:],
+                     join: String = "marginalia device join FILE") -> [String] {
+        if let needed = report.joinNeeded {
+            return ["This folder belongs to roster \(needed.roster), founded by device \(needed.founder) (fingerprint "
+                        + "\(needed.founderFingerprint)), and this store is in no roster: nothing was read or written.",
+                    "To take part: run 'marginalia device invite FILE' on a device of that roster, carry FILE here and "
+                        + "run '\(join)', then sync here, then on that device."]
+        }
         var lines: [String] = []
         if report.createdManifest {
             lines.append("Joined the folder: created \(report.folder)/devices/\(report.deviceID)/.")
@@ -188,6 +202,10 @@ enum SyncCommand {
             })),
             ("notSpeaking", report.notSpeaking.map(JSONValue.string) ?? .null),
             ("republished", .array(report.republished.map(JSONValue.string))),
+            ("joinNeeded", report.joinNeeded.map { needed in
+                .object(JSONObject([("roster", .string(needed.roster)), ("founder", .string(needed.founder)),
+                                    ("founderFingerprint", .string(needed.founderFingerprint))]))
+            } ?? .null),
             ("devices", .array(report.devices.map(device))),
         ] + files))
     }
