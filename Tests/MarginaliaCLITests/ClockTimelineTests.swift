@@ -69,6 +69,8 @@ extension CLIWorkspace {
         let laptop = workspace.path("laptop.db")
         let phone = workspace.path("phone.db")
         let now = Self.start()
+        // One roster first, before either store makes a change.
+        try workspace.admit(phone, by: laptop, folder: folder, at: now - 60_000)
         try workspace.ok(at: now, ["--store", phone, "note", Self.passages[0], "on the phone"])
         // One note with the clock five days ahead, then the clock is set right and five more are written.
         try workspace.ok(at: now + 5 * Self.day, ["--store", laptop, "note", Self.passages[1], "skewed"])
@@ -127,6 +129,8 @@ extension CLIWorkspace {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let tablet = workspace.path("tablet.db")
         let now = Self.start()
+        // One roster first, before either store makes a change.
+        try workspace.admit(tablet, by: workspace.store, folder: folder, at: now - 60_000)
         try workspace.ok(at: now, ["--store", tablet, "note", Self.passages[0], "on time"])
         let back = now - 3 * Self.day - Int64.random(in: 0..<6, using: &random) * Self.hour
         let first = try workspace.ok(at: back, ["--store", tablet, "note", Self.passages[1], "set back 1"])

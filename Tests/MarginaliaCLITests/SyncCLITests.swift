@@ -23,7 +23,8 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let phone = workspace.path("phone.db")
         try workspace.ok(["note", "mai-am-un-singur-dor.1", "din laptop"])
-        let first = try workspace.ok(["sync", folder])
+        // The laptop invites the phone (founding its roster) and, at its first round, admits it.
+        let first = try workspace.admit(phone, by: workspace.store, folder: folder)
         #expect(first.contains("Joined the folder") && first.contains("Wrote devices/"))
         let joined = try workspace.run(["--store", phone, "--json", "sync", folder])
         #expect(joined.status == 0, "\(joined.stderr)")
@@ -106,6 +107,8 @@ import Testing
         let phone = workspace.path("phone.db")
         try workspace.ok(["--store", phone, "note", "mai-am-un-singur-dor.1", "din telefon"])
         try workspace.ok(["--store", phone, "sync", folder])
+        // The laptop joins the phone's roster; its first round in the folder is the one refused.
+        try workspace.ok(["device", "join", try workspace.invite(by: phone)])
         #expect(try ChildProcess("/bin/mount", ["-o", "remount,ro", folder]).run().status == 0)
         try workspace.ok(["note", "mai-am-un-singur-dor.2", "din laptop"])
         let refused = try workspace.run(["sync", folder])
