@@ -54,7 +54,10 @@ extension SyncReplica {
                 // changes are still read or, for a newer format, left unread (`readFolder` says so).
             }
         }
-        try renewIfCopied(&round)
+        if let renewal = try renewIfCopied() {
+            round.report.renewedFromDeviceID = renewal.old
+            round.report.renewalReason = renewal.reason
+        }
         if round.roster != nil, round.ownKeys?.device != store.deviceID {
             round.roster = try rosterLedger.roster()
             round.ownKeys = try rosterLedger.keys(of: store.deviceID)
@@ -101,27 +104,28 @@ extension SyncReplica {
 
     /// Takes a new device id when the store file is not the one that last synced under this id (a copy of it,
     /// made by hand or by a backup tool, with the same id): the copy, not the first, moves to a new directory,
-    /// before it writes anything in the folder. The file is known by its device and inode.
-    private func renewIfCopied(_ round: inout SyncRound) throws {
+    /// before it writes anything in the folder (or asks to join a roster). The file is known by its device and
+    /// inode. Returns the id it had and why it took a new one; nil when it kept its id.
+    func renewIfCopied() throws -> (old: String, reason: String)? {
         guard store.path != ":memory:", let identity = FileIdentity.of(store.path),
-              try db.text(sql: "SELECT value FROM meta WHERE key = 'store_file'") != identity else { return }
-        try db.transaction(.immediate) {
-            // Under the write lock: another round of this store may have renewed meanwhile.
-            try store.observeStoredState()
-            let recorded = try db.text(sql: "SELECT value FROM meta WHERE key = 'store_file'")
-            guard recorded != identity else { return }
-            if let recorded {
-                let old = store.deviceID
-                store.deviceID = try store.renewDeviceID()
-                try admitSuccessor(of: old)
-                round.report.renewedFromDeviceID = old
-                round.report.renewalReason = "the store file is a copy of the one that synced as device \(old) "
-                    + "(another file, \(identity), than the one it was, \(recorded)): the copy takes a new id "
-                    + "before it writes"
-            }
-            try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('store_file', ?)",
-                           arguments: [identity])
-        }
+              try db.text(sql: "SELECT value FROM meta WHERE key = 'store_file'") != identity else { return nil }
+        return try db.transaction(.immediate) { try renewIfCopiedInTransaction() }
+    }
+
+    /// `renewIfCopied()` in the caller's transaction.
+    func renewIfCopiedInTransaction() throws -> (old: String, reason: String)? {
+        guard store.path != ":memory:", let identity = FileIdentity.of(store.path) else { return nil }
+        // Under the write lock: another round of this store may have renewed meanwhile.
+        try store.observeStoredState()
+        let recorded = try db.text(sql: "SELECT value FROM meta WHERE key = 'store_file'")
+        guard recorded != identity else { return nil }
+        try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('store_file', ?)", arguments: [identity])
+        guard let recorded else { return nil }
+        let old = store.deviceID
+        store.deviceID = try store.renewDeviceID()
+        try admitSuccessor(of: old)
+        return (old, "the store file is a copy of the one that synced as device \(old) (another file, \(identity), "
+            + "than the one it was, \(recorded)): the copy takes a new id before it writes")
     }
 
     /// Lists, in every device's directory, the segments this store has not applied or written yet, for the round to

@@ -52,8 +52,9 @@ extension SyncReplica {
         }
     }
 
-    /// Joins the roster of `invitation`: takes its entries, makes this device's keys and remembers its request to
-    /// be admitted, which the next round writes into the folder for the inviting device to admit.
+    /// Joins the roster of `invitation`: takes its entries, makes this device's keys (a copy of a store takes a new
+    /// device id first) and remembers its request to be admitted, which the next round writes into the folder for
+    /// the inviting device to admit.
     /// - Throws: `MarginaliaError` for an invitation whose entries do not found a roster its inviter may speak in,
     ///   one expired, or a store that belongs to another roster with other devices already.
     func join(_ invitation: DeviceInvitation, name: String?) throws -> Roster {
@@ -74,6 +75,9 @@ extension SyncReplica {
                     "this store belongs to another roster (\(current.id)) with \(current.members.count) devices; "
                         + "it cannot join a second one; nothing was changed"))
             }
+            // A copy of a store takes its new id now, as its first round would: a request made under the old id
+            // would lie in the new id's directory, which is not the device it names, and never be admitted.
+            _ = try renewIfCopiedInTransaction()
             let keys = try ledger.ensureKeys(of: store.deviceID, at: now)
             try ledger.append(roster.entries, at: now)
             try ledger.setRosterID(roster.id)

@@ -69,6 +69,30 @@ import Testing
         #expect(try ArchiveFixtures.state(of: laptop) == ArchiveFixtures.state(of: phone))
     }
 
+    /// A store file copied to a new machine (by hand, by a backup tool) joins under a new device id, as its first
+    /// round would take: its request to be admitted then lies in the directory of the device it names.
+    @Test func aCopyOfAStoreJoinsUnderANewDeviceIDAndIsAdmitted() throws {
+        let setup = try Setup()
+        let laptop = try setup.store("laptop")
+        _ = try laptop.sync(folder: setup.folder)
+        var original: AnnotationStore? = try setup.store("original")
+        let note = try setup.note(original!, "made before the copy")
+        let originalID = original!.deviceID
+        try original!.close()
+        original = nil
+        try FileManager.default.copyItem(atPath: setup.directory.path("original.db"),
+                                         toPath: setup.directory.path("copy.db"))
+        let copy = try setup.store("copy")
+        #expect(copy.deviceID == originalID)
+        try SyncRosters.join(copy, invitedBy: laptop)
+        #expect(copy.deviceID != originalID)
+        let waiting = try copy.sync(folder: setup.folder)
+        #expect(waiting.renewedFromDeviceID == nil && waiting.written?.changes == 1)
+        let admitting = try laptop.sync(folder: setup.folder)
+        #expect(admitting.admitted.map(\.device) == [copy.deviceID] && admitting.changesApplied == 1)
+        #expect(try laptop.annotation(id: note.id).note == "made before the copy")
+    }
+
     @Test func aFolderWrittenBeforeRostersIsFoundedByTheFirstUpgradedStoreAndAPeerThatJoinsPublishesItsLogAgain()
         throws
     {
