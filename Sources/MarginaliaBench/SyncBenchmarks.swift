@@ -9,7 +9,7 @@ struct SyncBenchmarks {
     let report: Report
 
     /// On a copy of `store` (with `annotations` annotations) that has published its whole log to a folder where
-    /// a second device has written one segment.
+    /// a second device, which founded the folder's roster and admitted the copy, has written one segment.
     func run(store: String, annotations: Int, maker: AnnotationMaker, content: String,
              using random: inout SeededGenerator) throws {
         Log.say("Sync rounds…")
@@ -24,13 +24,25 @@ struct SyncBenchmarks {
         let request = maker.request(using: &random)
         try other.createAnnotation(request.kind, at: request.anchor, note: "from the other device")
         _ = try other.sync(folder: folder)
-        try other.close()
+        // The copy joins the roster the other device's round founded. Its first round, while it waits to be
+        // admitted, reads the other's segment and writes its whole log, signed; the other's next round admits it,
+        // and the copy's next learns it, so that the rounds measured after are those of a device of the roster.
+        let joining = try AnnotationStore.open(path: copy, access: .readWrite)
+        try joining.join(try other.invite())
+        try joining.close()
 
         let (first, firstSeconds) = try Timing.time {
             let store = try AnnotationStore.open(path: copy, access: .readWrite)
             defer { try? store.close() }
             return try store.sync(folder: folder)
         }
+        guard try other.sync(folder: folder).admitted.map(\.device) == [first.deviceID] else {
+            throw BenchError("the folder's founder did not admit the store's copy")
+        }
+        try other.close()
+        let admitted = try AnnotationStore.open(path: copy, access: .readWrite)
+        _ = try admitted.sync(folder: folder)
+        try admitted.close()
         report.extra("sync.firstRound.seconds", firstSeconds)
         report.extra("sync.firstRound.segmentBytes", first.written?.bytes ?? 0)
         report.extra("sync.firstRound.changes", first.written?.changes ?? 0)
@@ -89,6 +101,9 @@ extension SyncBenchmarks {
         let folder = workspace.run("joiner-folder")
         try? FileManager.default.removeItem(atPath: folder)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        // The first device founds the folder's roster and admits the others, and invites the joiner.
+        var founder: AnnotationStore?
+        let founderPath = workspace.run("joiner-device-0.db")
         for device in 0..<4 {
             let path = workspace.run("joiner-device-\(device).db")
             workspace.remove(path)
@@ -100,14 +115,26 @@ extension SyncBenchmarks {
                     try store.createAnnotation(request.kind, at: request.anchor, note: "notă \(device)-\(index)")
                 }
             }
-            _ = try store.sync(folder: folder)
-            try store.close()
-            workspace.remove(path)
+            if let founder {
+                try Self.admit(store, by: founder, folder: folder)
+                try store.close()
+                workspace.remove(path)
+            } else {
+                _ = try store.sync(folder: folder)
+                founder = store
+            }
         }
         let joiner = workspace.run("joiner.db")
         let archive = workspace.run("joiner.jsonl.gz")
         let imported = workspace.run("joiner-imported.db")
         for path in [joiner, archive, imported] { workspace.remove(path) }
+        // The joiner holds an invitation, and catches up at its first round, before it is admitted.
+        guard let founder else { throw BenchError("no device founded the folder's roster") }
+        let invited = try AnnotationStore.open(path: joiner, access: .create)
+        try invited.join(try founder.invite())
+        try invited.close()
+        try founder.close()
+        workspace.remove(founderPath)
         let (syncSeconds, syncMiB) = try timed(["sync", folder], store: joiner) {
             let store = try AnnotationStore.open(path: joiner, access: .create)
             defer { try? store.close() }
@@ -139,6 +166,16 @@ extension SyncBenchmarks {
         }
         for path in [joiner, archive, imported] { workspace.remove(path) }
         try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// Admits `store` to the roster of `member` through `folder`: an invitation in process, the store's round (it
+    /// asks to be admitted, and writes its log), the member's (it admits it).
+    private static func admit(_ store: AnnotationStore, by member: AnnotationStore, folder: String) throws {
+        try store.join(try member.invite())
+        _ = try store.sync(folder: folder)
+        guard try member.sync(folder: folder).admitted.map(\.device) == [store.deviceID] else {
+            throw BenchError("the folder's founder did not admit device \(store.deviceID)")
+        }
     }
 
     /// Runs `marginalia --store STORE ARGUMENTS` when the binary is there (seconds and peak MiB), else `body` in
