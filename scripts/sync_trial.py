@@ -23,7 +23,12 @@ Syncthing (the main trial):
     auto-upgrade off), introduced to each other by explicit addresses, sharing
     one send-receive folder (each instance its own path, fs watcher with a 1 s
     delay, rescan every 5 s);
-  * three marginalia stores, one per instance, each outside its folder;
+  * three marginalia stores, one per instance, each outside its folder, made
+    one roster first (every folder has one: the first store founds it with
+    `device invite FILE`, each other store runs `device join FILE` and a
+    round, the first admits it at its round, the new one learns it at its
+    next; the sync tool carries the files between rounds); checked with
+    `device roster --json` on the first;
   * a seeded random workload: notes, edits, deletes on random passages of
     random stores, `sync` rounds on random stores, some `sync --compact` under
     `faketime -f +2h`, with short sleeps so Syncthing moves files mid-workload.
@@ -48,11 +53,12 @@ Syncthing (the main trial):
     and after ordinary rounds on every store (Syncthing settling in between)
     the 5 notes must be in every store, and the stores must converge again.
 
-Unison variant (secondary): two replicas, two stores, the same kind of
-workload, `unison -batch -times` (ignoring `Name .syncthing.*`) between
+Unison variant (secondary): two replicas, two stores (one roster, as above),
+the same kind of workload, `unison -batch -times` (ignoring `Name .syncthing.*`) between
 rounds, then the same convergence checks.
 
-rsync variant (secondary): three replicas, each device's own directory copied
+rsync variant (secondary): three replicas (one roster, as above), each
+device's own directory copied
 from its owner to the other replicas with `rsync -a --delete
 --exclude='.syncthing.*'` (once with `--inplace`, once while the receiving
 store runs a round), then the same convergence checks.
@@ -628,6 +634,27 @@ class SyncthingCluster:
         return {n: [st.log_count(n) for st in self.instances] for n in needles}
 
 
+def enroll(m, stores, folders, wait, label):
+    """Make the stores one roster, as every sync folder has one: `device invite FILE` on
+    the first (founding it), then for each other store `device join FILE` and a round,
+    `wait()` for the sync tool, a round on the first (it admits the new one), `wait()`,
+    and a round on the new one (it learns it is admitted)."""
+    for i in range(1, len(stores)):
+        invitation = os.path.join(os.path.dirname(stores[0]), f"invitation-{i}.json")
+        m.run(stores[0], "device", "invite", invitation)
+        m.run(stores[i], "device", "join", invitation)
+        m.sync(stores[i], folders[i])
+        wait()
+        m.sync(stores[0], folders[0])
+        wait()
+        m.sync(stores[i], folders[i])
+        wait()
+    roster = m.json(stores[0], "device", "roster")
+    active = sorted(d["id"] for d in roster.get("devices", []) if d.get("active"))
+    check(len(active) == len(stores), f"{label}: the {len(stores)} stores are one roster",
+          json.dumps(roster)[:600])
+
+
 def settle_rounds(m, stores, folders, wait, label, cap=10):
     """Sync rounds on every store, `wait()` for the sync tool in between, until one pass
     writes and applies nothing."""
@@ -658,6 +685,7 @@ def syncthing_trial(m, base, rng, ops, results):
             stores.append(os.path.join(d, "user.db"))
         ledger = Ledger()
         wl = Workload(m, rng, stores, folders, passages_pool_cache, ledger, "st")
+        enroll(m, stores, folders, cluster.settle, "syncthing")
         t0 = time.time()
         for _ in range(ops):
             wl.step(between=lambda r: time.sleep(r.choice([0, 0, 0.05, 0.1, 0.3, 0.8])))
@@ -786,6 +814,7 @@ def unison_trial(m, base, rng, ops, results):
 
     ledger = Ledger()
     wl = Workload(m, rng, stores, folders, passages_pool_cache, ledger, "un")
+    enroll(m, stores, folders, unison, "unison")
     for _ in range(ops):
         wl.step(between=lambda r: unison() if r.random() < 0.3 else None)
     log(f"  workload: {wl.summary()}; unison runs by exit status {dict(runs)}")
@@ -859,6 +888,7 @@ def rsync_trial(m, base, rng, ops, results):
 
     ledger = Ledger()
     wl = Workload(m, rng, stores, folders, passages_pool_cache, ledger, "rs")
+    enroll(m, stores, folders, spread, "rsync")
     for _ in range(ops):
         wl.step(between=between)
     log(f"  workload: {wl.summary()}; spreads {state['runs']}")
