@@ -259,7 +259,8 @@ BEGIN
 END;
 
 -- What a sync keeps of its own (schema 9): the roster the store belongs to (roster), whether it encrypts what it
--- writes (encrypt), how far it published its log (published), its pending join request (join).
+-- writes (encrypt), how far it published its log (published, before in meta), the recipients it encrypts to
+-- besides its roster (recipients, before in meta), its pending join request (join).
 CREATE TABLE sync_settings (
     name TEXT PRIMARY KEY NOT NULL,
     value TEXT NOT NULL

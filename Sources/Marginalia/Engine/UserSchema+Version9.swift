@@ -12,6 +12,9 @@ extension UserSchema {
     /// `epoch_keys` holds the age identities this device encrypts its sync segments to, one per epoch of its roster
     /// (a revocation starts a new one); the folder holds them wrapped to each admitted device (`keys-….age`).
     ///
+    /// `sync_settings` takes over what sync kept in `meta` (`sync_published`, `sync_recipients`, now `published` and
+    /// `recipients`): `meta` holds the store's own identity only.
+    ///
     /// `roster_entries` is append-only and hash-chained like the change log: each row is one signed entry as its
     /// signer wrote it (`body`, a JSON object), `digest` the SHA-256 (hex) of the previous row's digest (64 zeros
     /// before the first) followed by the body's bytes.
@@ -54,6 +57,11 @@ extension UserSchema {
             name TEXT PRIMARY KEY NOT NULL,
             value TEXT NOT NULL
         ) STRICT, WITHOUT ROWID;
+
+        INSERT INTO sync_settings (name, value)
+        SELECT substr(key, 6), value FROM meta WHERE key IN ('sync_published', 'sync_recipients');
+
+        DELETE FROM meta WHERE key IN ('sync_published', 'sync_recipients');
 
         CREATE TABLE sync_invitations (
             token TEXT PRIMARY KEY NOT NULL CHECK (length(token) = 64),

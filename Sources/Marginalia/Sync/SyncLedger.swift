@@ -99,7 +99,7 @@ struct SyncLedger {
     /// How far into its log `device` has published through this folder: the last sequence number its segments
     /// cover (0 before its first, or after it took a new device id or a new log).
     func published(device: String, log: String) throws -> Int64 {
-        guard let text = try db.text(sql: "SELECT value FROM meta WHERE key = 'sync_published'") else { return 0 }
+        guard let text = try RosterLedger(db: db).setting("published") else { return 0 }
         let parts = text.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3, parts[0] == device, parts[1] == log, let sequence = Int64(parts[2]) else { return 0 }
         return sequence
@@ -107,8 +107,7 @@ struct SyncLedger {
 
     /// Records that `device` has published its log through `sequence`.
     func setPublished(device: String, log: String, through sequence: Int64) throws {
-        try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('sync_published', ?)",
-                       arguments: ["\(device)\t\(log)\t\(sequence)"])
+        try RosterLedger(db: db).setSetting("published", "\(device)\t\(log)\t\(sequence)")
     }
 }
 
@@ -116,7 +115,7 @@ struct SyncLedger {
 
 extension SyncLedger {
     /// The recipients this store encrypts its segments to in the folder at `root` (its absolute path); none when it
-    /// writes them plain. Kept in `meta` under `sync_recipients`: a JSON object of folder paths and their
+    /// writes them plain. Kept in `sync_settings` under `recipients`: a JSON object of folder paths and their
     /// recipients (`age1…`).
     /// - Throws: `MarginaliaError` `.corruptStore` when the stored value does not read.
     ///
@@ -150,12 +149,11 @@ extension SyncLedger {
     func setRecipients(_ recipients: [AgeRecipient], forFolder root: String) throws {
         let folders: JSONObject = recipients.isEmpty ? JSONObject()
             : JSONObject([("*", .array(recipients.map { .string($0.encoded) }))])
-        try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('sync_recipients', ?)",
-                       arguments: [try JSONWriter.encodeString(.object(folders))])
+        try RosterLedger(db: db).setSetting("recipients", try JSONWriter.encodeString(.object(folders)))
     }
 
     private func storedRecipients() throws -> JSONObject {
-        guard let text = try db.text(sql: "SELECT value FROM meta WHERE key = 'sync_recipients'") else {
+        guard let text = try RosterLedger(db: db).setting("recipients") else {
             return JSONObject()
         }
         guard case .object(let folders)? = try? JSONParser.parse(Array(text.utf8)) else { throw Self.corruptRecipients }
@@ -163,6 +161,6 @@ extension SyncLedger {
     }
 
     private static let corruptRecipients = MarginaliaError(category: .corruptStore, reason: .other(
-        "the store's sync recipients (meta key sync_recipients) do not read as a JSON object of folders and age "
+        "the store's sync recipients (sync_settings recipients) do not read as a JSON object of folders and age "
             + "recipients"))
 }

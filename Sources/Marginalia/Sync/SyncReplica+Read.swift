@@ -80,11 +80,10 @@ extension SyncReplica {
         let ledger = SyncLedger(db: db)
         let root = round.folder.root
         let recipients = try request.recipients ?? (request.encrypt == false ? [] : ledger.recipients(forFolder: root))
-        // A store in a roster encrypts by epochs (`settleEpochKeys`): the recipients then only say that it encrypts,
-        // and which keys its epoch keys are wrapped to besides the roster's devices.
-        let inRoster = try rosterLedger.rosterID() != nil
-        round.keys = try SegmentKeys(recipients: inRoster ? [] : recipients, identities: request.identities,
-                                     folder: root)
+        // Every store that writes in a folder speaks in its roster, and encrypts by epochs (`settleEpochKeys`): the
+        // recipients only say that it encrypts, and to which keys besides the roster's devices its epoch keys are
+        // wrapped. The identities given open segments sealed to them by earlier versions.
+        round.keys = try SegmentKeys(recipients: [], identities: request.identities, folder: root)
         if try recipients != ledger.recipients(forFolder: root) {
             try ledger.setRecipients(recipients, forFolder: root)
         }
