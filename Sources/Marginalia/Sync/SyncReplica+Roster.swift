@@ -64,6 +64,13 @@ extension SyncReplica {
                 "the invitation's roster entries do not verify: its inviting device \(invitation.from) is not "
                     + "admitted by them; nothing was changed"))
         }
+        if let name {
+            do {
+                try ChangeFields(name: name).checkValues()
+            } catch {
+                throw MarginaliaError(category: .invalidArgument, reason: .field(error))
+            }
+        }
         guard invitation.expires > now else {
             throw MarginaliaError(category: .invalidArgument, reason: .other(
                 "the invitation expired at \(invitation.expires); ask for a new one; nothing was changed"))
@@ -220,7 +227,9 @@ extension SyncReplica {
     private func admit(_ requests: [JoinRequest], to roster: Roster, with keys: DeviceKeys,
                        in round: inout SyncRound) throws {
         let ledger = rosterLedger
-        for request in requests where roster.members[request.device] == nil {
+        for var request in requests where roster.members[request.device] == nil {
+            // The name is the joiner's own words: one a device could not be named is dropped, never printed.
+            if let name = request.name, (try? ChangeFields(name: name).checkValues()) == nil { request.name = nil }
             for token in try ledger.openInvitations(roster: roster.id, at: now) {
                 guard let secret = JoinRequest.bytes(ofHex: token), request.isMade(with: secret) else { continue }
                 var entry = RosterEntry(roster: roster.id, kind: .admit, device: request.device, keys: request.keys,

@@ -44,6 +44,31 @@ import Testing
         }
     }
 
+    @Test func anInvitationIsRefusedWhenExpiredAlteredOrJoinedUnderANameNoDeviceCouldHave() throws {
+        let setup = try Setup()
+        let laptop = try setup.store("laptop")
+        let phone = try setup.store("phone")
+        let invitation = try laptop.invite()
+        #expect {
+            try phone.join(invitation, name: "phone\u{07}")
+        } throws: { ($0 as? MarginaliaError)?.category == .invalidArgument }
+        var altered = invitation.entries
+        altered[0].name = "someone else"
+        let forged = DeviceInvitation(roster: invitation.roster, from: invitation.from,
+                                      fingerprint: invitation.fingerprint, expires: invitation.expires,
+                                      token: invitation.token, entries: altered)
+        #expect {
+            try phone.join(forged)
+        } throws: { ($0 as? MarginaliaError)?.category == .invalidData }
+        let expired = DeviceInvitation(roster: invitation.roster, from: invitation.from,
+                                       fingerprint: invitation.fingerprint, expires: "2000-01-01T00:00:00.000Z",
+                                       token: invitation.token, entries: invitation.entries)
+        #expect {
+            try phone.join(expired)
+        } throws: { "\($0)".contains("expired") }
+        #expect(try phone.roster() == nil)
+    }
+
     @Test func aForgerWithADirectoryOfItsOwnIsReportedAndNothingOfItIsTaken() throws {
         let setup = try Setup()
         let (laptop, phone) = try Self.pair(setup)
