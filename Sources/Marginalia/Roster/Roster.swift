@@ -64,7 +64,8 @@ public struct Roster: Sendable {
     /// when none of them founds it.
     package init?(id: String, entries all: [RosterEntry]) {
         var seen = Set<String>()
-        let entries = all.filter { $0.roster == id && seen.insert($0.id).inserted }.sorted { $0.id < $1.id }
+        let entries = all.filter { $0.roster == id }.map(Signed.init).filter { seen.insert($0.id).inserted }
+            .sorted { $0.id < $1.id }
         guard let founding = entries.first(where: { entry in
             entry.kind == .found && entry.device == entry.by && entry.keys.map {
                 RosterEntry.rosterID(founder: entry.device, signingKey: $0.signingKey) == id && entry.isSigned(by: $0)
@@ -76,7 +77,7 @@ public struct Roster: Sendable {
         // Ever admitted: the founder, then whoever an admitted device admitted with a valid signature.
         var keys: [String: DevicePublicKeys] = [founding.device: founderKeys]
         var disputed = Set<String>()
-        var admissions: [RosterEntry] = []
+        var admissions: [Signed] = []
         var verified = Set<String>([founding.id])
         var changed = true
         while changed {
@@ -138,10 +139,29 @@ public struct Roster: Sendable {
         self.formerIDs = formerIDs
         recoveryRecipients = recovery.sorted { $0.encoded < $1.encoded }
         epoch = revokedBy.count
-        self.entries = entries.filter { verified.contains($0.id) }
+        self.entries = entries.filter { verified.contains($0.id) }.map(\.entry)
         unverified = entries.filter { !verified.contains($0.id) }.map { entry in
-            (entry, keys[entry.by] == nil ? "signed by device \(entry.by), which is not admitted"
+            (entry.entry, keys[entry.by] == nil ? "signed by device \(entry.by), which is not admitted"
                 : "the signature does not match device \(entry.by)'s key")
         }
     }
+}
+
+/// An entry with its id and signed bytes made once (each is a JSON encoding, the id a SHA-256 too), for the many
+/// looks the state takes at it.
+@dynamicMemberLookup
+private struct Signed {
+    let entry: RosterEntry
+    let id: String
+    let message: [UInt8]
+
+    init(_ entry: RosterEntry) {
+        self.entry = entry
+        message = entry.signedMessage
+        id = (try? SHA256Digest.hex(of: message)) ?? String(repeating: "0", count: 64)
+    }
+
+    subscript<T>(dynamicMember path: KeyPath<RosterEntry, T>) -> T { entry[keyPath: path] }
+
+    func isSigned(by keys: DevicePublicKeys) -> Bool { keys.verifies(entry.signature, of: message) }
 }

@@ -194,19 +194,25 @@ extension SyncReplica {
             id = try foundRoster().id
         }
         requests.removeAll { $0.roster != id }
-        try db.transaction(.immediate) {
+        round.roster = try db.transaction(.immediate) {
             let held = try ledger.entries()
-            if let state = Roster(id: id, entries: held + found) {
-                let known = Set(held.map(\.id))
+            let known = Set(held.map(\.id))
+            // The state is worked out again only when the folder holds entries this store does not (an idle round
+            // checks no signature twice).
+            let unknown = found.filter { $0.roster == id && !known.contains($0.id) }
+            if !unknown.isEmpty, let state = Roster(id: id, entries: held + unknown) {
                 try ledger.append(state.entries.filter { !known.contains($0.id) }, at: now)
             }
-            guard let roster = try ledger.roster() else { throw Self.rosterDamaged }
+            guard var roster = try ledger.roster() else { throw Self.rosterDamaged }
             if roster.activeKeys(of: store.deviceID) != nil, let keys = try ledger.keys(of: store.deviceID) {
-                try admit(requests, to: roster, with: keys, in: &round)
+                if try admit(requests, to: roster, with: keys, in: &round) {
+                    guard let admitted = try ledger.roster() else { throw Self.rosterDamaged }
+                    roster = admitted
+                }
                 if try ledger.setting("join") != nil { try ledger.setSetting("join", nil) }
             }
+            return roster
         }
-        round.roster = try ledger.roster()
         round.report.roster = round.roster?.id
         round.ownKeys = try db.transaction(.immediate) { try ledger.ensureKeys(of: store.deviceID, at: now) }
     }
@@ -224,8 +230,11 @@ extension SyncReplica {
     }
 
     /// Admits each device whose join request an open invitation of this device proves.
+    /// Returns whether it admitted any.
+    @discardableResult
     private func admit(_ requests: [JoinRequest], to roster: Roster, with keys: DeviceKeys,
-                       in round: inout SyncRound) throws {
+                       in round: inout SyncRound) throws -> Bool {
+        var admittedAny = false
         let ledger = rosterLedger
         for var request in requests where roster.members[request.device] == nil {
             // The name is the joiner's own words: one a device could not be named is dropped, never printed.
@@ -239,9 +248,11 @@ extension SyncReplica {
                 try ledger.useInvitation(token: token, by: request.device)
                 round.report.admitted.append(SyncAdmission(device: request.device, name: request.name,
                                                            fingerprint: request.keys.fingerprint))
+                admittedAny = true
                 break
             }
         }
+        return admittedAny
     }
 }
 
