@@ -96,7 +96,7 @@ import MarginaliaTestSupport
         let keyFile = setup.directory.path("key.txt")
         try identity.identityFileText(created: Date()).write(toFile: keyFile, atomically: true, encoding: .utf8)
         let laptop = try setup.store("laptop")
-        // In its roster before its first round with recipients, as a store that synced before is.
+        // In its roster before its first round with recipients (`aStoreInNoRosterEncryptsFromItsFirstRound…`).
         try laptop.foundRoster()
         _ = try setup.note(laptop, "pentru age")
         // No identity given: the device's own key seals and opens its epoch keys.
@@ -125,6 +125,23 @@ import MarginaliaTestSupport
         #expect(lines[2].hasPrefix("{\"type\":\"trailer\""))
         let roster = try #require(try laptop.roster()?.id)
         #expect(lines[3].hasPrefix("{\"type\":\"signature\",\"roster\":\"\(roster)\",\"by\":\"\(laptop.deviceID)\""))
+    }
+
+    /// A store in no roster yet, given recipients and no identity at its first round, founds its roster there and
+    /// encrypts by its epoch, as on any later round. Known issue: that round checks the recipients as before rosters
+    /// (an identity of theirs must be given, to make an HMAC tag) before it founds the roster, and throws
+    /// `.identityNeeded`; the CLI's `sync FOLDER --recipient R` on a new store exits 1 so. When it is fixed this
+    /// test fails ("known issue was not recorded"): drop the `withKnownIssue`.
+    @Test func aStoreInNoRosterEncryptsFromItsFirstRoundWithRecipientsAndNoIdentity() throws {
+        let setup = try Setup()
+        let identity = try AgeIdentity.generate()
+        let laptop = try setup.store("laptop")
+        _ = try setup.note(laptop, "de la început")
+        withKnownIssue("the first round checks the recipients for an identity before it founds the roster") {
+            let report = try SyncChecks.round(laptop, folder: setup.folder, recipients: [identity.recipient])
+            #expect(report.encryptedTo == [try Self.epochRecipient(of: laptop).encoded])
+            #expect(try Self.isAge(setup.folder, try #require(report.written).path))
+        }
     }
 
     /// A segment of `changes` under `device`'s name, sealed with `keys` (to their recipient, with their tag when
