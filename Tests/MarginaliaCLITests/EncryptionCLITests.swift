@@ -178,45 +178,86 @@ let hasAge = FileManager.default.isExecutableFile(atPath: "/usr/bin/age")
         #expect(both.status == 64)
     }
 
+    /// Two stores of one roster sync encrypted through a folder that holds no note, tag or change record in any
+    /// file, and stock age recovers the laptop's segment in two steps with the identity whose recipient was given to
+    /// `--recipient`: it opens the laptop's keys file, whose epoch identity opens the segment. The phone needs no
+    /// identity: its device key opens the laptop's epoch keys (before rosters both stores shared one identity). A
+    /// store that joined and is not admitted yet, with no identity, is told each segment is encrypted to a key it
+    /// does not hold and merges nothing; given the identity (`--identity`) it reads what the laptop wrapped to it,
+    /// and still not the phone's segment, which was not.
     @Test(.enabled(if: hasAge))
-    func twoStoresSharingAnIdentitySyncThroughAFolderThatHoldsNoPlaintext() throws {
+    func twoStoresOfARosterSyncEncryptedThroughAFolderThatHoldsNoPlaintextAndAgeRecoversIt() throws {
         let workspace = try CLIWorkspace()
         let recipient = try workspace.ok(["key", "new"])
+        let key = workspace.path("config/marginalia/identity.txt")
+        let noIdentity = ["XDG_CONFIG_HOME": workspace.path("elsewhere")]
         let folder = workspace.path("sync")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let phone = workspace.path("phone.db")
+        // Admitted before either makes a change: the admission's rounds write roster files only, no plain segment.
+        try workspace.admit(phone, by: workspace.store, folder: folder)
         let id = try workspace.ok(["note", "mai-am-un-singur-dor.2", "a private thought", "--tag", "secret-tag"])
         let first = try workspace.run(["sync", folder, "--recipient", recipient])
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stdout.contains("Segments are encrypted to \(recipient)."))
-        // The phone has the same identity (the same config directory) and is told the recipient once too.
-        let second = try workspace.run(["--store", phone, "sync", folder, "--recipient", recipient])
+        let lines = first.stdout.split(separator: "\n").map(String.init)
+        let announced = try #require(lines.first { $0.hasPrefix("Segments are encrypted to ") })
+        let epoch = String(announced.dropFirst("Segments are encrypted to ".count).dropLast())
+        #expect(epoch.hasPrefix("age1") && epoch != recipient)
+        let wrote = try #require(lines.first { $0.hasPrefix("Wrote devices/") })
+        let segment = String(wrote.dropFirst("Wrote ".count).prefix { $0 != ":" })
+        // The phone, with no identity of its own, turns encryption on and reads the laptop's segment.
+        let second = try workspace.run(["--store", phone, "sync", folder, "--encrypt"], environment: noIdentity)
         #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stdout.contains("1 segment, 1 new change") && !second.stdout.contains("refused"))
         try workspace.ok(["--store", phone, "edit", id, "--note", "edited on the phone"])
-        try workspace.ok(["--store", phone, "sync", folder])
+        try workspace.ok(["--store", phone, "sync", folder], environment: noIdentity)
         try workspace.ok(["sync", folder])
         #expect(try workspace.ok(["show", id]).contains("edited on the phone"))
-        let files = try FileManager.default.subpathsOfDirectory(atPath: folder)
-        let segments = files.filter { $0.hasSuffix(".jsonl.gz") }
-        #expect(segments.count >= 2)
-        for file in files {
+        let files = try FileManager.default.subpathsOfDirectory(atPath: folder).filter { file in
             var isDirectory: ObjCBool = false
-            let path = folder + "/" + file
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue
-            else { continue }
-            let bytes = try workspace.bytes(path)
-            if file.hasSuffix(".jsonl.gz") { #expect(bytes.starts(with: Array("age-encryption.org/v1\n".utf8))) }
+            return FileManager.default.fileExists(atPath: folder + "/" + file, isDirectory: &isDirectory)
+                && !isDirectory.boolValue
+        }
+        let segments = files.filter { $0.hasSuffix(".jsonl.gz") }
+        let keysFiles = files.filter { ($0 as NSString).lastPathComponent.hasPrefix("keys-") && $0.hasSuffix(".age") }
+        #expect(segments.count == 2 && segments.contains(segment) && keysFiles.count == 2)
+        for file in files {
+            let bytes = try workspace.bytes(folder + "/" + file)
+            if segments.contains(file) || keysFiles.contains(file) {
+                #expect(bytes.starts(with: Array("age-encryption.org/v1\n".utf8)), "\(file) is not age")
+            }
             for secret in ["a private thought", "edited on the phone", "secret-tag", "changeId", "mai-am-un"] {
                 #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) in \(file)")
             }
         }
-        // A store without the identity is told so, and merges nothing.
+        // Stock age, in two steps: the keys file of the segment's writer, then the segment.
+        let laptopDirectory = (segment as NSString).deletingLastPathComponent
+        let keysFile = try #require(keysFiles.first { $0.hasPrefix(laptopDirectory + "/") })
+        let epochs = workspace.path("epochs.txt")
+        let opened = try Self.shell(workspace, "age -d -i '\(key)' -o '\(epochs)' '\(folder)/\(keysFile)'")
+        #expect(opened.status == 0, "\(opened.stderr)")
+        #expect(try ChildProcess("/usr/bin/age-keygen", ["-y", epochs]).run().stdout == epoch + "\n")
+        let recovered = try Self.shell(workspace, "age -d -i '\(epochs)' '\(folder)/\(segment)' | gunzip")
+        #expect(recovered.status == 0, "\(recovered.stderr)")
+        #expect(recovered.stdout.hasPrefix("{\"type\":\"header\",\"format\":\"marginalia-sync-segment\""))
+        #expect(recovered.stdout.contains("a private thought"))
+        // A store that joined and is not admitted, with no identity: refused, nothing merged.
         let stranger = workspace.path("stranger.db")
-        let refused = try workspace.run(["--store", stranger, "sync", folder],
-                                        environment: ["XDG_CONFIG_HOME": workspace.path("elsewhere")])
+        try workspace.ok(["--store", stranger, "device", "join", try workspace.invite(by: workspace.store)])
+        let refused = try workspace.run(["--store", stranger, "sync", folder], environment: noIdentity)
         #expect(refused.status == 0, "\(refused.stderr)")
-        #expect(refused.stdout.contains("refused: "), "\(refused.stdout)")
-        #expect(refused.stdout.contains("encrypted to a key this store does not hold"))
+        let unopened = ": encrypted to a key this store does not hold"
+        for written in segments {
+            #expect(refused.stdout.contains("refused: \(written)\(unopened)"), "\(refused.stdout)")
+        }
         #expect(try workspace.ok(["--store", stranger, "list"]).isEmpty)
+        // Given the identity, it opens the laptop's keys file, wrapped to the recipient the laptop was given.
+        let keyed = try workspace.run(["--store", stranger, "sync", folder, "--identity", key], environment: noIdentity)
+        #expect(keyed.status == 0, "\(keyed.stderr)")
+        let phoneSegment = try #require(segments.first { $0 != segment })
+        #expect(!keyed.stdout.contains("refused: \(segment)"), "\(keyed.stdout)")
+        #expect(keyed.stdout.contains("refused: \(phoneSegment)\(unopened)"), "\(keyed.stdout)")
+        let listed = try workspace.ok(["--store", stranger, "list"])
+        #expect(listed.contains("a private thought") && !listed.contains("edited on the phone"))
     }
 }

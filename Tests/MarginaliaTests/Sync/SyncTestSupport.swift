@@ -141,11 +141,12 @@ struct SimulatedSyncTool {
 /// database, WAL or lock file is in the folder.
 enum SyncChecks {
     static func round(_ store: AnnotationStore, folder: String, compact: Bool = false,
-                      recipients: [AgeRecipient]? = nil, identities: [AgeIdentity] = [],
+                      recipients: [AgeRecipient]? = nil, identities: [AgeIdentity] = [], encrypt: Bool? = nil,
                       _ comment: Comment? = nil) throws -> SyncReport {
         let before = try SimulatedSyncTool.files(in: folder)
         let idBefore = store.deviceID
-        let report = try store.sync(folder: folder, compact: compact, recipients: recipients, identities: identities)
+        let report = try store.sync(folder: folder, compact: compact, recipients: recipients, identities: identities,
+                                    encrypt: encrypt)
         let after = try SimulatedSyncTool.files(in: folder)
         let allowed = ["devices/\(idBefore)/", "devices/\(report.deviceID)/"]
         for path in Set(before.keys).union(after.keys) where before[path] != after[path] {
