@@ -128,20 +128,16 @@ import MarginaliaTestSupport
     }
 
     /// A store in no roster yet, given recipients and no identity at its first round, founds its roster there and
-    /// encrypts by its epoch, as on any later round. Known issue: that round checks the recipients as before rosters
-    /// (an identity of theirs must be given, to make an HMAC tag) before it founds the roster, and throws
-    /// `.identityNeeded`; the CLI's `sync FOLDER --recipient R` on a new store exits 1 so. When it is fixed this
-    /// test fails ("known issue was not recorded"): drop the `withKnownIssue`.
+    /// encrypts by its epoch, as on any later round: no identity is asked for (the recipients were once checked for
+    /// one before the round founded the roster, which threw `.identityNeeded`).
     @Test func aStoreInNoRosterEncryptsFromItsFirstRoundWithRecipientsAndNoIdentity() throws {
         let setup = try Setup()
         let identity = try AgeIdentity.generate()
         let laptop = try setup.store("laptop")
         _ = try setup.note(laptop, "de la început")
-        withKnownIssue("the first round checks the recipients for an identity before it founds the roster") {
-            let report = try SyncChecks.round(laptop, folder: setup.folder, recipients: [identity.recipient])
-            #expect(report.encryptedTo == [try Self.epochRecipient(of: laptop).encoded])
-            #expect(try Self.isAge(setup.folder, try #require(report.written).path))
-        }
+        let report = try SyncChecks.round(laptop, folder: setup.folder, recipients: [identity.recipient])
+        #expect(report.encryptedTo == [try Self.epochRecipient(of: laptop).encoded])
+        #expect(try Self.isAge(setup.folder, try #require(report.written).path))
     }
 
     /// A segment of `changes` under `device`'s name, sealed with `keys` (to their recipient, with their tag when
