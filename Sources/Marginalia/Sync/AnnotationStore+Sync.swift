@@ -28,20 +28,15 @@ extension AnnotationStore {
     /// - Parameter acceptFuture: merge at once the changes made more than a day ahead of this machine's clock,
     ///   those held from earlier rounds too, instead of holding them until their time comes.
     ///
-    /// Encrypted sync: given `recipients` once, the store remembers them for the folder and from then on writes
-    /// every segment (a compaction's too) as an age file encrypted to them, authenticated with the identity of one
-    /// of them (`identities` must hold one on every round). Encrypted segments are opened with `identities`, and
-    /// each is checked to be written by a holder of one before anything of it is merged; one that is not, or that
-    /// no identity opens, is refused (`SyncReport.refused`). Plain segments are read as before, beside encrypted
-    /// ones. `SyncReport.encryptedTo` tells the recipients in use.
+    /// Every file the store writes in the folder is signed with its device key, and only what a device of the
+    /// folder's roster signed is taken (see `invite()`); the first store to sync through a folder founds its roster.
     ///
-    ///     let identity = try AgeIdentity(parsing: keyText)
-    ///     try store.sync(folder: folder, recipients: [identity.recipient], identities: [identity])  // once
-    ///     try store.sync(folder: folder, identities: [identity])                                    // then
-    /// - Parameter recipients: the recipients to encrypt to in this folder from now on, remembered by the store;
-    ///   nil keeps those remembered; empty forgets them (segments are then written plain).
-    /// - Parameter identities: the identities that open and authenticate encrypted segments; kept in memory only.
-    /// - Throws: also `.invalidArgument` when the store encrypts to recipients and no identity of theirs is given.
+    ///     try store.sync(folder: folder, encrypt: true)                 // once: remembered by the store
+    ///     try store.sync(folder: folder)                                // then
+    /// - Parameter recipients: more keys to wrap the epoch keys to (encryption is then on), remembered by the store;
+    ///   nil keeps those remembered; empty forgets them.
+    /// - Parameter identities: identities that open segments earlier versions encrypted straight to them; kept in
+    ///   memory only.
     ///
     /// Encryption by epochs, for a store in a roster (`encrypt: true`, once; remembered by the store, not by the
     /// folder's path): each device encrypts its segments to an age identity of its own for the roster's epoch,

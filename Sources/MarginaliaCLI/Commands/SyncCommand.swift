@@ -24,17 +24,16 @@ enum SyncCommand {
                 A change made more than a day ahead of this machine's clock (by when it was made, not by the \
                 clock that orders it) is held in quarantine and named in the output; it is merged once its time \
                 comes, or at once with --accept-future or 'marginalia quarantine --release'. See the README for \
-                the ignore patterns to give the sync tool. With --recipient (once: the store remembers the folder's \
-                recipients) every segment this store writes is an age file encrypted to them and authenticated \
-                with the identity (--identity, else the one 'key new' made), which must be one of them: the \
-                folder then holds no note, quote or tag. Segments encrypted to an identity this store holds are \
-                decrypted, and refused unless a holder of the identity wrote them; plain and encrypted segments \
-                are read side by side. --plain forgets the recipients. A store in a roster ('device invite', \
-                'device join') encrypts by epochs with --encrypt (once: remembered by the store, wherever the \
-                folder is mounted): each device encrypts its segments to a key of its own for the roster's \
-                epoch, wrapped in its directory to every admitted device and recovery key ('key recovery'); \
-                after 'device revoke' every device starts a new epoch at its next round, so the revoked device \
-                opens nothing written afterwards. --plain turns encryption off.
+                the ignore patterns to give the sync tool. Every file this store writes there is signed with its \
+                device key, and only what a device of the folder's roster signed is taken. With --encrypt (once: \
+                remembered by the store, wherever the folder is mounted) each segment is an age file sealed to a \
+                key of this device's for the roster's epoch, wrapped in its directory to every admitted device and \
+                recovery key ('key recovery'), so the folder holds no note, quote or tag and no identity need be \
+                given; after 'device revoke' every device starts a new epoch at its next round, so the revoked \
+                device opens nothing written afterwards. --recipient (remembered too) turns encryption on as well \
+                and wraps the epoch keys to that recipient, whose identity then opens them with stock age. \
+                --identity opens segments that earlier versions encrypted straight to it. Plain and encrypted \
+                segments are read side by side. --plain turns encryption off.
                 """,
             arguments: [.init(name: "FOLDER", help: "The shared folder.")],
             options: [.init(name: "compact", help: "Fold this store's own segments older than an hour into one."),
@@ -48,7 +47,7 @@ enum SyncCommand {
                             help: "Encrypt every segment this store writes, by epochs of its roster (remembered)."),
                       .init(name: "plain", help: "Stop encrypting: forget the recipients, write plain segments again."),
                       .init(name: "identity", value: "FILE",
-                            help: "The age identity that opens encrypted segments and authenticates this store's "
+                            help: "An age identity that opens segments earlier versions encrypted to it "
                                 + "(default: the one 'marginalia key new' made, if any).")],
             examples: ["mkdir -p ~/Sync/marginalia && marginalia sync ~/Sync/marginalia",
                        "marginalia --json sync ~/Sync/marginalia"]),
