@@ -12,6 +12,8 @@ struct SyncLedger {
         var range: ClosedRange<Int64>
         /// When it was recorded (ISO 8601).
         var recordedAt: String
+        /// The SHA-256 (hex) of its bytes as written or applied.
+        var sha256: String = ""
     }
 
     /// A file looked at and left, as it was then.
@@ -28,12 +30,13 @@ struct SyncLedger {
     func known() throws -> [String: KnownFile] {
         var files: [String: KnownFile] = [:]
         try db.forEachRow(
-            sql: "SELECT device, name, size, origin, log, first_seq, last_seq, recorded_at FROM sync_files"
+            sql: "SELECT device, name, size, origin, log, first_seq, last_seq, recorded_at, sha256 FROM sync_files"
         ) { row in
             let first = try row.int64(5)
             files["\(try row.string(0))/\(try row.string(1))"] = KnownFile(
                 size: try row.int64(2), written: try row.string(3) == "written", log: try row.string(4),
-                range: first...max(first, try row.int64(6)), recordedAt: try row.string(7))
+                range: first...max(first, try row.int64(6)), recordedAt: try row.string(7),
+                sha256: row.optionalString(8) ?? "")
         }
         return files
     }

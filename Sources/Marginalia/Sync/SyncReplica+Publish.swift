@@ -41,11 +41,28 @@ extension SyncReplica {
         if newest > published { try ledger.setPublished(device: store.deviceID, log: publishedLog, through: newest) }
         var known = try ledger.known()
         for (name, size) in round.damagedOwn.sorted(by: { $0.key < $1.key }) {
-            guard let file = known["\(store.deviceID)/\(name)"], file.written, file.size == size,
+            let key = "\(store.deviceID)/\(name)"
+            guard let file = known[key], file.written, file.size == size,
                   SyncFolder.info("\(directory)/\(name)") != nil else { continue }
+            // Checked here first: a copy still as written is never removed on another device's word. Its changes
+            // are written again once, under a new name, for the device whose copy is damaged.
+            let bytes = try? SyncFolder.readFile("\(directory)/\(name)", limit: SyncFormat.maxSegmentBytes)
+            let intact = try bytes.map { try SHA256Digest.hex(of: $0) } == file.sha256
+            if intact {
+                let again = known.contains { other in
+                    other.key != key && other.key.hasPrefix("\(store.deviceID)/") && other.value.written
+                        && other.value.range == file.range
+                }
+                guard !again else { continue }
+                _ = try writeSegment(covering: file.range, in: &round, ledger: ledger, evenEmpty: true)
+                known = try ledger.known()
+                round.report.republished.append("\(SyncFormat.devicesDirectory)/\(key)")
+                continue
+            }
             _ = try writeSegment(covering: file.range, in: &round, ledger: ledger)
             if unlink("\(directory)/\(name)") == 0 {
-                round.report.republished.append("\(SyncFormat.devicesDirectory)/\(store.deviceID)/\(name)")
+                round.report.republished.append("\(SyncFormat.devicesDirectory)/\(key)")
+                round.report.removed.append("\(SyncFormat.devicesDirectory)/\(key)")
             }
         }
         known = try ledger.known()

@@ -14,7 +14,9 @@ public struct SyncReport: Equatable, Sendable {
     /// The store's own segments the compaction removed (and those it wrote again for a device that found them
     /// damaged), as paths inside the folder.
     public var removed: [String] = []
-    /// This store's segments another device found damaged, whose changes this round wrote again in a new segment.
+    /// This store's segments another device found damaged, whose changes this round wrote again in a new segment:
+    /// each is checked here first, and removed (listed in `removed` too) only when it is damaged here as well; one
+    /// that reads as written is kept, and written again once only.
     public var republished: [String] = []
     /// Set when the store took a new device id before writing: the old id, and why (a copy of this store writes
     /// under the same id elsewhere).

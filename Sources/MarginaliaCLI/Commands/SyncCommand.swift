@@ -128,10 +128,11 @@ enum SyncCommand {
                 + "\(Output.count(written.bytes, "byte")).")
         }
         for path in report.republished {
-            lines.append("Wrote again the changes of \(path), which another device found damaged, and removed it.")
+            lines.append("Wrote again the changes of \(path), which another device found damaged, "
+                + (report.removed.contains(path) ? "and removed it." : "and kept it: it reads whole here."))
         }
         if let compacted = report.compactedInto {
-            let folded = report.removed.count - report.republished.count
+            let folded = report.removed.count - report.republished.filter(report.removed.contains).count
             lines.append("Compacted \(Output.count(folded, "segment")) into \(compacted.path).")
         }
         if report.releasedFromQuarantine > 0 {

@@ -180,6 +180,35 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: "\(setup.folder)/\(written.path)"))
     }
 
+    @Test func aSegmentAnAdmittedDeviceCallsDamagedIsCheckedByItsWriterAndKeptWhenWhole() throws {
+        let setup = try Setup()
+        let (laptop, phone) = try Self.pair(setup)
+        _ = try setup.note(laptop, "one")
+        let written = try #require(try laptop.sync(folder: setup.folder).written)
+        let path = "\(setup.folder)/\(written.path)"
+        // The phone's own, signed status file says the laptop's segment is damaged (its copy, say, is): the laptop
+        // finds its copy as written, writes the changes again once, and keeps it.
+        let keys = try #require(try RosterLedger(db: try phone.db).keys(of: phone.deviceID))
+        let status = SyncStatusFile(device: phone.deviceID, files: [
+            SyncStatusFile.Entry(path: written.path, size: Int64(written.bytes), reason: "says the phone")])
+        try Data(try status.encoded(signedWith: keys)).write(to: URL(
+            fileURLWithPath: "\(setup.folder)/devices/\(phone.deviceID)/unreadable.json"))
+        let first = try laptop.sync(folder: setup.folder)
+        #expect(first.republished == [written.path] && first.removed.isEmpty)
+        #expect(FileManager.default.fileExists(atPath: path))
+        for _ in 0..<2 {
+            let again = try laptop.sync(folder: setup.folder)
+            #expect(again.republished.isEmpty && again.removed.isEmpty && again.written == nil)
+        }
+        // Damaged here too (a flipped byte): written again and removed.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes[bytes.count / 2] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let healed = try laptop.sync(folder: setup.folder)
+        #expect(healed.republished == [written.path] && healed.removed == [written.path])
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
     @Test func aManifestAskingForANewerReaderStopsOnlyItsOwnDirectory() throws {
         let setup = try Setup()
         let (laptop, phone) = try Self.pair(setup)
