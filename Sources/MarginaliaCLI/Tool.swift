@@ -39,7 +39,9 @@ enum Tool {
                           ContentListCommands.passages].map { (String($0.spec.name.dropFirst(8)), $0.spec.summary) }),
         "key": CommandSpec(
             name: "key", summary: "Make and show the age identity that encrypted backups and sync are opened with.",
-            subcommands: [KeyCommands.new, KeyCommands.show, RosterCommands.recovery].map { (String($0.spec.name.dropFirst(4)), $0.spec.summary) }),
+            subcommands: [KeyCommands.new, KeyCommands.show, RosterCommands.recovery].map {
+                (String($0.spec.name.dropFirst(4)), $0.spec.summary)
+            }),
     ]
 
     static let topSpec = CommandSpec(

@@ -270,7 +270,8 @@ extension SyncReplica {
         let current = try? SyncFolder.readFile(manifestPath, limit: SyncFormat.maxSmallFileBytes)
         let signed = current.flatMap { try? SignedFile.decode($0, kind: SyncFormat.name, keys: ownKey) }
         if signed?.object["roster"] != .string(roster.id) {
-            let manifest = DeviceManifest(device: store.deviceID, formerDevices: try formerDeviceIDs(), roster: roster.id)
+            let manifest = DeviceManifest(device: store.deviceID, formerDevices: try formerDeviceIDs(),
+                                          roster: roster.id)
             try round.folder.replace(manifestPath, bytes: try manifest.encoded(signedWith: keys))
         }
         let rosterPath = "\(directory)/\(SyncRosterFiles.rosterName)"

@@ -60,7 +60,8 @@ enum SyncCommand {
             if context.arguments.flag("plain") && (!given.isEmpty || context.arguments.flag("encrypt")) {
                 throw UsageError("give --recipient or --encrypt, or --plain, not both")
             }
-            let encrypt: Bool? = context.arguments.flag("encrypt") ? true : context.arguments.flag("plain") ? false : nil
+            let encrypt: Bool? = context.arguments.flag("encrypt") ? true
+                : context.arguments.flag("plain") ? false : nil
             let recipients: [AgeRecipient]? = context.arguments.flag("plain") ? [] : given.isEmpty ? nil : given
             let report = try store.sync(folder: folder, compact: context.arguments.flag("compact"),
                                         acceptFuture: context.arguments.flag("accept-future"),
