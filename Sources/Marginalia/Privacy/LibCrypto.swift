@@ -30,6 +30,11 @@ enum LibCrypto {
     static func x25519PublicKey(scalar: [UInt8]) throws -> [UInt8] {
         let key = try privateKey(scalar)
         defer { EVP_PKEY_free(key) }
+        return try rawPublicKey(of: key)
+    }
+
+    /// The 32-byte public key of an X25519 or Ed25519 key.
+    private static func rawPublicKey(of key: OpaquePointer) throws -> [UInt8] {
         var point = [UInt8](repeating: 0, count: 32)
         var length = point.count
         guard EVP_PKEY_get_raw_public_key(key, &point, &length) == 1, length == 32 else {
@@ -53,12 +58,7 @@ enum LibCrypto {
     static func ed25519PublicKey(seed: [UInt8]) throws -> [UInt8] {
         let key = try ed25519Key(seed)
         defer { EVP_PKEY_free(key) }
-        var point = [UInt8](repeating: 0, count: 32)
-        var length = point.count
-        guard EVP_PKEY_get_raw_public_key(key, &point, &length) == 1, length == 32 else {
-            throw PlatformCryptoError(function: "EVP_PKEY_get_raw_public_key")
-        }
-        return point
+        return try rawPublicKey(of: key)
     }
 
     /// "Ed25519 … can be used with EVP_DigestSign() and EVP_DigestVerify(): the digest type must be NULL" (one-shot,

@@ -13,7 +13,9 @@
 public struct Roster: Sendable {
     /// A device of the roster, admitted or no longer.
     public struct Member: Sendable, Hashable {
+        /// Its device id.
         public let device: String
+        /// The keys its admission gave it.
         public let keys: DevicePublicKeys
         /// Its name when admitted, if one was given.
         public let name: String?

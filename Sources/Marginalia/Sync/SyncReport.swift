@@ -84,7 +84,9 @@ public struct SyncJoinNeeded: Equatable, Sendable {
 
 /// A device a round admitted to the roster, by the invitation it answered.
 public struct SyncAdmission: Equatable, Sendable {
+    /// The admitted device's id.
     public var device: String
+    /// The name it asked to be admitted under, if any.
     public var name: String?
     /// The admitted keys' fingerprint, for a person to compare with the one the device showed.
     public var fingerprint: String
