@@ -38,11 +38,15 @@ extension AnnotationStore {
 
     /// Joins the roster of `invitation`: this store takes its entries, makes its device keys and asks, at its next
     /// sync round, to be admitted; the inviting device admits it at its own next round.
+    /// - Parameter name: the name it asks to be admitted under; nil for the name this device has (`nameDevice(_:)`),
+    ///   if any.
     /// - Throws: `MarginaliaError`: `.invalidData` for an invitation whose entries do not verify, `.invalidArgument`
     ///   for one expired or a store already in another roster with other devices.
     @discardableResult
     public func join(_ invitation: DeviceInvitation, name: String? = nil) throws -> Roster {
-        try rosterWrite { try $0.join(invitation, name: name) }
+        let own = deviceID
+        let name = try name ?? engine.read { try DeviceNames(db: $0.db).all()[own] }
+        return try rosterWrite { try $0.join(invitation, name: name) }
     }
 
     /// Revokes `device` (its id): from the next round on, nothing it writes is taken, and the devices it admitted

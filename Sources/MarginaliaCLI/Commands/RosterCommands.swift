@@ -49,7 +49,9 @@ enum RosterCommands {
                 roster with other devices cannot join a second.
                 """,
             arguments: [.init(name: "FILE", help: "The invitation 'device invite' wrote.")],
-            options: [.init(name: "name", value: "NAME", help: "The name this device is admitted under.")],
+            options: [.init(name: "name", value: "NAME",
+                            help: "The name this device is admitted under and called by ('device name'); "
+                                + "without it, the name it already has.")],
             examples: ["mkdir -p ~/Sync/marginalia && marginalia --store phone.db device join invitation.json "
                            + "--name phone && marginalia --store phone.db sync ~/Sync/marginalia"]),
         run: { context in
@@ -57,7 +59,9 @@ enum RosterCommands {
             let bytes = try readInvitation(path)
             let invitation = try DeviceInvitation(bytes: bytes, file: path)
             let store = try context.openStore(.create, content: .none)
-            let roster = try store.join(invitation, name: context.arguments.value("name"))
+            let name = context.arguments.value("name")
+            let roster = try store.join(invitation, name: name)
+            if let name, try store.deviceNames()[store.deviceID] != name { try store.nameDevice(name) }
             let own = try store.deviceKeys()
             context.console.out("Joined roster \(roster.id) (\(Output.count(roster.activeDevices.count, "device"))).")
             context.console.out("Inviting device: \(invitation.from), fingerprint \(invitation.fingerprint).")
@@ -82,7 +86,7 @@ enum RosterCommands {
                 throw ToolError("this store belongs to no roster: there is no device to revoke "
                     + "(a roster is founded by '\(context.suggested("device invite FILE"))')")
             }
-            let device = try resolve(context.arguments.positionals[0], in: roster)
+            let device = try resolve(context.arguments.positionals[0], in: roster, names: try store.deviceNames())
             guard device != store.deviceID else {
                 throw ToolError("\(context.arguments.positionals[0]) is this device; revoke it from another one")
             }
@@ -151,10 +155,11 @@ enum RosterCommands {
                 + "once and stored nowhere.")
         })
 
-    /// A device of `roster` by id, unique start of an id, or name.
-    static func resolve(_ text: String, in roster: Roster) throws -> String {
+    /// A device of `roster` by id, unique start of an id, or name: the one it was admitted under, or the one the
+    /// log gives it (`names`, by id; `device name` after the admission).
+    static func resolve(_ text: String, in roster: Roster, names: [String: String] = [:]) throws -> String {
         if roster.members[text] != nil { return text }
-        let byName = roster.members.values.filter { $0.name == text }.map(\.device)
+        let byName = roster.members.values.filter { $0.name == text || names[$0.device] == text }.map(\.device)
         let byPrefix = roster.members.keys.filter { $0.hasPrefix(text) }
         let matches = Set(byName.isEmpty ? byPrefix : byName)
         guard matches.count == 1, let device = matches.first else {
