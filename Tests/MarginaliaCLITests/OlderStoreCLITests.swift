@@ -11,7 +11,7 @@ import Testing
     static let stores: [(folder: String, file: String, version: Int)] = [
         ("schema-1", "user-schema1.db", 1), ("schema-3", "user-schema3.db", 3), ("schema-4", "user-schema4.db", 4),
         ("schema-5", "user-schema5.db", 5), ("schema-6", "user-schema6.db", 6),
-        ("schema-7", "user-schema7.db", 7),
+        ("schema-7", "user-schema7.db", 7), ("schema-8", "user-schema8.db", 8),
     ]
     static let current = 9
 

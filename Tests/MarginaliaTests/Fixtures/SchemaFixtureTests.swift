@@ -21,7 +21,31 @@ import Testing
         ("schema-5", "user-schema5.db", "archive-format2-schema5.jsonl.gz"),
         ("schema-6", "user-schema6.db", "archive-format3-schema6.jsonl.gz"),
         ("schema-7", "user-schema7.db", "archive-format3-schema7.jsonl.gz"),
+        ("schema-8", "user-schema8.db", "archive-format4-schema8.jsonl.gz"),
     ]
+
+    /// A store that encrypted in a folder before rosters (schema 8 remembered its recipients by the folder's path)
+    /// keeps encrypting after the upgrade, wherever it syncs: its first round, in a folder at another path, founds
+    /// a roster and writes an encrypted segment with every change it is to publish.
+    @Test func aSchemaEightStoreThatEncryptedKeepsEncryptingWhereverItSyncs() throws {
+        let fixture = Self.fixtures.appendingPathComponent("schema-8")
+        let temporary = try TemporaryDirectory()
+        let path = temporary.path("user.db")
+        try FileManager.default.copyItem(atPath: fixture.appendingPathComponent("user-schema8.db").path, toPath: path)
+        let store = try AnnotationStore.open(path: path, access: .readWrite)
+        let recipient = try AgeRecipient(text: "age1auq8g49wc0060symelkfe42elkr24p4cvq4qz5u6xpnmnvvmr97s4csna4")
+        #expect(try SyncLedger(db: store.db).recipients(forFolder: "/anywhere") == [recipient])
+        #expect(try store.db.int(sql: "SELECT count(*) FROM meta WHERE key LIKE 'sync_%'") == 0)
+        let folder = temporary.path("Moved")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let report = try store.sync(folder: folder)
+        #expect(try store.roster() != nil)
+        let written = try #require(report.written)
+        // Every change but the 2 the laptop's segment brought (receipt 2): those are the laptop's to publish.
+        #expect(written.changes == (try Self.lines("change-ids.txt", in: fixture)).count - 2, "\(report)")
+        let head = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\(written.path)")).prefix(22)
+        #expect(String(decoding: head, as: UTF8.self) == "age-encryption.org/v1\n")
+    }
 
     @Test(arguments: later)
     func aLaterSchemasStoreOpensVerifiesAndItsArchiveImports(folder: String, store: String, archive: String) throws {

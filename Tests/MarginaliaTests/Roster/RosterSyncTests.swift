@@ -226,9 +226,12 @@ import Testing
     @Test func aRevokedDeviceSpeaksNoMoreAndWritesNothing() throws {
         let setup = try Setup()
         let (laptop, phone) = try Self.pair(setup)
+        let tablet = try setup.store("tablet")
+        try Self.admit(tablet, by: laptop, folder: setup.folder)
         let roster = try laptop.revokeDevice(phone.deviceID)
-        #expect(roster.activeDevices == [laptop.deviceID] && roster.epoch == 1)
+        #expect(roster.activeDevices == [laptop.deviceID, tablet.deviceID].sorted() && roster.epoch == 1)
         _ = try laptop.sync(folder: setup.folder)
+        _ = try tablet.sync(folder: setup.folder)
         _ = try setup.note(phone, "after the revocation")
         let phoneRound = try phone.sync(folder: setup.folder)
         #expect(phoneRound.notSpeaking?.contains("revoked") == true && phoneRound.written == nil)
@@ -244,10 +247,15 @@ import Testing
             try Data(bytes).write(to: URL(fileURLWithPath: "\(setup.folder)/devices/\(phone.deviceID)/"
                 + SyncFormat.segmentName(first: Int64(100 + index), last: Int64(100 + index), nonce: "0000abcd")))
         }
-        let report = try laptop.sync(folder: setup.folder)
-        #expect(report.changesApplied == 0)
-        #expect(report.refused.contains { $0.path == "devices/\(phone.deviceID)" && $0.reason.contains("revoked") })
-        #expect(try laptop.annotations().isEmpty)
+        // Refused on every device that remains.
+        for store in [laptop, tablet] {
+            let report = try store.sync(folder: setup.folder)
+            #expect(report.changesApplied == 0)
+            #expect(report.refused.contains {
+                $0.path == "devices/\(phone.deviceID)" && $0.reason.contains("revoked")
+            })
+            #expect(try store.annotations().isEmpty)
+        }
     }
 
     @Test func twoRevocationsMadeAtOnceOnTwoDevicesEndInOneEpoch() throws {
