@@ -259,6 +259,8 @@ enum Tool {
             return error.isTooLarge ? 65 : 1
         case is OutputRefusal:
             return 1
+        case let error as RemoteError:
+            return error.kind.exitStatus
         default:
             return 1
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Marginalia
 
 /// `sync FOLDER`: one sync round through a folder a file-sync tool keeps in step between machines.
@@ -34,8 +35,21 @@ enum SyncCommand {
                 and wraps the epoch keys to that recipient, whose identity then opens them with stock age. \
                 --identity opens segments that earlier versions encrypted straight to it. Plain and encrypted \
                 segments are read side by side. --plain turns encryption off.
+
+                --remote REMOTE:PATH syncs through storage that rclone reaches instead of a folder: an S3 bucket \
+                (AWS, R2, MinIO, Garage), a WebDAV server (Nextcloud), or any rclone remote, configured the rclone \
+                way ('rclone config', or RCLONE_CONFIG_<NAME>_… variables; marginalia never sees a credential). \
+                The round runs on a local mirror of the remote folder (beside the store, or --mirror DIR): rclone \
+                pulls every other device's directory into it, the ordinary round runs there, then rclone sends \
+                this device's own new files (segments with --immutable, never replacing a file) and removes only \
+                the segments it folded into another. Nothing outside devices/<this device>/ is written or \
+                removed on the remote. A pull that fails changes nothing; a send that fails is done first at the \
+                next round. rclone retries a failed transfer --retries times (default 3) and each request \
+                --low-level-retries times (default 10). Exit status: 69 the remote cannot be reached, 77 it \
+                refused the credentials or the path, 73 it is full, 66 no such bucket or path, 78 no such rclone \
+                remote, 75 another rclone failure.
                 """,
-            arguments: [.init(name: "FOLDER", help: "The shared folder.")],
+            arguments: [.init(name: "FOLDER", help: "The shared folder (or --remote).", optional: true)],
             options: [.init(name: "compact", help: "Fold this store's own segments older than an hour into one."),
                       .init(name: "accept-future",
                             help: "Merge at once the changes made more than a day ahead of this machine's clock "
@@ -48,14 +62,35 @@ enum SyncCommand {
                       .init(name: "plain", help: "Stop encrypting: forget the recipients, write plain segments again."),
                       .init(name: "identity", value: "FILE",
                             help: "An age identity that opens segments earlier versions encrypted to it "
-                                + "(default: the one 'marginalia key new' made, if any).")],
+                                + "(default: the one 'marginalia key new' made, if any)."),
+                      .init(name: "remote", value: "REMOTE:PATH",
+                            help: "Sync through an rclone remote (a bucket, a WebDAV server) instead of a folder."),
+                      .init(name: "mirror", value: "DIR",
+                            help: "The local mirror of the remote folder (default: beside the store)."),
+                      .init(name: "retries", value: "N", help: "rclone's retries of a failed transfer (default 3)."),
+                      .init(name: "low-level-retries", value: "N",
+                            help: "rclone's retries of each failed request (default 10).")],
             examples: ["mkdir -p ~/Sync/marginalia && marginalia sync ~/Sync/marginalia",
                        "marginalia --json sync ~/Sync/marginalia"]),
         run: { context in
+            let remote = context.arguments.value("remote")
+            guard (remote == nil) != context.arguments.positionals.isEmpty else {
+                throw UsageError(remote == nil ? "give the shared FOLDER, or --remote REMOTE:PATH"
+                    : "give the shared FOLDER or --remote REMOTE:PATH, not both")
+            }
+            guard remote != nil || (context.arguments.value("mirror") == nil
+                && context.arguments.value("retries") == nil
+                && context.arguments.value("low-level-retries") == nil) else {
+                throw UsageError("--mirror, --retries and --low-level-retries go with --remote")
+            }
+            let folder = try remote.map { try mirror(for: $0, context: context) } ?? context.arguments.positionals[0]
+            if remote != nil {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            }
             // Before the store is opened: opening creates it, and a store inside the folder must never be made.
-            try AnnotationStore.checkSyncLocation(store: context.storePath, folder: context.arguments.positionals[0])
+            try AnnotationStore.checkSyncLocation(store: context.storePath, folder: folder)
             let store = try context.openStore(.create, content: .none)
-            let folder = context.arguments.positionals[0]
             let given = try Keys.recipients(context)
             if context.arguments.flag("plain") && (!given.isEmpty || context.arguments.flag("encrypt")) {
                 throw UsageError("give --recipient or --encrypt, or --plain, not both")
@@ -63,16 +98,41 @@ enum SyncCommand {
             let encrypt: Bool? = context.arguments.flag("encrypt") ? true
                 : context.arguments.flag("plain") ? false : nil
             let recipients: [AgeRecipient]? = context.arguments.flag("plain") ? [] : given.isEmpty ? nil : given
-            let report = try store.sync(folder: folder, compact: context.arguments.flag("compact"),
+            let report: SyncReport
+            var transfer: RcloneTransfer?
+            if let remote {
+                let rclone = try RcloneTransfer(
+                    remote: remote, retries: try context.arguments.integer("retries") ?? 3,
+                    lowLevelRetries: try context.arguments.integer("low-level-retries") ?? 10,
+                    ownDevices: { [store] in [store.deviceID] })
+                transfer = rclone
+                report = try store.sync(mirror: folder, through: rclone, compact: context.arguments.flag("compact"),
                                         acceptFuture: context.arguments.flag("accept-future"),
                                         recipients: recipients, identities: try Keys.syncIdentities(context),
                                         encrypt: encrypt)
+            } else {
+                report = try store.sync(folder: folder, compact: context.arguments.flag("compact"),
+                                        acceptFuture: context.arguments.flag("accept-future"),
+                                        recipients: recipients, identities: try Keys.syncIdentities(context),
+                                        encrypt: encrypt)
+            }
             if context.json {
-                try Output.print(json(report), to: context.console)
+                var value = json(report)
+                if let transfer, case .object(var object) = value {
+                    object["remote"] = remoteJSON(transfer, mirror: folder)
+                    value = .object(object)
+                }
+                try Output.print(value, to: context.console)
                 return
             }
             for line in text(report, names: try store.deviceNames(), join: context.suggested("device join FILE")) {
                 context.console.out(line)
+            }
+            if let transfer {
+                context.console.out("\(transfer.remote) (mirror \(folder)): received "
+                    + "\(Output.count(transfer.received.files, "file")) (\(Output.count(Int(transfer.received.bytes), "byte"))), "
+                    + "sent \(Output.count(transfer.sent.files, "file")) (\(Output.count(Int(transfer.sent.bytes), "byte"))), "
+                    + "removed \(Output.count(transfer.removed, "file")).")
             }
             if report.held > 0 {
                 let retry = context.suggested("sync \(Output.shellQuoted(folder)) --accept-future")
@@ -82,6 +142,26 @@ enum SyncCommand {
                 }
             }
         })
+
+    /// The mirror of `remote`: `--mirror DIR`, else beside the store, named after the remote
+    /// (`user.db.mirror-s3_bucket_marginalia`).
+    static func mirror(for remote: String, context: Context) throws -> String {
+        if let given = context.arguments.value("mirror") { return given }
+        let safe = String(remote.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" }.prefix(80))
+        return "\(context.storePath).mirror-\(safe)"
+    }
+
+    /// What the transfers of a remote round moved, for `--json`.
+    static func remoteJSON(_ transfer: RcloneTransfer, mirror: String) -> JSONValue {
+        func traffic(_ traffic: RcloneTransfer.Traffic) -> JSONValue {
+            .object(JSONObject([("files", .int(Int64(traffic.files))), ("bytes", .int(traffic.bytes))]))
+        }
+        return .object(JSONObject([
+            ("remote", .string(transfer.remote)), ("mirror", .string(mirror)),
+            ("received", traffic(transfer.received)), ("sent", traffic(transfer.sent)),
+            ("removed", .int(Int64(transfer.removed))),
+        ]))
+    }
 
     /// The report in lines, each device by its name where it has one (`names`, by id); `join` is the command that
     /// joins this store to a roster, as the person would type it here.
