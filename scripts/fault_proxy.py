@@ -9,22 +9,25 @@ How to run
 
 Standard library only.  Every accepted connection is forwarded both ways to the target, one
 thread per direction.  For each new connection, in accept order, one fate is drawn from
-`random.Random(seed)` (three numbers a connection, whatever the fate, so a run with a given
+`random.Random(seed)` (three numbers a connection, whatever its fate, so a run with a given
 seed and the same traffic repeats itself):
 
-  * reset (probability --reset): forward the first `cut` bytes of the response (the bytes the
-    target sends back), then close the client socket with a TCP RST (SO_LINGER 0);
+  * reset (probability --reset): forward a part of the response (the bytes the target sends
+    back), maybe none, then close the client socket with a TCP RST (SO_LINGER 0);
   * delay (probability --delay): hold the response back, once, for up to --max-delay seconds
     (default 2) when its first bytes arrive, then forward faithfully;
-  * truncate (probability --truncate): forward the first `cut` bytes of the response, then
-    close both sockets normally (the client sees a FIN, i.e. an early end of stream);
+  * truncate (probability --truncate): forward a part of the response, maybe none, then close
+    both sockets normally (the client sees a FIN: an early end of stream);
   * faithful otherwise.
 
-`cut` is drawn in [0, --max-cut) (default 2048) and counts every byte the target sent on that
-connection, so on a kept-alive HTTP connection it may fall in a later response; with 0 it
-fires as the first bytes of the response arrive, none forwarded.  A reset or truncation whose
-connection ends before `cut` bytes came back never fires.  The request direction (client to
-target) is always forwarded faithfully.
+Where the cut falls: a fraction f in [0, 1) is drawn, and the connection is cut after
+f * (header bytes + Content-Length) bytes of the target's bytes when the first response is
+HTTP with a Content-Length (so within that response, unless it is the answer to a HEAD),
+else after f * --max-cut bytes (default 2048), counted over the connection's whole response
+stream; with f * ... = 0 the cut comes as the first bytes arrive, none of them forwarded.  A
+reset or truncation whose connection ends first never fires: a line says so.  The request
+direction (client to target) is always forwarded faithfully, so a fault never stops a request
+from reaching the target whole: the client only loses (part of) the answer.
 
 The first --faults-after connections are always faithful (so a setup phase passes), and at most
 --only-first faults are dealt in all (so a test is sure to finish).  The seed (random when not
@@ -36,6 +39,7 @@ reader never sees a partial file.  SIGTERM (or SIGINT) stops it cleanly with sta
 import argparse
 import os
 import random
+import re
 import signal
 import socket
 import struct
@@ -44,6 +48,7 @@ import threading
 import time
 
 CHUNK = 64 * 1024
+HEAD_LIMIT = 64 * 1024
 
 _print_lock = threading.Lock()
 
@@ -73,15 +78,19 @@ def probability(text):
 class Fate:
     """What happens to one connection: kind is faithful, reset, delay or truncate."""
 
-    def __init__(self, kind, cut=0, delay=0.0, note=""):
+    def __init__(self, kind, fraction=0.0, delay=0.0, note=""):
         self.kind = kind
-        self.cut = cut
+        self.fraction = fraction
         self.delay = delay
         self.note = note
 
+    @property
+    def cuts(self):
+        return self.kind in ("reset", "truncate")
+
     def describe(self):
-        if self.kind in ("reset", "truncate"):
-            return f"{self.kind} after {self.cut} response bytes"
+        if self.cuts:
+            return f"{self.kind} at {self.fraction:.3f} of the response"
         if self.kind == "delay":
             return f"delay {self.delay:.3f}s"
         return f"faithful{self.note}"
@@ -114,7 +123,16 @@ class Dealer:
         if args.only_first is not None and self.faults >= args.only_first:
             return Fate("faithful", note=" (fault budget spent)")
         self.faults += 1
-        return Fate(kind, cut=int(fraction * args.max_cut), delay=delay_fraction * args.max_delay)
+        return Fate(kind, fraction=fraction, delay=delay_fraction * args.max_delay)
+
+
+def response_length(head, max_cut):
+    """Bytes the cut fraction applies to: HTTP header + Content-Length when known, else max_cut."""
+    end = head.find(b"\r\n\r\n")
+    if not head.startswith(b"HTTP/") or end < 0:
+        return max_cut
+    match = re.search(rb"\r\ncontent-length:[ \t]*(\d+)", head[:end + 2], re.IGNORECASE)
+    return end + 4 + (int(match.group(1)) if match else max_cut)
 
 
 def close_quietly(sock):
@@ -124,31 +142,43 @@ def close_quietly(sock):
         pass
 
 
-def shutdown_write(sock):
+def shutdown(sock, how):
     try:
-        sock.shutdown(socket.SHUT_WR)
+        sock.shutdown(how)
     except OSError:
         pass
 
 
+def close_gracefully(sock):
+    """Close with a FIN, waking a thread blocked reading it (close alone would not, on Linux)."""
+    shutdown(sock, socket.SHUT_RDWR)
+    close_quietly(sock)
+
+
 def reset(sock):
-    """Close a socket with a TCP RST rather than a FIN (SO_LINGER on, timeout 0)."""
+    """Close a socket with a TCP RST rather than a FIN (SO_LINGER on, timeout 0).
+
+    SHUT_RD wakes a thread blocked reading it without sending anything; the RST leaves when
+    the last reference to the socket goes.
+    """
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     except OSError:
         pass
+    shutdown(sock, socket.SHUT_RD)
     close_quietly(sock)
 
 
 class Connection:
     """One client connection and its connection to the target, pumped by two threads."""
 
-    def __init__(self, number, client, target, fate):
+    def __init__(self, number, client, target, fate, max_cut):
         self.number = number
         self.client = client
         self.upstream = None
         self.target = target
         self.fate = fate
+        self.max_cut = max_cut
         self.lock = threading.Lock()
         self.open_directions = 2
         self.ended = False
@@ -159,7 +189,7 @@ class Connection:
             self.upstream.settimeout(None)
         except OSError as error:
             log(f"conn {self.number}: target unreachable: {error}")
-            close_quietly(self.client)
+            close_gracefully(self.client)
             return
         threading.Thread(target=self.pump_request, daemon=True).start()
         self.pump_response()
@@ -174,32 +204,39 @@ class Connection:
                 self.upstream.sendall(data)
         except OSError:
             pass
-        shutdown_write(self.upstream)
+        shutdown(self.upstream, socket.SHUT_WR)
         self.direction_done()
 
     def pump_response(self):
         """Target to client, where the fate applies."""
-        fate, sent, delayed = self.fate, 0, False
-        cutting = fate.kind in ("reset", "truncate")
+        fate, sent, head, cut = self.fate, 0, b"", None
         try:
             while True:
                 data = self.upstream.recv(CHUNK)
                 if not data:
                     break
-                if fate.kind == "delay" and not delayed:
+                if fate.kind == "delay" and sent == 0:
                     time.sleep(fate.delay)
-                    delayed = True
-                if cutting:
-                    data = data[:fate.cut - sent]
+                if fate.cuts and cut is None:
+                    head += data
+                    if b"\r\n\r\n" not in head and len(head) < HEAD_LIMIT:
+                        continue
+                    cut = int(fate.fraction * response_length(head, self.max_cut))
+                    data, head = head, b""
+                if fate.cuts:
+                    data = data[:cut - sent]
                 self.client.sendall(data)
                 sent += len(data)
-                if cutting and sent >= fate.cut:
+                if fate.cuts and sent >= cut:
                     self.end(abrupt=fate.kind == "reset")
                     return
+            if fate.cuts:
+                log(f"conn {self.number}: {fate.kind} never fired: the connection ended after {sent + len(head)} bytes")
+                self.client.sendall(head)
         except OSError:
             self.end(abrupt=False)
             return
-        shutdown_write(self.client)
+        shutdown(self.client, socket.SHUT_WR)
         self.direction_done()
 
     def direction_done(self):
@@ -218,10 +255,9 @@ class Connection:
         if abrupt:
             reset(self.client)
         else:
-            shutdown_write(self.client)
-            close_quietly(self.client)
+            close_gracefully(self.client)
         if self.upstream is not None:
-            close_quietly(self.upstream)
+            close_gracefully(self.upstream)
 
 
 def write_port_file(path, port):
@@ -246,7 +282,7 @@ def main():
     parser.add_argument("--truncate", type=probability, default=0.0, help="probability of a truncated response")
     parser.add_argument("--max-delay", type=float, default=2.0, help="longest delay, seconds (default 2)")
     parser.add_argument("--max-cut", type=int, default=2048,
-                        help="reset/truncate after a number of response bytes below this (default 2048)")
+                        help="response bytes a cut falls within when the length is unknown (default 2048)")
     parser.add_argument("--faults-after", type=int, default=0, help="the first N connections are faithful")
     parser.add_argument("--only-first", type=int, default=None, help="at most K faults in all")
     parser.add_argument("--port-file", default=None, help="write the listening port here once listening")
@@ -279,7 +315,7 @@ def main():
             client, _ = listener.accept()
             fate = dealer.next_fate()
             log(f"conn {dealer.count}: {fate.describe()}")
-            connection = Connection(dealer.count, client, args.target, fate)
+            connection = Connection(dealer.count, client, args.target, fate, args.max_cut)
             threading.Thread(target=connection.run, daemon=True).start()
     except Stop:
         log(f"stopped after {dealer.count} connections, {dealer.faults} faults")

@@ -7,9 +7,11 @@ import Marginalia
 ///
 /// Pull: `rclone sync REMOTE/devices MIRROR/devices` for every other device's directory (compared by checksum where
 /// the remote has one, else by size), then `rclone copy --ignore-existing` of this device's own directory (the
-/// mirror's own files are never replaced nor removed). Push: the segments and key files with `--immutable` (a file
-/// of that name on the remote is never replaced), the manifest and status files replaced, then `deletefile` for
-/// each segment the round folded into another; every path inside `devices/<this device>/`.
+/// mirror's own files are never replaced nor removed); names beginning with `.` are never pulled. Push: one listing
+/// of this device's directory, then each file sent under a temporary name (`.NAME.partial`) and moved into place on
+/// the server, so that an upload cut short is never read as a whole file; a segment or key file already there is
+/// never replaced (the same size: sent before; another: refused); then `deletefile` for each segment the round
+/// folded into another. Every path sent or removed lies inside `devices/<this device>/`.
 final class RcloneTransfer: SyncTransfer {
     /// The remote folder, `REMOTE:PATH`, without a trailing `/`.
     let remote: String
@@ -99,19 +101,30 @@ final class RcloneTransfer: SyncTransfer {
                 throw RemoteError(.failed, "will not send \(path): it is outside this device's directory")
             }
         }
-        let immutable = files.written.filter(Self.isImmutable)
-        let replaced = files.written.filter { !Self.isImmutable($0) }
-        if !immutable.isEmpty {
-            try run(["copy", mirror, remote, "--files-from-raw", "-", "--immutable", "--no-traverse"],
-                    input: immutable, step: "send this device's new segments")
-        }
-        if !replaced.isEmpty {
-            try run(["copy", mirror, remote, "--files-from-raw", "-", "--ignore-times", "--no-traverse"],
-                    input: replaced, step: "send this device's manifest and status files")
+        // What this device's directories hold on the remote now: one listing of each.
+        var present: [String: Int64] = [:]
+        for directory in Set(files.written.map { ($0 as NSString).deletingLastPathComponent }) {
+            present.merge(try list(directory)) { first, _ in first }
         }
         for path in files.written {
+            let size = Self.size("\(mirror)/\(path)")
+            if Self.isImmutable(path), let there = present[path] {
+                // Sent whole by an earlier push that failed later; a segment is never replaced.
+                guard there == size else {
+                    throw RemoteError(.differs, "could not send \(path): the remote holds another file of that "
+                        + "name (\(there) bytes, not \(size)), and a segment is never replaced there; remove it "
+                        + "from the remote if this device did not write it")
+                }
+                continue
+            }
+            // Under a temporary name first, then moved into place on the server: a reader never takes a file cut
+            // short by a failed upload for a whole one (WebDAV servers keep what a broken PUT sent).
+            let name = (path as NSString).lastPathComponent
+            let temporary = "\((path as NSString).deletingLastPathComponent)/.\(name).partial"
+            try run(["copyto", "\(mirror)/\(path)", remotePath(temporary), "--ignore-times"], step: "send \(path)")
+            try run(["moveto", remotePath(temporary), remotePath(path)], step: "put \(path) in place")
             sent.files += 1
-            sent.bytes += Self.size("\(mirror)/\(path)")
+            sent.bytes += size
         }
         for path in files.removed {
             do {
@@ -123,6 +136,27 @@ final class RcloneTransfer: SyncTransfer {
         }
     }
 
+    /// The files of `directory` (a path inside the folder) on the remote, by path inside the folder, with their
+    /// sizes; none when the remote has no such directory.
+    func list(_ directory: String) throws -> [String: Int64] {
+        let output: String
+        do {
+            output = try run(["lsjson", remotePath(directory), "--files-only"], step: "list \(directory)")
+        } catch let error as RemoteError where error.kind == .notFound {
+            return [:]
+        }
+        guard let entries = try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]] else {
+            throw RemoteError(.failed, "could not list \(directory) on \(remote): rclone's listing does not read")
+        }
+        var files: [String: Int64] = [:]
+        for entry in entries {
+            if let name = entry["Path"] as? String, let size = (entry["Size"] as? NSNumber)?.int64Value {
+                files["\(directory)/\(name)"] = size
+            }
+        }
+        return files
+    }
+
     /// Segments and epoch key files are written once under a new name: never replaced on the remote.
     static func isImmutable(_ path: String) -> Bool {
         let name = (path as NSString).lastPathComponent
@@ -131,34 +165,38 @@ final class RcloneTransfer: SyncTransfer {
 
     // MARK: - Running rclone
 
-    /// Runs `rclone ARGS` with the retries and timeouts of this transfer, `input` lines on its standard input.
+    /// Runs `rclone ARGS` with the retries and timeouts of this transfer; what it printed on stdout.
     /// - Throws: `RemoteError` naming `step` and what went wrong, never with rclone's own words unfiltered.
-    private func run(_ arguments: [String], input: [String] = [], step: String) throws {
+    @discardableResult
+    private func run(_ arguments: [String], step: String) throws -> String {
         let common = ["--retries", String(retries), "--low-level-retries", String(lowLevelRetries),
                       "--contimeout", "15s", "--timeout", "60s", "--log-level", "ERROR", "--stats", "0"]
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments + common
         let errors = try Self.scratchFile()
-        defer { try? FileManager.default.removeItem(atPath: errors.path) }
+        let output = try Self.scratchFile()
+        defer {
+            try? FileManager.default.removeItem(atPath: errors.path)
+            try? FileManager.default.removeItem(atPath: output.path)
+        }
         process.standardError = errors.handle
-        process.standardOutput = FileHandle.nullDevice
-        let pipe = Pipe()
-        process.standardInput = pipe
+        process.standardOutput = output.handle
+        process.standardInput = FileHandle.nullDevice
         do {
             try process.run()
         } catch {
             throw RemoteError(.missingTool, "cannot run \(executable): \(error)")
         }
-        pipe.fileHandleForWriting.write(Data(input.map { $0 + "\n" }.joined().utf8))
-        try? pipe.fileHandleForWriting.close()
         process.waitUntilExit()
         try? errors.handle.close()
+        try? output.handle.close()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             let text = (try? String(contentsOfFile: errors.path, encoding: .utf8)) ?? ""
             throw RemoteError(status: process.terminationReason == .exit ? process.terminationStatus : -1,
                               stderr: text, step: step, remote: remote)
         }
+        return (try? String(contentsOfFile: output.path, encoding: .utf8)) ?? ""
     }
 
     /// A new file in the temporary directory, readable by its owner only, open for writing.
@@ -248,7 +286,8 @@ struct RemoteError: Error, CustomStringConvertible {
             kind = .denied
         } else if has("quota", "insufficient storage", "507", "no space left", "entitytoolarge") {
             kind = .quota
-        } else if status == 3 || status == 4 || has("nosuchbucket", "directory not found", "object not found") {
+        } else if status == 3 || status == 4
+                    || has("nosuchbucket", "directory not found", "object not found", "doesn't exist") {
             kind = .notFound
         } else if has("connection refused", "no such host", "network is unreachable", "i/o timeout",
                       "timeout", "connection reset", "eof", "tls handshake", "dial tcp") {

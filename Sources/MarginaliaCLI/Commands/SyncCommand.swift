@@ -41,8 +41,8 @@ enum SyncCommand {
                 way ('rclone config', or RCLONE_CONFIG_<NAME>_… variables; marginalia never sees a credential). \
                 The round runs on a local mirror of the remote folder (beside the store, or --mirror DIR): rclone \
                 pulls every other device's directory into it, the ordinary round runs there, then rclone sends \
-                this device's own new files (segments with --immutable, never replacing a file) and removes only \
-                the segments it folded into another. Nothing outside devices/<this device>/ is written or \
+                this device's own new files, each under a temporary name moved into place (a segment already \
+                there is never replaced), and removes only the segments it folded into another. Nothing outside devices/<this device>/ is written or \
                 removed on the remote. A pull that fails changes nothing; a send that fails is done first at the \
                 next round. rclone retries a failed transfer --retries times (default 3) and each request \
                 --low-level-retries times (default 10). Exit status: 69 the remote cannot be reached, 77 it \
