@@ -58,7 +58,7 @@ package struct ArchiveReader: Sendable {
         } catch let error as IOError {
             throw ArchiveError(file: path, io: error)
         }
-        let lines = ArchiveLineReader(source: gzip, maxLineBytes: limits.maxLineBytes)
+        let lines = LineReader(source: gzip, maxLineBytes: limits.maxLineBytes)
         var parser = JSONParser(limits: Self.parserLimits(maxLineBytes: limits.maxLineBytes))
         var state = ReadState()
         do {

@@ -44,7 +44,7 @@ struct Vocabulary {
         guard stemmer != nil else { return }
         let file = try FileSource(path: path)
         defer { try? file.close() }
-        let lines = ArchiveLineReader(source: try GzipReader(source: file), maxLineBytes: 1 << 20)
+        let lines = LineReader(source: try GzipReader(source: file), maxLineBytes: 1 << 20)
         while let line = try lines.next() {
             let forms = line.bytes.split(separator: 0x09).map { String(decoding: $0, as: UTF8.self) }
             guard let lemma = forms.first, forms.contains(where: words.contains) else { continue }

@@ -105,13 +105,13 @@ final class SegmentFile {
         let file = FileSource(fileDescriptor: descriptor, name: path)
         let counted = try CountingSource(file, limit: SyncFormat.maxSegmentBytes, path: path)
         let hashed = try HashingSource(counted)
-        let lines: ArchiveLineReader
+        let lines: LineReader
         let headerMAC: [UInt8]?
         do {
             let plaintext = try keys.open(hashed)
             headerMAC = plaintext.headerMAC
             let gzip = try GzipReader(source: plaintext.source, maxDecompressedBytes: limits.maxDecompressedBytes)
-            lines = ArchiveLineReader(source: gzip, maxLineBytes: limits.maxLineBytes)
+            lines = LineReader(source: gzip, maxLineBytes: limits.maxLineBytes)
         } catch {
             throw Self.problem(error)
         }
@@ -184,7 +184,7 @@ final class SegmentFile {
     /// Reads one line of a segment as its record: the header on the first line, then changes, then the trailer
     /// and nothing after it.
     /// - Throws: `Problem` naming the line: cut short (no final line feed), not JSON, or not a segment's record.
-    private static func record(of line: ArchiveLineReader.Line, parser: inout JSONParser, afterTrailer: Bool,
+    private static func record(of line: LineReader.Line, parser: inout JSONParser, afterTrailer: Bool,
                                afterSignature: Bool) throws -> Record
     {
         guard line.endsWithNewline else {
