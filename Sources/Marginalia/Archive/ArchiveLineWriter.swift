@@ -15,30 +15,10 @@ struct ArchiveLineWriter {
     }
 
     /// Writes a change record straight from a row that selects `Change.columns` first (then its seq, digest and
-    /// receipt), copying its stored fields JSON as it is.
+    /// receipt), copying its stored fields JSON as it is (`ChangeCodec.write(row:receipt:to:)`).
     mutating func writeChange(_ row: Row) throws {
-        try writer.beginObject()
-        try writer.key("type")
-        try writer.string(ArchiveFormat.RecordType.change.rawValue)
-        let keys: [(String, Change.Column)] = [("changeId", .changeID), ("hlc", .hlc), ("device", .device),
-                                               ("entity", .entity), ("entityId", .entityID), ("op", .operation)]
-        for (key, column) in keys {
-            try writer.key(key)
-            try writer.string(try row.string(column.rawValue))
-        }
-        try writer.key("fields")
-        // The log's fields are canonical JSON written by this code when the change was recorded or imported.
-        try writer.rawValue(row.bytes(at: Change.Column.fields.rawValue))
-        if !row.isNull(Change.Column.wall.rawValue) {
-            try writer.key("madeAt")
-            try writer.string(Timestamp.iso8601(milliseconds: try row.int64(Change.Column.wall.rawValue)))
-        }
-        let receipt = Change.columnCount + 2
-        if row.count > receipt, !row.isNull(receipt) {
-            try writer.key("receipt")
-            try writer.int(try row.int64(receipt))
-        }
-        try writer.endObject()
+        let receipt = row.optionalInt(Change.columnCount + 2).map(Int64.init)
+        try ChangeCodec.write(row: row, receipt: receipt, to: &writer)
         try endLine()
     }
 

@@ -267,8 +267,8 @@ private struct ReadState {
     {
         guard !inStateSection else { throw invalid("a change after the state records") }
         let allowed = (header?.formatVersion ?? 0) >= ArchiveFormat.receiptVersion
-        let change = try ArchiveRecords.change(object, receiptAllowed: allowed)
-        let receipt = try ArchiveRecords.receipt(of: object)
+        let change = try ChangeCodec.change(from: object, receiptAllowed: allowed)
+        let receipt = try ChangeCodec.receipt(of: object)
         if let receipt, !receipts.contains(receipt) {
             throw invalid("change record: field \"receipt\": names receipt \(receipt), which no receipt "
                 + "record before the changes declares")

@@ -209,7 +209,7 @@ final class SegmentFile {
                 return .signature(try SegmentSignature(json: object))
             }
             switch object["type"] {
-            case .string("change")?: return .change(try ArchiveRecords.change(object))
+            case .string(ChangeCodec.type)?: return .change(try ChangeCodec.change(from: object))
             case .string("trailer")?: return .trailer(try ArchiveRecords.trailer(object))
             default: throw FieldError(field: "type", reason: "must be \"change\" or \"trailer\" in a segment")
             }
@@ -252,7 +252,7 @@ final class SegmentFile {
         try write(try JSONWriter.encode(header.json) + [0x0A])
         var writer = JSONWriter(capacity: 1 << 16)
         for change in changes {
-            try writer.value(.object(ArchiveFormat.record(change)))
+            try writer.value(.object(ChangeCodec.record(change)))
             try writer.newline()
             if writer.bytes.count >= 1 << 16 {
                 try write(writer.bytes)
