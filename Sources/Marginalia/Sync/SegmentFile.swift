@@ -245,22 +245,15 @@ final class SegmentFile {
         let output: any ByteSink = if let encryptor { encryptor } else { sink }
         let gzip = try GzipWriter(sink: output)
         let signed = try SHA256Hasher()
-        func write(_ bytes: [UInt8]) throws {
-            try signed.update(bytes)
-            try gzip.write(bytes)
+        // The signature covers every line before its own.
+        var lines = LineWriter(blockSize: 1 << 16) { block in
+            try signed.update(block)
+            try gzip.write(block)
         }
-        try write(try JSONWriter.encode(header.json) + [0x0A])
-        var writer = JSONWriter(capacity: 1 << 16)
-        for change in changes {
-            try writer.value(.object(ChangeCodec.record(change)))
-            try writer.newline()
-            if writer.bytes.count >= 1 << 16 {
-                try write(writer.bytes)
-                writer.removeAll(keepingCapacity: true)
-            }
-        }
-        try write(writer.bytes)
-        try write(try JSONWriter.encode(ArchiveCounts(changes: changes.count).trailerJSON) + [0x0A])
+        try lines.write(header.json)
+        for change in changes { try lines.write(.object(ChangeCodec.record(change))) }
+        try lines.write(ArchiveCounts(changes: changes.count).trailerJSON)
+        try lines.flush()
         if let signer {
             let signature = try signer.sign(digest: try signed.finalizeHex(), of: header)
             try gzip.write(try JSONWriter.encode(signature.json) + [0x0A])
