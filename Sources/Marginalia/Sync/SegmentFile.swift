@@ -228,11 +228,17 @@ final class SegmentFile {
     }
 
     /// A gzip or age failure as a problem: a stream that ends early is cut short; a key this store does not hold
-    /// is a refusal; any other is damage. Other errors pass.
+    /// is a refusal; any other is damage, with the line when a line is at fault. Other errors pass.
     private static func problem(_ error: any Error) -> any Error {
         if let age = error as? AgeError { return SegmentKeys.problem(age) }
-        guard let failure = GzipReader.failure(of: error) else { return error }
-        return Problem(line: failure.line, reason: failure.reason, cutShort: failure.cutShort)
+        guard let gzip = error as? GzipError else { return error }
+        switch gzip {
+        case .emptyFile: return Problem(line: nil, reason: "empty: a copy in progress", cutShort: true)
+        case .truncated: return Problem(line: nil, reason: gzip.description, cutShort: true)
+        case .lineTooLong(let line, let limit):
+            return Problem(line: line, reason: "the line is longer than \(limit) bytes")
+        default: return Problem(line: nil, reason: gzip.description)
+        }
     }
 
     /// The bytes of a segment: header, the changes, trailer, gzip-compressed; an age file of them when `keys` seal
