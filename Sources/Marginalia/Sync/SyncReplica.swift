@@ -49,7 +49,7 @@ struct SyncReplica {
         } catch let error as StoreError {
             // The Nth change given is on line N + firstLine - 1 when none was set aside.
             var line: Int?
-            if case .changeRefused(let position, _, _) = error, refused.isEmpty { line = position + firstLine - 1 }
+            if case .changeRefused(let position, _, _, _) = error, refused.isEmpty { line = position + firstLine - 1 }
             round.report.devices[segment.deviceIndex] = report
             round.noteDamaged(segment, line: line, reason: "\(error)")
             report = round.report.devices[segment.deviceIndex]
