@@ -67,7 +67,8 @@ struct Vocabulary {
         var words: [String] = []
         var current = String.UnicodeScalarView()
         for scalar in SearchText.indexable(text).unicodeScalars {
-            if scalar.properties.isAlphabetic || (!current.isEmpty && scalar.properties.generalCategory == .nonspacingMark) {
+            let properties = scalar.properties
+            if properties.isAlphabetic || (!current.isEmpty && properties.generalCategory == .nonspacingMark) {
                 current.append(scalar)
             } else if !current.isEmpty {
                 words.append(String(current))
