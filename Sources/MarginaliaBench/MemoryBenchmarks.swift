@@ -119,82 +119,69 @@ struct MemoryBenchmarks {
         var random = SeededGenerator(seed: seed &+ 77)
         let sink = try FileSink(path: path)
         let gzip = try GzipWriter(sink: sink)
-        var writer = JSONWriter(capacity: 1 << 20)
-        func flush() throws {
-            try writer.newline()
-            if writer.bytes.count > 1 << 19 {
-                try gzip.write(writer.bytes)
-                writer.reset()
+        var lines = LineWriter(blockSize: 1 << 19) { block in try gzip.write(block) }
+        try lines.writeLine { writer in
+            try writer.beginObject()
+            for (key, value) in [("type", "header"), ("format", ArchiveFormat.name)] {
+                try writer.key(key)
+                try writer.string(value)
             }
+            // Format 1, whose header names no head of a hash chain: these changes are no one store's log (format
+            // 2's head is the writer's chain, which a tiling of copies with fresh ids does not have).
+            try writer.key("formatVersion")
+            try writer.int(1)
+            try writer.key("device")
+            try writer.string(source.deviceID)
+            try writer.key("createdAt")
+            try writer.string(Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds()))
+            try writer.key("schemaVersion")
+            try writer.int(1)
+            try writer.key("editions")
+            try writer.beginArray()
+            try writer.string("eminescu-2026.1")
+            try writer.endArray()
+            // Partial: it holds only changes, so its (absent) state records are not checked against them.
+            try writer.key("partial")
+            try writer.bool(true)
+            try writer.endObject()
         }
-        try writer.beginObject()
-        for (key, value) in [("type", "header"), ("format", ArchiveFormat.name)] {
-            try writer.key(key)
-            try writer.string(value)
-        }
-        // Format 1, whose header names no head of a hash chain: these changes are no one store's log (format 2's
-        // head is the writer's chain, which a tiling of copies with fresh ids does not have).
-        try writer.key("formatVersion")
-        try writer.int(1)
-        try writer.key("device")
-        try writer.string(source.deviceID)
-        try writer.key("createdAt")
-        try writer.string(Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds()))
-        try writer.key("schemaVersion")
-        try writer.int(1)
-        try writer.key("editions")
-        try writer.beginArray()
-        try writer.string("eminescu-2026.1")
-        try writer.endArray()
-        // Partial: it holds only changes, so its (absent) state records are not checked against them.
-        try writer.key("partial")
-        try writer.bool(true)
-        try writer.endObject()
-        try flush()
         var written = 0
         for copy in (0..<copies).reversed() {
             var ids: [String: String] = [:]
             let shift = Int64(copy) * span
             for change in changes {
-                var entityID = change.entityID
+                var tiled = change
                 if change.entity == .annotation {
-                    if let known = ids[entityID] {
-                        entityID = known
+                    if let known = ids[change.entityID] {
+                        tiled.entityID = known
                     } else {
                         let fresh = random.uuid()
-                        ids[entityID] = fresh
-                        entityID = fresh
+                        ids[change.entityID] = fresh
+                        tiled.entityID = fresh
                     }
                 }
-                let hlc = HLC(milliseconds: change.hlc.milliseconds - shift, counter: change.hlc.counter)
-                try writer.beginObject()
-                let members = [("type", "change"), ("changeId", random.uuid()), ("hlc", hlc.description),
-                               ("device", change.device), ("entity", change.entity.rawValue),
-                               ("entityId", entityID), ("op", change.operation.rawValue)]
-                for (key, value) in members {
-                    try writer.key(key)
-                    try writer.string(value)
-                }
-                try writer.key("fields")
-                try writer.rawValue(Array(try change.fields.jsonText().utf8))
-                try writer.endObject()
-                try flush()
+                tiled.changeID = random.uuid()
+                tiled.hlc = HLC(milliseconds: change.hlc.milliseconds - shift, counter: change.hlc.counter)
+                // Format 1 has no wall times.
+                tiled.wall = nil
+                try lines.write(.object(ChangeCodec.record(tiled)))
                 written += 1
             }
         }
-        try writer.beginObject()
-        try writer.key("type")
-        try writer.string("trailer")
-        try writer.key("counts")
-        try writer.beginObject()
-        for (key, value) in [("change", written), ("annotation", 0), ("position", 0)] {
-            try writer.key(key)
-            try writer.int(value)
+        try lines.writeLine { writer in
+            try writer.beginObject()
+            try writer.key("type")
+            try writer.string("trailer")
+            try writer.key("counts")
+            try writer.beginObject()
+            for (key, value) in [("change", written), ("annotation", 0), ("position", 0)] {
+                try writer.key(key)
+                try writer.int(value)
+            }
+            try writer.endObject()
+            try writer.endObject()
         }
-        try writer.endObject()
-        try writer.endObject()
-        try writer.newline()
-        try gzip.write(writer.bytes)
+        try lines.flush()
         try gzip.finish()
         try sink.close()
         return copies * annotationsPerCopy

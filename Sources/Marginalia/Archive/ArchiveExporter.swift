@@ -40,7 +40,7 @@ struct ArchiveExporter {
     private func exportArchive(to sink: any ByteSink, filter: ExportFilter, createdAt: String, level: Int,
                                head: HeadSource) throws -> ArchiveCounts {
         let gzip = PipelinedGzipWriter(gzip: try GzipWriter(sink: sink, level: level))
-        var lines = ArchiveLineWriter(gzip: gzip)
+        var lines = LineWriter { block in try gzip.write(block) }
         do {
             let counts = try db.transaction(.deferred) {
                 try writeArchive(into: &lines, filter: filter, createdAt: createdAt, head: head)
@@ -92,7 +92,7 @@ struct ArchiveExporter {
 
     /// Writes the whole archive: the header (with the log's head), the receipts, the changes in the log's order,
     /// the state records, the trailer with the counts.
-    private func writeArchive(into lines: inout ArchiveLineWriter, filter: ExportFilter,
+    private func writeArchive(into lines: inout LineWriter, filter: ExportFilter,
                               createdAt: String, head: HeadSource) throws -> ArchiveCounts {
         // The chain as recomputed over the rows written, not as stored: a full archive's changes then rebuild it
         // exactly, even from a store whose stored digests were tampered with (which `verify` reports). A full
@@ -116,7 +116,7 @@ struct ArchiveExporter {
 
     /// The header: this device, the schema, the editions the annotations are anchored on, the filter of a partial
     /// archive, and the log's `head`.
-    private func writeHeader(into lines: inout ArchiveLineWriter, filter: ExportFilter, createdAt: String,
+    private func writeHeader(into lines: inout LineWriter, filter: ExportFilter, createdAt: String,
                              head: LogHead) throws {
         var filterText: [String: String] = [:]
         if let document = filter.document { filterText["document"] = document }
@@ -132,7 +132,7 @@ struct ArchiveExporter {
 
     /// The changes in scope, in the log's order; with `stored`, the chain recomputed over them must end at that
     /// head, digest for digest (`StoredChainBroken` otherwise).
-    private func writeChanges(into lines: inout ArchiveLineWriter, since: HLC, document: DatabaseValue,
+    private func writeChanges(into lines: inout LineWriter, since: HLC, document: DatabaseValue,
                               checking stored: LogHead?, counts: inout ArchiveCounts) throws {
         var chain = LogHead(sequence: 0, digest: ChangeDigest.genesis)
         var chainHolds = true
@@ -149,7 +149,8 @@ struct ArchiveExporter {
                 """,
             arguments: [since.packedBound, document]
         ) { row in
-            try lines.writeChange(row)
+            let receipt = row.optionalInt(Change.columnCount + 2).map(Int64.init)
+            try lines.writeLine { writer in try ChangeCodec.write(row: row, receipt: receipt, to: &writer) }
             if stored != nil {
                 chain = LogHead(sequence: try row.int64(Change.columnCount),
                                 digest: try ChangeDigest.next(after: chain.digest, row: row))
@@ -164,7 +165,7 @@ struct ArchiveExporter {
     }
 
     /// The state records in scope: each annotation, then each reading position.
-    private func writeStates(into lines: inout ArchiveLineWriter, since: HLC, document: DatabaseValue,
+    private func writeStates(into lines: inout LineWriter, since: HLC, document: DatabaseValue,
                              counts: inout ArchiveCounts) throws {
         try db.forEachRow(
             sql: """
@@ -173,7 +174,9 @@ struct ArchiveExporter {
                 """,
             arguments: [since.packedBound, document]
         ) { row in
-            try lines.writeAnnotation(try Annotation(row: row))
+            // Straight to the line, without the JSON tree (whose object is a dictionary built for each of them).
+            let annotation = try Annotation(row: row)
+            try lines.writeLine { writer in try ArchiveFormat.writeRecord(annotation, to: &writer) }
             counts.annotations += 1
             try store.reportProgress("exporting annotations", done: counts.annotations)
         }

@@ -2,7 +2,8 @@
 ///
 /// Line 1 is a header; then every change of the log, in the log's own order; then the current state as derived
 /// records (annotations by id, then reading positions by document); the last line is a trailer with the
-/// count of each record type. Every line ends with "\n". The JSON Schemas of the records are in `schemas/`.
+/// count of each record type. Every line ends with "\n". A change record is the core's line of a change
+/// (`ChangeCodec`). The JSON Schemas of the records are in `schemas/`.
 ///
 /// Versions. A reader refuses a `formatVersion` newer than it knows before it looks at any other key, and
 /// refuses a key it does not know in a version it knows: so any added field is a new version, which older
@@ -54,16 +55,6 @@ extension ArchiveFormat {
     /// Writes an annotation's state record, the text `record(_:)` gives, with `writer`, without building it.
     static func writeRecord(_ annotation: Annotation, to writer: inout JSONWriter) throws {
         try writer.annotation(annotation, leading: annotationRecordLeading)
-    }
-
-    /// The change record of a change, as an archive line holds it.
-    static func record(_ change: Change) -> JSONObject {
-        JSONObject([
-            ("type", .string(RecordType.change.rawValue)), ("changeId", .string(change.changeID)),
-            ("hlc", .string(change.hlc.description)), ("device", .string(change.device)),
-            ("entity", .string(change.entity.rawValue)), ("entityId", .string(change.entityID)),
-            ("op", .string(change.operation.rawValue)), ("fields", change.fields.json),
-        ] + (change.wall.map { [("madeAt", JSONValue.string(Timestamp.iso8601(milliseconds: $0)))] } ?? []))
     }
 
     /// The state record of a reading position: its `type`, then its JSON form.

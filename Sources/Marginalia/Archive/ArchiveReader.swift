@@ -58,7 +58,7 @@ package struct ArchiveReader: Sendable {
         } catch let error as IOError {
             throw ArchiveError(file: path, io: error)
         }
-        let lines = ArchiveLineReader(source: gzip, maxLineBytes: limits.maxLineBytes)
+        let lines = LineReader(source: gzip, maxLineBytes: limits.maxLineBytes)
         var parser = JSONParser(limits: Self.parserLimits(maxLineBytes: limits.maxLineBytes))
         var state = ReadState()
         do {
@@ -267,8 +267,8 @@ private struct ReadState {
     {
         guard !inStateSection else { throw invalid("a change after the state records") }
         let allowed = (header?.formatVersion ?? 0) >= ArchiveFormat.receiptVersion
-        let change = try ArchiveRecords.change(object, receiptAllowed: allowed)
-        let receipt = try ArchiveRecords.receipt(of: object)
+        let change = try ChangeCodec.change(from: object, receiptAllowed: allowed)
+        let receipt = try ChangeCodec.receipt(of: object)
         if let receipt, !receipts.contains(receipt) {
             throw invalid("change record: field \"receipt\": names receipt \(receipt), which no receipt "
                 + "record before the changes declares")

@@ -1,8 +1,8 @@
-/// Strict decoding of each record type: exactly the keys of the format, each of the right type.
+/// Strict decoding of the archive's own record types, exactly the keys of the format, each of the right type; a
+/// change record is the core's (`ChangeCodec`).
 enum ArchiveRecords {
     /// The keys of each record type, built once.
     private enum Keys {
-        static let change: Set<String> = ["type", "changeId", "hlc", "device", "entity", "entityId", "op", "fields"]
         static let annotation: Set<String> = [
             "type", "id", "kind", "document", "start", "end", "quote", "prefix", "suffix", "note", "color", "tags",
             "createdAt", "updatedAt", "deleted", "edition", "anchorEdition",
@@ -31,8 +31,8 @@ enum ArchiveRecords {
         var required: Set<String> = ["type", "format", "formatVersion", "device", "createdAt", "schemaVersion",
                                      "editions", "partial"]
         if version >= ArchiveFormat.headVersion { required.insert("head") }
-        try checkKeys(object, required: required, optional: ["filter"])
-        let device = try machineID(object["device"], field: "device")
+        try FieldReader.checkKeys(object, required: required, optional: ["filter"])
+        let device = try ChangeCodec.machineID(object["device"], field: "device")
         let createdAt = try FieldReader.string(object["createdAt"] ?? .null, field: "createdAt")
         guard Timestamp.parseISO8601(createdAt) != nil else {
             throw FieldError(field: "createdAt", reason: "must be an ISO 8601 time")
@@ -67,7 +67,7 @@ enum ArchiveRecords {
             guard case .object(let headObject) = value else {
                 throw FieldError(field: "head", reason: "must be an object with seq and digest")
             }
-            try checkKeys(headObject, required: ["seq", "digest"], path: "head.")
+            try FieldReader.checkKeys(headObject, required: ["seq", "digest"], path: "head.")
             guard case .int(let sequence)? = headObject["seq"], sequence >= 0 else {
                 throw FieldError(field: "head.seq", reason: "must be a non-negative integer")
             }
@@ -81,63 +81,10 @@ enum ArchiveRecords {
                              editions: editions, partial: partial, filter: filter, head: head)
     }
 
-    /// Reads a change record; `receiptAllowed` (format 4 on) lets it name a receipt (`receipt(of:)` reads it).
-    static func change(_ object: JSONObject, receiptAllowed: Bool = false) throws -> Change {
-        try checkKeys(object, required: Keys.change, optional: receiptAllowed ? ["madeAt", "receipt"] : ["madeAt"])
-        let changeID = try machineID(object["changeId"], field: "changeId")
-        let hlcText = try FieldReader.string(object["hlc"] ?? .null, field: "hlc")
-        guard let hlc = HLC(hlcText), hlc.milliseconds <= Timestamp.latestMilliseconds else {
-            throw FieldError(field: "hlc", reason: "must be a clock like 001795954481123-00000, not \"\(hlcText)\"")
-        }
-        try hlc.checkStorable()
-        let device = try machineID(object["device"], field: "device")
-        let entityName = try FieldReader.string(object["entity"] ?? .null, field: "entity")
-        guard let entity = EntityKind(rawValue: entityName) else {
-            throw FieldError(field: "entity",
-                             reason: "unknown entity kind \"\(entityName)\" (annotation, position or device)")
-        }
-        let entityID = entity != .position
-            ? try machineID(object["entityId"], field: "entityId")
-            : try FieldReader.identifier(object["entityId"] ?? .null, field: "entityId")
-        let opName = try FieldReader.string(object["op"] ?? .null, field: "op")
-        guard let operation = ChangeOperation(rawValue: opName) else {
-            throw FieldError(field: "op", reason: "unknown operation \"\(opName)\"")
-        }
-        let fields: ChangeFields
-        do {
-            fields = try ChangeFields(json: object["fields"] ?? .null)
-            try fields.validate(for: operation, on: entity)
-        } catch {
-            throw FieldError(field: error.field.isEmpty ? "fields" : "fields.\(error.field)", reason: error.reason)
-        }
-        var wall: Int64?
-        if let value = object["madeAt"] {
-            let text = try FieldReader.string(value, field: "madeAt")
-            guard let milliseconds = Timestamp.parseISO8601(text), milliseconds >= 0,
-                  milliseconds <= Timestamp.latestMilliseconds,
-                  Timestamp.iso8601(milliseconds: milliseconds) == text else {
-                throw FieldError(field: "madeAt",
-                                 reason: "must be a UTC time like 2026-12-02T01:30:10.123Z, not \"\(text)\"")
-            }
-            wall = milliseconds
-        }
-        return Change(changeID: changeID, hlc: hlc, device: device, entity: entity, entityID: entityID,
-                      operation: operation, fields: fields, wall: wall)
-    }
-
-    /// The receipt a change record names, if any.
-    static func receipt(of object: JSONObject) throws -> Int64? {
-        guard let value = object["receipt"] else { return nil }
-        guard case .int(let id) = value, id >= 1 else {
-            throw FieldError(field: "receipt", reason: "must be the id of a receipt record")
-        }
-        return id
-    }
-
     /// Checks an annotation state record's shape (its values are compared with the replay elsewhere).
     static func checkAnnotation(_ object: JSONObject) throws {
-        try checkKeys(object, required: Keys.annotation)
-        _ = try machineID(object["id"], field: "id")
+        try FieldReader.checkKeys(object, required: Keys.annotation)
+        _ = try ChangeCodec.machineID(object["id"], field: "id")
         let kind = try FieldReader.string(object["kind"] ?? .null, field: "kind")
         guard AnnotationKind(rawValue: kind) != nil else {
             throw FieldError(field: "kind", reason: "unknown kind \"\(kind)\"")
@@ -172,7 +119,7 @@ enum ArchiveRecords {
     }
 
     static func checkPosition(_ object: JSONObject) throws {
-        try checkKeys(object, required: Keys.position)
+        try FieldReader.checkKeys(object, required: Keys.position)
         _ = try FieldReader.identifier(object["document"] ?? .null, field: "document")
         _ = try FieldReader.identifier(object["passage"] ?? .null, field: "passage")
         _ = try FieldReader.offset(object["offset"] ?? .null, field: "offset")
@@ -184,11 +131,11 @@ enum ArchiveRecords {
     }
 
     static func trailer(_ object: JSONObject) throws -> ArchiveCounts {
-        try checkKeys(object, required: ["type", "counts"])
+        try FieldReader.checkKeys(object, required: ["type", "counts"])
         guard case .object(let counts)? = object["counts"] else {
             throw FieldError(field: "counts", reason: "must be an object")
         }
-        try checkKeys(counts, required: ["change", "annotation", "position"], path: "counts.")
+        try FieldReader.checkKeys(counts, required: ["change", "annotation", "position"], path: "counts.")
         func count(_ key: String) throws -> Int {
             guard case .int(let value)? = counts[key], value >= 0, value <= Int64(Int32.max) else {
                 throw FieldError(field: "counts.\(key)", reason: "must be a non-negative integer")
@@ -197,31 +144,5 @@ enum ArchiveRecords {
         }
         return ArchiveCounts(changes: try count("change"), annotations: try count("annotation"),
                              positions: try count("position"))
-    }
-
-    /// Refuses unknown keys and missing required ones.
-    private static func checkKeys(_ object: JSONObject, required: Set<String>, optional: Set<String> = [],
-                                  path: String = "") throws {
-        var requiredSeen = 0
-        for key in object.keys {
-            if required.contains(key) {
-                requiredSeen += 1
-            } else if !optional.contains(key) {
-                throw FieldError(field: path + key, reason: "unknown field")
-            }
-        }
-        // Keys are unique (the parser refuses duplicates), so all required ones are there when the count matches.
-        guard requiredSeen == required.count else {
-            let missing = required.sorted().first(where: { object[$0] == nil }) ?? ""
-            throw FieldError(field: path + missing, reason: "required")
-        }
-    }
-
-    private static func machineID(_ value: JSONValue?, field: String) throws -> String {
-        let id = try FieldReader.string(value ?? .null, field: field)
-        guard Identifiers.isValidMachineID(id) else {
-            throw FieldError(field: field, reason: "must be 1 to 64 letters, digits, '.', '_' or '-', not \"\(id)\"")
-        }
-        return id
     }
 }

@@ -185,6 +185,25 @@ extension ChangeFields {
 
 /// Typed, bounded reads of JSON values, each naming its field when it refuses.
 enum FieldReader {
+    /// Refuses a key of `object` that is neither in `required` nor in `optional`, then a required one it lacks.
+    /// - Parameter path: what the fields' names begin with (`head.` for the keys of `head`).
+    static func checkKeys(_ object: JSONObject, required: Set<String>, optional: Set<String> = [],
+                          path: String = "") throws(FieldError) {
+        var requiredSeen = 0
+        for key in object.keys {
+            if required.contains(key) {
+                requiredSeen += 1
+            } else if !optional.contains(key) {
+                throw FieldError(field: path + key, reason: "unknown field")
+            }
+        }
+        // Keys are unique (the parser refuses duplicates), so all required ones are there when the count matches.
+        guard requiredSeen == required.count else {
+            let missing = required.sorted().first(where: { object[$0] == nil }) ?? ""
+            throw FieldError(field: path + missing, reason: "required")
+        }
+    }
+
     static func string(_ value: JSONValue, field: String) throws(FieldError) -> String {
         guard case .string(let text) = value else { throw FieldError(field: field, reason: "must be a string") }
         return text

@@ -29,9 +29,10 @@ package enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidAnchor(reason: String)
     /// A requested change is not valid for the annotation (e.g. a color on a bookmark).
     case invalidChange(reason: String)
-    /// A change handed to the merger is refused: its 1-based place among those given, its id when it has one, and
-    /// why. The place is a value, so that a transport names the line it came from without reading these words.
-    case changeRefused(position: Int, changeID: String?, reason: String)
+    /// A change handed to the merger is refused: its 1-based place among those given, its id when it has one, the
+    /// field at fault when one is (`fields.note`), and why. The place and the field are values, so that a transport
+    /// names the line it came from, and an app the field, without reading these words.
+    case changeRefused(position: Int, changeID: String?, field: String?, reason: String)
     /// A change named for an annotation (to revert it to) is not one of that annotation's changes.
     case changeNotOfAnnotation(change: String, annotation: String)
     /// The request asks for what the annotation already is (an edit to the values it has, a delete of a deleted
@@ -84,8 +85,9 @@ package enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             return "change \(change) is not a change of annotation \(annotation)"
         case .invalidChange(let reason):
             return reason
-        case .changeRefused(let position, let changeID, let reason):
-            return "change \(position)" + (changeID.map { " (\($0))" } ?? "") + ": \(reason)"
+        case .changeRefused(let position, let changeID, let field, let reason):
+            return "change \(position)" + (changeID.map { " (\($0))" } ?? "") + ": "
+                + FieldError(field: field ?? "", reason: reason).description
         case .unchanged(_, let reason):
             return reason
         case .sqliteTooOld(let found, let required):
@@ -116,8 +118,8 @@ extension StoreError {
             return ErrorFacts(id: prefix)
         case .changeNotOfAnnotation(let change, _):
             return ErrorFacts(id: change)
-        case .changeRefused(_, let changeID, _):
-            return ErrorFacts(id: changeID)
+        case .changeRefused(_, let changeID, let field, _):
+            return ErrorFacts(field: field, id: changeID)
         case .sqliteTooOld, .contentUnavailable, .invalidAnchor, .invalidChange, .corruptRow, .clockBeyondLog:
             return ErrorFacts()
         }

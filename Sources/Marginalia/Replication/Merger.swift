@@ -45,15 +45,17 @@ extension Merger {
                                 ? .accept : .quarantine(latestAllowed: latest, source: source.file ?? "merge"),
                               sawOwnDevice: &sawOwnDevice)
                 } catch let conflict as ChangeConflict {
-                    throw StoreError.changeRefused(position: conflict.position, changeID: nil, reason: conflict.reason)
+                    throw StoreError.changeRefused(position: conflict.position, changeID: nil, field: nil,
+                                                   reason: conflict.reason)
                 }
                 batch.removeAll(keepingCapacity: true)
             }
             for (index, change) in changes.enumerated() {
-                do {
+                do throws(FieldError) {
                     try change.check()
                 } catch {
-                    throw StoreError.changeRefused(position: index + 1, changeID: change.changeID, reason: "\(error)")
+                    throw StoreError.changeRefused(position: index + 1, changeID: change.changeID,
+                                                   field: error.field.isEmpty ? nil : error.field, reason: error.reason)
                 }
                 batch.append((change, index + 1))
                 if batch.count >= Self.batchSize { try mergeBatch() }

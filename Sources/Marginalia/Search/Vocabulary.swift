@@ -44,7 +44,7 @@ struct Vocabulary {
         guard stemmer != nil else { return }
         let file = try FileSource(path: path)
         defer { try? file.close() }
-        let lines = ArchiveLineReader(source: try GzipReader(source: file), maxLineBytes: 1 << 20)
+        let lines = LineReader(source: try GzipReader(source: file), maxLineBytes: 1 << 20)
         while let line = try lines.next() {
             let forms = line.bytes.split(separator: 0x09).map { String(decoding: $0, as: UTF8.self) }
             guard let lemma = forms.first, forms.contains(where: words.contains) else { continue }
@@ -67,7 +67,8 @@ struct Vocabulary {
         var words: [String] = []
         var current = String.UnicodeScalarView()
         for scalar in SearchText.indexable(text).unicodeScalars {
-            if scalar.properties.isAlphabetic || (!current.isEmpty && scalar.properties.generalCategory == .nonspacingMark) {
+            let properties = scalar.properties
+            if properties.isAlphabetic || (!current.isEmpty && properties.generalCategory == .nonspacingMark) {
                 current.append(scalar)
             } else if !current.isEmpty {
                 words.append(String(current))

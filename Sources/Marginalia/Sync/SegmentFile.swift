@@ -105,13 +105,13 @@ final class SegmentFile {
         let file = FileSource(fileDescriptor: descriptor, name: path)
         let counted = try CountingSource(file, limit: SyncFormat.maxSegmentBytes, path: path)
         let hashed = try HashingSource(counted)
-        let lines: ArchiveLineReader
+        let lines: LineReader
         let headerMAC: [UInt8]?
         do {
             let plaintext = try keys.open(hashed)
             headerMAC = plaintext.headerMAC
             let gzip = try GzipReader(source: plaintext.source, maxDecompressedBytes: limits.maxDecompressedBytes)
-            lines = ArchiveLineReader(source: gzip, maxLineBytes: limits.maxLineBytes)
+            lines = LineReader(source: gzip, maxLineBytes: limits.maxLineBytes)
         } catch {
             throw Self.problem(error)
         }
@@ -184,7 +184,7 @@ final class SegmentFile {
     /// Reads one line of a segment as its record: the header on the first line, then changes, then the trailer
     /// and nothing after it.
     /// - Throws: `Problem` naming the line: cut short (no final line feed), not JSON, or not a segment's record.
-    private static func record(of line: ArchiveLineReader.Line, parser: inout JSONParser, afterTrailer: Bool,
+    private static func record(of line: LineReader.Line, parser: inout JSONParser, afterTrailer: Bool,
                                afterSignature: Bool) throws -> Record
     {
         guard line.endsWithNewline else {
@@ -209,7 +209,7 @@ final class SegmentFile {
                 return .signature(try SegmentSignature(json: object))
             }
             switch object["type"] {
-            case .string("change")?: return .change(try ArchiveRecords.change(object))
+            case .string(ChangeCodec.type)?: return .change(try ChangeCodec.change(from: object))
             case .string("trailer")?: return .trailer(try ArchiveRecords.trailer(object))
             default: throw FieldError(field: "type", reason: "must be \"change\" or \"trailer\" in a segment")
             }
@@ -228,11 +228,17 @@ final class SegmentFile {
     }
 
     /// A gzip or age failure as a problem: a stream that ends early is cut short; a key this store does not hold
-    /// is a refusal; any other is damage. Other errors pass.
+    /// is a refusal; any other is damage, with the line when a line is at fault. Other errors pass.
     private static func problem(_ error: any Error) -> any Error {
         if let age = error as? AgeError { return SegmentKeys.problem(age) }
-        guard let failure = GzipReader.failure(of: error) else { return error }
-        return Problem(line: failure.line, reason: failure.reason, cutShort: failure.cutShort)
+        guard let gzip = error as? GzipError else { return error }
+        switch gzip {
+        case .emptyFile: return Problem(line: nil, reason: "empty: a copy in progress", cutShort: true)
+        case .truncated: return Problem(line: nil, reason: gzip.description, cutShort: true)
+        case .lineTooLong(let line, let limit):
+            return Problem(line: line, reason: "the line is longer than \(limit) bytes")
+        default: return Problem(line: nil, reason: gzip.description)
+        }
     }
 
     /// The bytes of a segment: header, the changes, trailer, gzip-compressed; an age file of them when `keys` seal
@@ -245,22 +251,15 @@ final class SegmentFile {
         let output: any ByteSink = if let encryptor { encryptor } else { sink }
         let gzip = try GzipWriter(sink: output)
         let signed = try SHA256Hasher()
-        func write(_ bytes: [UInt8]) throws {
-            try signed.update(bytes)
-            try gzip.write(bytes)
+        // The signature covers every line before its own.
+        var lines = LineWriter(blockSize: 1 << 16) { block in
+            try signed.update(block)
+            try gzip.write(block)
         }
-        try write(try JSONWriter.encode(header.json) + [0x0A])
-        var writer = JSONWriter(capacity: 1 << 16)
-        for change in changes {
-            try writer.value(.object(ArchiveFormat.record(change)))
-            try writer.newline()
-            if writer.bytes.count >= 1 << 16 {
-                try write(writer.bytes)
-                writer.removeAll(keepingCapacity: true)
-            }
-        }
-        try write(writer.bytes)
-        try write(try JSONWriter.encode(ArchiveCounts(changes: changes.count).trailerJSON) + [0x0A])
+        try lines.write(header.json)
+        for change in changes { try lines.write(.object(ChangeCodec.record(change))) }
+        try lines.write(ArchiveCounts(changes: changes.count).trailerJSON)
+        try lines.flush()
         if let signer {
             let signature = try signer.sign(digest: try signed.finalizeHex(), of: header)
             try gzip.write(try JSONWriter.encode(signature.json) + [0x0A])

@@ -43,13 +43,12 @@ struct SyncReplica {
         }
         let merged: MergeReport
         do {
-            merged = try store.merger.merge(accepted, source: ReceiptSource(kind: .sync, file: segment.relative, size: summary.size,
-                                                               sha256: summary.sha256),
-                               acceptFuture: round.acceptFuture)
+            let source = ReceiptSource(kind: .sync, file: segment.relative, size: summary.size, sha256: summary.sha256)
+            merged = try store.merger.merge(accepted, source: source, acceptFuture: round.acceptFuture)
         } catch let error as StoreError {
             // The Nth change given is on line N + firstLine - 1 when none was set aside.
             var line: Int?
-            if case .changeRefused(let position, _, _) = error, refused.isEmpty { line = position + firstLine - 1 }
+            if case .changeRefused(let position, _, _, _) = error, refused.isEmpty { line = position + firstLine - 1 }
             round.report.devices[segment.deviceIndex] = report
             round.noteDamaged(segment, line: line, reason: "\(error)")
             report = round.report.devices[segment.deviceIndex]

@@ -63,6 +63,17 @@ import Testing
         })
         #expect(noPassage.id == "NO.SUCH" && noPassage.file == nil)
 
+        // A change handed to merge whose note holds a NUL: its id and the field, as values.
+        let note = try store.createAnnotation(.note, at: AnchorRequest(passage: "d.1"), note: "notă")
+        var bad = try #require(try store.changes(after: nil).last)
+        bad.changeID = "refused-change"
+        bad.fields.note = "a\u{0}b"
+        let refused = try #require(failure { try store.merge([bad]) })
+        #expect(refused.category == .invalidArgument && refused.id == "refused-change"
+            && refused.field == "fields.note" && refused.file == nil)
+        #expect(refused.description == #"change 1 (refused-change): field "fields.note": contains a NUL character"#)
+        #expect(try store.annotation(id: note.id).note == "notă")
+
         // An archive whose second line is not JSON: the file and the line.
         let archive = directory.path("bad-line.jsonl.gz")
         try store.exportArchive(toFile: archive)

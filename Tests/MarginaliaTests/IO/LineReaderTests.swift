@@ -2,22 +2,22 @@ import Testing
 @testable import Marginalia
 import MarginaliaTestSupport
 
-@Suite struct ArchiveLineReaderTests {
+@Suite struct LineReaderTests {
     /// All lines of `bytes` read with small, odd-sized reads and a tiny starting buffer.
     static func lines(
         _ bytes: [UInt8],
         maxReadSize: Int = 3,
-        maxLineBytes: Int = ArchiveLineReader.defaultMaxLineBytes
-    ) throws -> (lines: [ArchiveLineReader.Line], missingFinalNewline: Bool) {
-        let reader = ArchiveLineReader(source: ByteArraySource(bytes, maxReadSize: maxReadSize),
-                                       maxLineBytes: maxLineBytes, bufferSize: 16)
-        var lines: [ArchiveLineReader.Line] = []
+        maxLineBytes: Int = LineReader.defaultMaxLineBytes
+    ) throws -> (lines: [LineReader.Line], missingFinalNewline: Bool) {
+        let reader = LineReader(source: ByteArraySource(bytes, maxReadSize: maxReadSize),
+                                maxLineBytes: maxLineBytes, bufferSize: 16)
+        var lines: [LineReader.Line] = []
         try reader.forEachLine { lines.append($0) }
         #expect(reader.lineNumber == lines.count)
         return (lines, reader.missingFinalNewline)
     }
 
-    static func text(_ line: ArchiveLineReader.Line) -> String {
+    static func text(_ line: LineReader.Line) -> String {
         String(decoding: line.bytes, as: UTF8.self)
     }
 
@@ -37,7 +37,7 @@ import MarginaliaTestSupport
             for maxReadSize in [1, 7, 4096, Int.random(in: 1...100_000, using: &generator)] {
                 let gzip = try GzipReader(source: ByteArraySource(archive, maxReadSize: maxReadSize),
                                           inputBufferSize: 100)
-                let reader = ArchiveLineReader(source: gzip, bufferSize: Int.random(in: 1...300, using: &generator))
+                let reader = LineReader(source: gzip, bufferSize: Int.random(in: 1...300, using: &generator))
                 var number = 0
                 while let line = try reader.next() {
                     number += 1
@@ -103,12 +103,12 @@ import MarginaliaTestSupport
         let archive = try GzipFixtures.compress(text)
         let gzip = try GzipReader(source: ByteArraySource(archive))
         let limit = 1 << 20
-        let reader = ArchiveLineReader(source: gzip, maxLineBytes: limit)
+        let reader = LineReader(source: gzip, maxLineBytes: limit)
         #expect(try reader.next()?.number == 1)
         #expect(try reader.next()?.number == 2)
         #expect(throws: GzipError.lineTooLong(line: 3, limit: limit)) { try reader.next() }
         // At most the cap plus one starting buffer was decompressed, not the 20 MiB line.
-        #expect(gzip.decompressedCount <= UInt64(limit + 1 + ArchiveLineReader.defaultBufferSize))
+        #expect(gzip.decompressedCount <= UInt64(limit + 1 + LineReader.defaultBufferSize))
         // The error is sticky.
         #expect(throws: GzipError.lineTooLong(line: 3, limit: limit)) { try reader.next() }
     }
@@ -117,7 +117,7 @@ import MarginaliaTestSupport
         var generator = SeededGenerator(seed: 7)
         let archive = try GzipFixtures.compress(GzipFixtures.jsonLines(500_000, using: &generator))
         let truncated = Array(archive.dropLast(4))
-        let reader = ArchiveLineReader(source: try GzipReader(source: ByteArraySource(truncated)))
+        let reader = LineReader(source: try GzipReader(source: ByteArraySource(truncated)))
         var count = 0
         #expect(throws: GzipError.truncated) {
             while try reader.next() != nil {
@@ -131,8 +131,8 @@ import MarginaliaTestSupport
     @Test func heldLinesStayValid() throws {
         // Lines longer than half the 16-byte buffer force it to be compacted and grown while earlier lines are held.
         let text = Array("first line\nsecond line\nthird and longest line\n".utf8)
-        let reader = ArchiveLineReader(source: ByteArraySource(text, maxReadSize: 5), bufferSize: 16)
-        var held: [ArchiveLineReader.Line] = []
+        let reader = LineReader(source: ByteArraySource(text, maxReadSize: 5), bufferSize: 16)
+        var held: [LineReader.Line] = []
         while let line = try reader.next() {
             held.append(line)
         }

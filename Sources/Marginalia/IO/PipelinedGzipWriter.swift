@@ -1,6 +1,6 @@
-/// Hands blocks of archive lines to a `GzipWriter` on a second thread, so that deflate runs while the caller
-/// reads the store and writes the next block: an export then takes about as long as deflate alone, not deflate
-/// plus SQLite plus JSON.
+/// Hands blocks of bytes (an export's lines) to a `GzipWriter` on a second thread, so that deflate runs while the
+/// caller reads the store and writes the next block: an export then takes about as long as deflate alone, not
+/// deflate plus SQLite plus JSON.
 ///
 /// At most two blocks wait (the queue's capacity), so memory stays bounded. The gzip writer and its sink are used by
 /// the worker thread only, until `finish()` or `stop()` returns.

@@ -4,7 +4,7 @@ import Testing
 import MarginaliaTestSupport
 
 /// Round trips, interoperability with the system gzip, and writer and file errors.
-/// The refusals are in GzipRefusalTests.swift, the line reader in ArchiveLineReaderTests.swift.
+/// The refusals are in GzipRefusalTests.swift, the line reader in LineReaderTests.swift.
 @Suite struct GzipTests {
     static let sizes = [0, 1, 2, 3, 100, 4095, 65_535, 65_536, 65_537, 262_143, 262_144, 262_145, 1_000_003,
                         (6 << 20) + 17]

@@ -7,21 +7,21 @@ import Darwin
 /// Splits a byte stream (usually a `GzipReader`) into lines, one at a time, with bounded memory.
 ///
 /// A line is the bytes up to, not including, a "\n". Nothing else is interpreted: a "\r" before the "\n" stays in
-/// the line for the JSON layer to reject. The archive format requires every line, the last included, to end with
-/// "\n"; a last line without one is still delivered, and `missingFinalNewline` becomes true so the caller can
-/// refuse the file as truncated.
+/// the line for the JSON layer to reject. A format that requires every line, the last included, to end with "\n"
+/// (an archive, a sync segment) still gets a last line without one: `Line.endsWithNewline` is false, and
+/// `missingFinalNewline` becomes true, so the caller can refuse the file as truncated.
 ///
 /// ```swift
-/// let lines = ArchiveLineReader(source: try GzipReader(source: try FileSource(path: path)))
+/// let lines = LineReader(source: try GzipReader(source: try FileSource(path: path)))
 /// while let line = try lines.next() {
 ///     try parse(line.bytes, lineNumber: line.number)
 /// }
-/// if lines.missingFinalNewline { throw ArchiveError.truncated }
+/// if lines.missingFinalNewline { throw Truncated() }
 /// ```
 ///
 /// Memory: one buffer, starting at `bufferSize` and growing only as far as `maxLineBytes + 1` bytes for one long
 /// line. A longer line is refused once `maxLineBytes + 1` of its bytes are buffered, without reading the rest.
-package final class ArchiveLineReader {
+package final class LineReader {
     /// One line of the stream.
     package struct Line: Sendable {
         /// The 1-based line number.
@@ -75,7 +75,7 @@ package final class ArchiveLineReader {
 
     /// Returns the next line, or nil at the end of the stream.
     ///
-    /// Reaching nil with a `GzipReader` source means the whole archive was verified, trailer included.
+    /// Reaching nil with a `GzipReader` source means the whole gzip member was verified, its trailer included.
     ///
     /// - Throws: `GzipError.lineTooLong` naming the line, or any error from the source. Errors are sticky: later
     ///   calls throw the same error again.
@@ -172,4 +172,4 @@ package final class ArchiveLineReader {
 }
 
 @available(*, unavailable)
-extension ArchiveLineReader: Sendable {}
+extension LineReader: Sendable {}

@@ -1,4 +1,4 @@
-/// Why a gzip archive could not be written or was refused when read.
+/// Why a gzip stream could not be written, or was refused when read.
 ///
 /// Reading refuses anything that is not exactly one complete, intact gzip member: each case names what the user
 /// handed over, so the message can tell them what went wrong.

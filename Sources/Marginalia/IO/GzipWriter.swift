@@ -24,7 +24,7 @@ package final class GzipWriter {
 
     /// Bytes accepted by `write` so far.
     package private(set) var uncompressedCount: UInt64 = 0
-    /// Compressed bytes handed to the sink so far; after `finish()`, the size of the archive.
+    /// Compressed bytes handed to the sink so far; after `finish()`, the size of the gzip file.
     package private(set) var compressedCount: UInt64 = 0
 
     private let sink: any ByteSink

@@ -8,7 +8,7 @@ internal import CZlib
 /// included), and output beyond `maxDecompressedBytes`. See `GzipError` for the cases.
 ///
 /// Memory is one fixed input buffer plus zlib's state (about 40 KiB); decompressed bytes go straight into the
-/// caller's buffer. The reader is itself a `ByteSource`, so `ArchiveLineReader` can sit on top of it.
+/// caller's buffer. The reader is itself a `ByteSource`, so `LineReader` can sit on top of it.
 ///
 /// ```swift
 /// let reader = try GzipReader(source: try FileSource(path: path))
@@ -133,7 +133,7 @@ package final class GzipReader: ByteSource {
         }
     }
 
-    /// Decompresses the rest of the member into an array; for small archives and tests.
+    /// Decompresses the rest of the member into an array; for small files and tests.
     ///
     /// - Throws: See `read(into:)`.
     package func readAll() throws -> [UInt8] {
