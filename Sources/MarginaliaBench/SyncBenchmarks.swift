@@ -133,6 +133,13 @@ extension SyncBenchmarks {
         let invited = try AnnotationStore.open(path: joiner, access: .create)
         try invited.join(try founder.invite())
         try invited.close()
+        // A second joiner, to catch up through an S3 bucket (moto's, on loopback) when the tools are here.
+        let remoteJoiner = workspace.run("joiner-remote.db")
+        workspace.remove(remoteJoiner)
+        try? FileManager.default.removeItem(atPath: "\(remoteJoiner).mirror-benchs3_bench")
+        let invitedToo = try AnnotationStore.open(path: remoteJoiner, access: .create)
+        try invitedToo.join(try founder.invite())
+        try invitedToo.close()
         try founder.close()
         workspace.remove(founderPath)
         let (syncSeconds, syncMiB) = try timed(["sync", folder], store: joiner) {
@@ -143,6 +150,8 @@ extension SyncBenchmarks {
                 throw BenchError("the late joiner applied \(report.changesApplied) changes")
             }
         }
+        try lateJoinerThroughS3(folder: folder, store: remoteJoiner, changes: changes / 4 * 4,
+                                folderSeconds: syncSeconds)
         let source = try AnnotationStore.open(path: joiner, access: .readWrite)
         _ = try source.exportArchive(toFile: archive)
         try source.close()
@@ -166,6 +175,52 @@ extension SyncBenchmarks {
         }
         for path in [joiner, archive, imported] { workspace.remove(path) }
         try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// The late joiner again, through moto's S3 server on loopback and rclone (`sync --remote`), against the
+    /// plain folder's round (`folderSeconds`); skipped, and said, without the binary, rclone or moto (the venv of
+    /// `$MARGINALIA_TEST_VENV`, else `/opt/marginalia-venv`).
+    private func lateJoinerThroughS3(folder: String, store: String, changes: Int, folderSeconds: Double) throws {
+        let venv = ProcessInfo.processInfo.environment["MARGINALIA_TEST_VENV"] ?? "/opt/marginalia-venv"
+        guard let cli = workspace.cli, Subprocess.available("rclone"),
+              FileManager.default.isExecutableFile(atPath: "\(venv)/bin/moto_server") else {
+            Log.say("  (no late joiner through S3: it needs the marginalia binary, rclone and moto's server)")
+            return
+        }
+        let port = 20_000 + Int(getpid() % 20_000)
+        let moto = Process()
+        moto.executableURL = URL(fileURLWithPath: "\(venv)/bin/moto_server")
+        moto.arguments = ["-H", "127.0.0.1", "-p", String(port)]
+        moto.standardOutput = FileHandle.nullDevice
+        moto.standardError = FileHandle.nullDevice
+        try moto.run()
+        defer {
+            kill(moto.processIdentifier, SIGKILL)
+            moto.waitUntilExit()
+        }
+        for name in ProcessInfo.processInfo.environment.keys where name.hasPrefix("AWS_") { unsetenv(name) }
+        for (name, value) in ["TYPE": "s3", "PROVIDER": "Other", "ENDPOINT": "http://127.0.0.1:\(port)",
+                              "REGION": "us-east-1", "ACCESS_KEY_ID": "bench", "SECRET_ACCESS_KEY": "bench"] {
+            setenv("RCLONE_CONFIG_BENCHS3_\(name)", value, 1)
+        }
+        var ready = false
+        for _ in 0..<100 where !ready {
+            ready = (try? Subprocess.run(["rclone", "mkdir", "benchs3:bench"])) != nil
+            if !ready { usleep(200_000) }
+        }
+        guard ready else { throw BenchError("moto's S3 server did not start on port \(port)") }
+        try Subprocess.run(["rclone", "copy", folder, "benchs3:bench"])
+        let run = try Subprocess.run([cli, "--store", store, "sync", "--remote", "benchs3:bench"], underTime: true)
+        let count = Report.grouped(Double(changes))
+        report.add(Measurement(
+            id: "sync.lateJoinerS3",
+            name: "a new store catching up through an S3 bucket on loopback (moto, rclone; \(count) changes)",
+            figure: Quantity(value: run.seconds, unit: "s"), seconds: run.seconds,
+            referenceName: "catching up from the same folder on disk",
+            reference: Quantity(value: folderSeconds, unit: "s"), referenceSeconds: folderSeconds,
+            target: .timeRatioAtMost(1.5)))
+        workspace.remove(store)
+        try? FileManager.default.removeItem(atPath: "\(store).mirror-benchs3_bench")
     }
 
     /// Admits `store` to the roster of `member` through `folder`: an invitation in process, the store's round (it

@@ -179,16 +179,7 @@ struct SyncFolder {
     /// Takes this store's lock on its own directory in the folder, waiting while another round of the same store
     /// (this process or another) holds it: one round at a time writes there. Released when the lock is.
     func lock(directoryOf device: String) throws -> FolderLock {
-        let path = directory(of: device)
-        let descriptor = try SystemIO.open(path, flags: O_RDONLY | O_NOFOLLOW | O_DIRECTORY)
-        while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                let error = IOError.posix("flock", path: path)
-                try? SystemIO.close(descriptor, path: path)
-                throw error
-            }
-        }
-        return FolderLock(descriptor: descriptor, path: path)
+        try FolderLock(directory: directory(of: device), flags: O_NOFOLLOW)
     }
 
     /// Replaces the file at `path` whole (a status file this store alone writes), through a temporary file.
@@ -243,7 +234,17 @@ final class FolderLock {
     private let descriptor: Int32
     private let path: String
 
-    init(descriptor: Int32, path: String) {
+    /// Takes the lock on the directory at `path` (opened with `flags` besides `O_RDONLY | O_DIRECTORY`), waiting
+    /// while another holds it.
+    init(directory path: String, flags: Int32 = 0) throws {
+        let descriptor = try SystemIO.open(path, flags: O_RDONLY | O_DIRECTORY | flags)
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                let error = IOError.posix("flock", path: path)
+                try? SystemIO.close(descriptor, path: path)
+                throw error
+            }
+        }
         self.descriptor = descriptor
         self.path = path
     }

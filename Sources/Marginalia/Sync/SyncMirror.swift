@@ -26,15 +26,7 @@ struct SyncMirror {
 
     /// Takes the lock on the mirror, waiting while another remote round of any store holds it.
     func lock() throws -> FolderLock {
-        let descriptor = try SystemIO.open(root, flags: O_RDONLY | O_DIRECTORY)
-        while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                let error = IOError.posix("flock", path: root)
-                try? SystemIO.close(descriptor, path: root)
-                throw error
-            }
-        }
-        return FolderLock(descriptor: descriptor, path: root)
+        try FolderLock(directory: root)
     }
 
     // MARK: - What is not sent yet

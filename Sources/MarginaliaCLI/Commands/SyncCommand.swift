@@ -71,7 +71,8 @@ enum SyncCommand {
                       .init(name: "low-level-retries", value: "N",
                             help: "rclone's retries of each failed request (default 10).")],
             examples: ["mkdir -p ~/Sync/marginalia && marginalia sync ~/Sync/marginalia",
-                       "marginalia --json sync ~/Sync/marginalia"]),
+                       "marginalia --json sync ~/Sync/marginalia",
+                       "RCLONE_CONFIG_NOTES_TYPE=local marginalia sync --remote notes:$HOME/remote-folder"]),
         run: { context in
             let remote = context.arguments.value("remote")
             guard (remote == nil) != context.arguments.positionals.isEmpty else {

@@ -90,6 +90,16 @@ final class DirectoryTransfer: SyncTransfer {
         _ = try round(store, transfer, setup)
     }
 
+    /// A laptop whose first round founded the roster in the storage, and a phone it admitted there.
+    static func pair(_ setup: Setup, _ transfer: DirectoryTransfer) throws
+        -> (laptop: AnnotationStore, phone: AnnotationStore) {
+        let laptop = try setup.store("laptop")
+        let phone = try setup.store("phone")
+        _ = try round(laptop, transfer, setup)
+        try admit(phone, by: laptop, transfer, setup)
+        return (laptop, phone)
+    }
+
     @Test func threeStoresConvergeThroughStorageTheyReachOnlyByTransfers() throws {
         let setup = try Setup()
         let transfer = try DirectoryTransfer(storage: setup.directory.path("bucket"))
@@ -113,10 +123,7 @@ final class DirectoryTransfer: SyncTransfer {
     @Test func anIdleRoundCopiesAndSendsNothing() throws {
         let setup = try Setup()
         let transfer = try DirectoryTransfer(storage: setup.directory.path("bucket"))
-        let laptop = try setup.store("laptop")
-        let phone = try setup.store("phone")
-        _ = try Self.round(laptop, transfer, setup)
-        try Self.admit(phone, by: laptop, transfer, setup)
+        let (laptop, phone) = try Self.pair(setup, transfer)
         _ = try setup.note(laptop, "una")
         for _ in 0..<2 { for store in [laptop, phone] { _ = try Self.round(store, transfer, setup) } }
         let (pulled, pushes) = (transfer.pulled, transfer.pushes.count)
@@ -130,10 +137,7 @@ final class DirectoryTransfer: SyncTransfer {
     @Test func aPushThatFailsIsSentFirstAtTheNextRoundAndNothingIsLost() throws {
         let setup = try Setup()
         let transfer = try DirectoryTransfer(storage: setup.directory.path("bucket"))
-        let laptop = try setup.store("laptop")
-        let phone = try setup.store("phone")
-        _ = try Self.round(laptop, transfer, setup)
-        try Self.admit(phone, by: laptop, transfer, setup)
+        let (laptop, phone) = try Self.pair(setup, transfer)
         _ = try setup.note(laptop, "scrisă offline")
         transfer.failPush = true
         #expect(throws: DirectoryTransfer.Offline.self) { try Self.round(laptop, transfer, setup) }
