@@ -154,6 +154,26 @@ final class DirectoryTransfer: SyncTransfer {
         #expect(try phone.annotations().map(\.note) == ["scrisă offline"])
     }
 
+    @Test func aSegmentDamagedInTheStorageIsWrittenAgainAndRemovedThereThoughWholeInTheWritersMirror() throws {
+        let setup = try Setup()
+        let transfer = try DirectoryTransfer(storage: setup.directory.path("bucket"))
+        let (laptop, phone) = try Self.pair(setup, transfer)
+        _ = try setup.note(laptop, "una")
+        let written = try #require(try Self.round(laptop, transfer, setup).written)
+        let stored = "\(transfer.storage)/\(written.path)"
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: stored))
+        bytes[bytes.count / 2] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: stored))
+        let reading = try Self.round(phone, transfer, setup)
+        #expect(reading.damaged.map(\.path) == [written.path])
+        let healing = try Self.round(laptop, transfer, setup)
+        #expect(healing.republished == [written.path])
+        #expect(!FileManager.default.fileExists(atPath: stored))
+        let healed = try Self.round(phone, transfer, setup)
+        #expect(healed.damaged.isEmpty)
+        #expect(try phone.annotations().map(\.note) == ["una"])
+    }
+
     @Test func aPullThatFailsChangesNothing() throws {
         struct Unreachable: SyncTransfer {
             struct Down: Error {}
