@@ -31,6 +31,20 @@ import Testing
         #expect(tooShortID.status == 1 && tooShortID.stderr.contains("too short for an annotation id"))
     }
 
+    @Test func aDeviceIsFoundByItsNameWhereverAnIdIsTaken() throws {
+        let workspace = try CLIWorkspace()
+        let device = try workspace.ok(["init"])
+        try workspace.ok(["device", "name", "ab"])
+        let id = try workspace.ok(["highlight", "mai-am-un-singur-dor.1"])
+        // A name shorter than an id prefix may be, as `devices` lists it.
+        #expect(try workspace.ok(["devices"]).contains("ab"))
+        let byName = try #require(try workspace.run(["log", "--device", "ab", "--json"]).json() as? [[String: Any]])
+        #expect(byName.compactMap { $0["entityId"] as? String }.contains(id))
+        #expect(byName.allSatisfy { $0["device"] as? String == device })
+        let unknown = try workspace.run(["log", "--device", "laptop"])
+        #expect(unknown.status == 1 && unknown.stderr.contains("no device laptop in this store"))
+    }
+
     @Test func listByTagIgnoresCaseAndDiacriticsAndShowsTheTagAsWritten() throws {
         let workspace = try CLIWorkspace()
         let cedilla = try workspace.ok(["highlight", "mai-am-un-singur-dor.1", "--tag", "ţară"])

@@ -17,13 +17,14 @@ struct ShortIDs {
     /// This store's own device id, which names a device before the store has made any change.
     let ownDevice: String
 
-    /// The full id of the `kind` that `text` names: the id itself, or a unique prefix of at least
-    /// `IDPrefix.minimumLength` characters, compared ignoring ASCII case.
+    /// The full id of the `kind` that `text` names: the id itself, a device's name (for a device), or a unique
+    /// prefix of at least `IDPrefix.minimumLength` characters, compared ignoring ASCII case.
     ///
     /// - Throws: `StoreError.idPrefixTooShort`, `.ambiguousID` (naming the matches), `.annotationNotFound` or
     ///   `.idNotFound`.
     func resolve(_ text: String, kind: IDKind) throws -> String {
         if try isID(text, kind: kind) { return text }
+        if kind == .device, let named = try device(named: text) { return named }
         guard text.count >= IDPrefix.minimumLength else {
             throw StoreError.idPrefixTooShort(prefix: text, kind: kind, minimum: IDPrefix.minimumLength)
         }
@@ -40,6 +41,16 @@ struct ShortIDs {
             throw StoreError.ambiguousID(prefix: text, kind: kind,
                                          matches: Array(matches.prefix(IDPrefix.listedMatches)), count: total)
         }
+    }
+
+    /// The device whose name (`device name`, a change of the log) is `name`; nil when none has it.
+    /// - Throws: `StoreError.ambiguousID` when several devices have it.
+    private func device(named name: String) throws -> String? {
+        let named = try db.fetchAll(sql: "SELECT id FROM devices WHERE name = ? ORDER BY id", arguments: [name]) {
+            try $0.string(0)
+        }
+        guard named.count > 1 else { return named.first }
+        throw StoreError.ambiguousID(prefix: name, kind: .device, matches: named, count: named.count)
     }
 
     /// Whether `text` is exactly an id of `kind` (an index lookup for annotations and changes).

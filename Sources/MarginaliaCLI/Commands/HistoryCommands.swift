@@ -46,8 +46,8 @@ enum HistoryCommands {
                 .init(name: "since", value: "TIME", help: "Changes at or after TIME."),
                 .init(name: "until", value: "TIME", help: "Changes before TIME."),
                 .init(name: "device", value: "D",
-                      help: "Changes made by device D: its id, the short id shown, or any unique prefix of it "
-                          + "(at least 4 characters)."),
+                      help: "Changes made by device D: its name ('device name'), its id, the short id shown, or "
+                          + "any unique prefix of it (at least 4 characters)."),
                 .init(name: "limit", value: "N", help: "Only the N most recent changes."),
             ],
             examples: ["marginalia log --since 2026-11-01 --limit 20", "marginalia log --json"]),
