@@ -47,6 +47,17 @@ let hasAge = FileManager.default.isExecutableFile(atPath: "/usr/bin/age")
         let decrypted = workspace.path("plain.jsonl.gz")
         #expect(try Self.shell(workspace, "age -d -i '\(key)' -o '\(decrypted)' '\(backup)'").status == 0)
         #expect(try workspace.run(["verify", decrypted]).status == 0)
+        // A nightly job: the same command again replaces its own earlier encrypted backup, with the new note.
+        try workspace.ok(["note", "mai-am-un-singur-dor.2", "a later thought"])
+        let again = try workspace.run(["backup", backup, "--recipient", recipient])
+        #expect(again.status == 0, "\(again.stderr)")
+        let later = try Self.shell(workspace, "age -d -i '\(key)' '\(backup)' | zcat")
+        #expect(later.stdout.contains("a later thought"))
+        // A plain file is still never replaced by a backup.
+        let notes = workspace.path("notes.txt")
+        try Data("mine\n".utf8).write(to: URL(fileURLWithPath: notes))
+        let refused = try workspace.run(["backup", notes, "--recipient", recipient])
+        #expect(refused.status == 1 && refused.stderr.contains("will not write over"), "\(refused.stderr)")
     }
 
     @Test(.enabled(if: hasAge))

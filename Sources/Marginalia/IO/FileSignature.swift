@@ -15,6 +15,8 @@ enum FileSignature: Equatable {
     case sqliteWAL
     /// A ZIP archive.
     case zip
+    /// An age-encrypted file (an encrypted backup): "age-encryption.org/v1" and a line feed.
+    case age
     /// Uncompressed JSON (an object or array, after an optional byte order mark and white space).
     case json
     /// Anything else.
@@ -41,6 +43,9 @@ enum FileSignature: Equatable {
         if head.count >= 4 && head[0] == 0x37 && head[1] == 0x7f && head[2] == 0x06 && (head[3] & 0xfe) == 0x82 {
             return .sqliteWAL
         }
+        // "The first line of the header is age-encryption.org/ followed by an arbitrary version string"
+        // (the age specification, "Header"); version 1 is what age and Marginalia write.
+        if head.starts(with: Array("age-encryption.org/v1\n".utf8)) { return .age }
         // Local file header, empty archive (end of central directory), and spanned archive signatures.
         let zipSignatures: [[UInt8]] = [[0x50, 0x4b, 3, 4], [0x50, 0x4b, 5, 6], [0x50, 0x4b, 7, 8]]
         if zipSignatures.contains(where: { head.starts(with: $0) }) { return .zip }

@@ -255,7 +255,7 @@ package final class GzipReader: ByteSource {
         case .sqlite: return .sqliteDatabase
         case .zip: return .zipArchive
         case .json: return .uncompressedJSON
-        case .sqliteWAL, .other: return .notGzip
+        case .sqliteWAL, .age, .other: return .notGzip
         }
     }
 

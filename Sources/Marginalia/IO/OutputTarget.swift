@@ -12,13 +12,15 @@ import Darwin
 /// rename replaces: a link stays a link and is written through. Refused whatever is asked: a Marginalia store, a
 /// content database (unless `replaceContent` and `force`) or any other SQLite database or log, the protected
 /// store's own `-wal`, `-shm`, `-journal` and dated `.bak` files (by any path), a directory, a FIFO, a device and a
-/// socket. An existing plain file is replaced only with `force`, an earlier archive also with `replaceArchive`.
+/// socket. An existing plain file is replaced only with `force`, an earlier archive (plain or age-encrypted) also
+/// with `replaceArchive`.
 package struct OutputTarget: Equatable, Sendable {
     /// What may be replaced besides a new file.
     package struct Policy: Equatable, Sendable {
         /// Replace an existing plain file (`--force`).
         package var force = false
-        /// Replace an existing gzip archive without `force` (a backup replaces an earlier backup).
+        /// Replace an existing gzip archive, or an age-encrypted one, without `force` (a backup replaces an earlier
+        /// backup, encrypted or not).
         package var replaceArchive = false
         /// Replace a content database, with `force` (rebuilding content).
         package var replaceContent = false
@@ -87,7 +89,7 @@ package struct OutputTarget: Equatable, Sendable {
             guard policy.force else { throw refuse("a Marginalia content database", .forceRebuild) }
         } else if let database = signature.databaseDescription {
             throw refuse(database, .anotherFile)
-        } else if !(signature == .gzip && policy.replaceArchive) && !policy.force {
+        } else if !([.gzip, .age].contains(signature) && policy.replaceArchive) && !policy.force {
             throw refuse("an existing file", .force)
         }
         return OutputTarget(requested: requested, path: path, exists: true,

@@ -142,7 +142,8 @@ enum ArchiveCommands {
                 Writes the archive beside FILE, flushes it to disk, reads it back and checks it completely (every \
                 record, the trailer, and the state rebuilt from its changes against the live store), then renames it \
                 over FILE. An existing FILE is replaced only by a verified backup, and only when it is an archive \
-                (an earlier backup); a store, its own files, a directory, FIFO or device never.
+                (an earlier backup, plain or encrypted: a nightly job can write the same FILE each night); a \
+                store, its own files, any other file, a directory, FIFO or device never.
                 """,
             arguments: [.init(name: "FILE", help: "The backup archive (.jsonl.gz; .jsonl.gz.age when encrypted).")],
             options: Keys.encryptOptions,
