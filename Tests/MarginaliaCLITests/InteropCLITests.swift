@@ -97,8 +97,15 @@ enum InteropFiles {
         #expect(unknown.stderr.contains("--format is archive, kindle, koreader, readwise, w3c, csv, calibre, not 'kobo'"))
         let text = workspace.path("notes.txt")
         try Data("just some notes\n".utf8).write(to: URL(fileURLWithPath: text))
-        // Not another tool's format: read as an archive, which it is not either.
-        #expect(try workspace.run(["import", text]).status == 65)
+        // Not another tool's format, nor an archive: the formats import reads are named; Markdown is export-only.
+        let notes = workspace.path("notes.md")
+        try Data("# My notes\n\nhello\n".utf8).write(to: URL(fileURLWithPath: notes))
+        for file in [text, notes] {
+            let refusedFile = try workspace.run(["import", file])
+            #expect(refusedFile.status == 65)
+            #expect(refusedFile.stderr.contains("\(file): not a file import reads"), "\(refusedFile.stderr)")
+            #expect(refusedFile.stderr.contains("kindle") && refusedFile.stderr.contains("Markdown is written by"))
+        }
         #expect(try workspace.bytes(workspace.store) == before)
     }
 

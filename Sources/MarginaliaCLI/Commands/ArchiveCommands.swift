@@ -85,6 +85,7 @@ enum ArchiveCommands {
                        "marginalia import samples/my-clippings.txt --dry-run"]),
         run: { context in
             if try InteropCommands.runImport(context) { return }
+            try refuseUnknownFormat(context.arguments.positionals[0], format: context.arguments.value("format"))
             let dryRun = context.arguments.flag("dry-run")
             let acceptFuture = context.arguments.flag("accept-future")
             let path = try StandardInput.archivePath(context.arguments.positionals[0])
@@ -134,6 +135,24 @@ enum ArchiveCommands {
             }
             if dryRun { context.console.err("Dry run: nothing was written") }
         })
+
+    /// Refuses a file that is none of the formats `import` reads (Markdown, plain text), naming them, before it
+    /// reaches the archive reader, which could say only "not a gzip file". What the archive reader tells apart
+    /// itself (a store, a zip file, uncompressed JSON, an empty file) and standard input are left to it.
+    static func refuseUnknownFormat(_ path: String, format: String?) throws {
+        guard format == nil, path != "-", let head = try? InteropCommands.readInput(path, limit: 64),
+              let first = head.first else { return }
+        let text = head.starts(with: [0xEF, 0xBB, 0xBF]) ? head.dropFirst(3) : head[...]
+        let significant = text.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        let known = (head.count >= 2 && first == 0x1F && head[1] == 0x8B)
+            || head.starts(with: Array("age-encryption.org/".utf8)) || head.starts(with: Array("SQLite format 3".utf8))
+            || head.starts(with: [0x50, 0x4B]) || significant == UInt8(ascii: "{") || significant == UInt8(ascii: "[")
+        guard !known else { return }
+        throw InputError("\(path): not a file import reads: it is neither a Marginalia archive (.jsonl.gz, or its "
+            + "age-encrypted .jsonl.gz.age) nor a file of kindle (My Clippings.txt), koreader, readwise, w3c, "
+            + "calibre or csv, told from its content (or name one with --format); Markdown is written by "
+            + "'export --format markdown', never read back")
+    }
 
     static let backup = Command(
         spec: CommandSpec(
