@@ -21,7 +21,8 @@ struct Console {
         _ = Self.writeAll(Array((Self.shown(text) + "\n").utf8), to: STDERR_FILENO)
     }
 
-    /// `text` with every control character but the line feed and the tab written out as `\u{…}`: a note, a
+    /// `text` with every control character but the line feed and the tab, and every bidirectional override or
+    /// isolate, written out as `\u{…}`: a note, a
     /// title or a file name that came from another machine cannot move the cursor, recolour or retitle the
     /// terminal, or hide what is printed after it (ESC, BEL, CR, the C1 controls, DEL). JSON output has none
     /// left to escape: the JSON writer escapes them.
@@ -56,6 +57,14 @@ struct Console {
 
     private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 && scalar != "\n" && scalar != "\t" || (0x7F...0x9F).contains(scalar.value)
+            || isBidiControl(scalar)
+    }
+
+    /// The bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069): printed as they are,
+    /// they reorder what the terminal shows after them, so that a note can make a line read otherwise than it is
+    /// ("Trojan Source", CVE-2021-42574). The marks (U+200E, U+200F) reorder nothing beyond themselves and stay.
+    static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
+        (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
     }
 
     /// Writes text to stderr as it is, without a line feed (a progress line redrawn in place).

@@ -35,7 +35,23 @@ enum Output {
 
     /// Prints a JSON value on one line.
     static func print(_ value: JSONValue, to console: Console) throws {
-        console.out(try JSONWriter.encodeString(value))
+        console.out(jsonText(try JSONWriter.encodeString(value)))
+    }
+
+    /// JSON text with each bidirectional override or isolate written as a JSON escape (`\u202e`): the same value
+    /// to a JSON reader, and nothing that reorders a terminal's line (`Console.shown` would otherwise write it
+    /// out in a form JSON does not read). They can stand only inside strings.
+    static func jsonText(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: Console.isBidiControl) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if Console.isBidiControl(scalar) {
+                out.append(contentsOf: "\\u\(String(scalar.value, radix: 16))".unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
     }
 
     // MARK: - Text

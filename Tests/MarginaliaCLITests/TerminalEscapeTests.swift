@@ -21,4 +21,23 @@ import Testing
         let listed = try #require(try json.json() as? [[String: Any]])
         #expect(listed.first?["note"] as? String == hostile)
     }
+
+    @Test func bidiOverridesAndIsolatesAreShownEscapedNeverApplied() throws {
+        let workspace = try CLIWorkspace()
+        // U+202E turns what follows around on a terminal: "gnp.exe" would read "exe.png".
+        let hostile = "poza\u{202E}gnp.exe și \u{2067}izolat\u{2069}, cu un semn \u{200F} lăsat"
+        let id = try workspace.ok(["note", "mai-am-un-singur-dor.1", hostile])
+        for command in [["list"], ["show", id], ["history", id], ["log"], ["search", "--notes", "poza"]] {
+            let result = try workspace.run(command)
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            #expect(!result.stdout.unicodeScalars.contains { Self.bidiControls.contains($0.value) },
+                    "\(command) printed a raw bidi control")
+            #expect(result.stdout.contains("poza\\u{202E}gnp.exe și \\u{2067}izolat\\u{2069}"),
+                    "\(command): \(result.stdout)")
+        }
+        let listed = try #require(try workspace.run(["list", "--json"]).json() as? [[String: Any]])
+        #expect(listed.first?["note"] as? String == hostile)
+    }
+
+    static let bidiControls = Set<UInt32>(Array(0x202A...0x202E) + Array(0x2066...0x2069))
 }
