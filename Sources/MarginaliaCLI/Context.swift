@@ -24,6 +24,18 @@ final class Context {
         self.environment = environment
     }
 
+    /// How a command's store connections behave: a lock another process holds is waited for
+    /// `busySeconds`, then the command says the store is busy (a person at a terminal is not kept waiting half a
+    /// minute).
+    static let configuration: AnnotationStore.Configuration = {
+        var configuration = AnnotationStore.Configuration()
+        configuration.busyTimeout = .seconds(busySeconds)
+        return configuration
+    }()
+
+    /// How long a command waits for a store another process holds.
+    static let busySeconds = 5
+
     /// Whether `--json` was given.
     var json: Bool { arguments.flag("json") }
 
@@ -95,7 +107,7 @@ final class Context {
             createdStore = storePath
             Interruption.removeOnInterrupt(storePath)
         }
-        let store = try AnnotationStore.open(path: storePath, access: access)
+        let store = try AnnotationStore.open(path: storePath, access: access, configuration: Self.configuration)
         reportUpgrade(of: store)
         openedStores.append(store)
         try attach(use, to: store, remind: remind)
@@ -147,7 +159,7 @@ final class Context {
     func openStoreIfPresent(content use: ContentUse) throws -> AnnotationStore {
         removeStaleFiles()
         let store = storeExists
-            ? try AnnotationStore.open(path: storePath, access: .readOnly)
+            ? try AnnotationStore.open(path: storePath, access: .readOnly, configuration: Self.configuration)
             : try AnnotationStore.open(path: ":memory:", access: .create)
         reportUpgrade(of: store)
         try attach(use, to: store)

@@ -127,13 +127,12 @@ enum Tool {
             console.err("Usage: \(shown.usage)")
             console.err("See 'marginalia \(shown.name.isEmpty ? "" : shown.name + " ")--help'.")
             return 64
-        } catch let error as SQLiteError where error.isBusy && context != nil {
+        } catch let error as MarginaliaError where error.category == .busy && context != nil {
             Interruption.waitIfInterrupted()
-            // Every connection waits SQLiteDatabase.busyTimeoutMilliseconds for another one's lock first.
-            console.err("Error: the store is busy: another process has held it for "
-                + "\(SQLiteDatabase.busyTimeoutMilliseconds / 1000) s (\(context?.storePath ?? "")); nothing was "
-                + "changed — try again when it is done")
-            return exitStatus(for: error)
+            // Every connection of a command waits Context.busySeconds for another one's lock first.
+            console.err("Error: the store \(context?.storePath ?? "") is busy: another process (an import, a sync, "
+                + "an app) has held it for \(Context.busySeconds) s; nothing was changed — try again when it is done")
+            return 75
         } catch {
             Interruption.waitIfInterrupted()
             if let readOnly = readOnlyMessage(for: error, store: context?.storePath) {

@@ -1,5 +1,6 @@
 import Foundation
 import Marginalia
+import MarginaliaTestSupport
 import Testing
 
 /// Several processes on one store at once (reliability plan A.6): writers adding notes in a loop, an import,
@@ -19,6 +20,37 @@ import Testing
     final class Shared: @unchecked Sendable {
         let workspace: CLIWorkspace
         init(_ workspace: CLIWorkspace) { self.workspace = workspace }
+    }
+
+    @Test func aStoreAnotherProcessHoldsIsNamedBusyWithinSecondsAndNothingChanges() throws {
+        let workspace = try CLIWorkspace()
+        try workspace.ok(["note", "mai-am-un-singur-dor.1", "una"])
+        let before = try workspace.ok(["log", "--json"])
+        // Another process takes the store's write lock and keeps it (Python's sqlite3, not this tool).
+        let locked = workspace.path("locked")
+        let holder = try ChildProcess("/usr/bin/python3", ["-c", """
+            import sqlite3, sys, time
+            connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+            connection.execute("BEGIN IMMEDIATE")
+            open(sys.argv[2], "w").close()
+            time.sleep(60)
+            """, workspace.store, locked]).start()
+        defer {
+            holder.send(SIGKILL)
+            _ = holder.wait()
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: locked) && Date() < deadline { usleep(20_000) }
+        let started = Date()
+        let busy = try workspace.run(["note", "mai-am-un-singur-dor.2", "două"])
+        let waited = Date().timeIntervalSince(started)
+        #expect(busy.status == 75, "\(busy.stderr)")
+        #expect(busy.stderr.contains("the store \(workspace.store) is busy: another process"), "\(busy.stderr)")
+        #expect(!busy.stderr.contains("SQLite error"))
+        #expect(waited < 20, "waited \(waited) s")
+        holder.send(SIGKILL)
+        _ = holder.wait()
+        #expect(try workspace.ok(["log", "--json"]) == before)
     }
 
     @Test func writersAnImportExportsAndAVerifyAtOnceLoseNothing() throws {
