@@ -48,8 +48,10 @@ enum BundledContent {
     }
 
     /// The content database of bundled edition `edition`, built from its source into `cacheDirectory` the first
-    /// time (named by a hash of the source, so an updated source is built anew).
-    static func databasePath(edition: Int, cacheDirectory: String) throws -> String {
+    /// time (named by a hash of the source, so an updated source is built anew); `tell` is told when it is built,
+    /// which takes seconds.
+    static func databasePath(edition: Int, cacheDirectory: String, tell: (String) -> Void = { _ in }) throws
+        -> String {
         let source = try sourcePath(edition: edition)
         guard let bytes = FileManager.default.contents(atPath: source) else {
             throw ToolError("cannot read the bundled sample \(source)")
@@ -69,6 +71,8 @@ enum BundledContent {
             guard errno == EINTR else { throw ToolError("cannot lock \(lockPath): \(String(cString: strerror(errno)))") }
         }
         if !FileManager.default.fileExists(atPath: path) {
+            tell("Building the bundled sample content (edition \(edition)) for its first use, into "
+                + "\(cacheDirectory); this takes a few seconds, once.")
             try ContentBuilder.build(try ContentSource(bytes: Array(bytes), path: source), output: path,
                                      lemmas: try lemmaTable(language: "ro"))
         }

@@ -82,7 +82,7 @@ final class Context {
                 throw ToolError("this store was last reconciled with edition \(recorded.edition), whose path was not "
                     + "recorded; give it with --content")
             }
-            return (try BundledContent.databasePath(edition: edition, cacheDirectory: cache), true)
+            return (try BundledContent.databasePath(edition: edition, cacheDirectory: cache, tell: console.err), true)
         }
         let anchored = try store.anchoredEditions()
         if let foreign = anchored.first(where: { BundledContent.number(ofEdition: $0) == nil }) {
@@ -90,7 +90,7 @@ final class Context {
                 + "give that content with --content (or $MARGINALIA_CONTENT)")
         }
         let edition = anchored.compactMap(BundledContent.number(ofEdition:)).max() ?? 1
-        return (try BundledContent.databasePath(edition: edition, cacheDirectory: cache), true)
+        return (try BundledContent.databasePath(edition: edition, cacheDirectory: cache, tell: console.err), true)
     }
 
     /// Whether the attached content is the bundled sample (found again by its edition, so its path is not

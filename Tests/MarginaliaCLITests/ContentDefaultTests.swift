@@ -14,6 +14,17 @@ import Testing
         return (workspace, edition2)
     }
 
+    @Test func theFirstUseOfTheBundledSampleSaysItIsBuildingTheContent() throws {
+        let workspace = try CLIWorkspace(sample: nil)
+        let bundled = ["MARGINALIA_CONTENT": "", "MARGINALIA_SAMPLES": CLIWorkspace.samples.path]
+        let first = try workspace.run(["highlight", "luceafarul.1"], environment: bundled)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr.contains("Building the bundled sample content (edition 1) for its first use"),
+                "\(first.stderr)")
+        let second = try workspace.run(["list"], environment: bundled)
+        #expect(second.status == 0 && !second.stderr.contains("Building"), "\(second.stderr)")
+    }
+
     @Test func withoutContentTheEditionLastReconciledWithIsUsed() throws {
         let (workspace, edition2) = try reconciledOnEdition2()
         let noContent = ["MARGINALIA_CONTENT": ""]
