@@ -25,16 +25,20 @@ final class Context {
     }
 
     /// How a command's store connections behave: a lock another process holds is waited for
-    /// `busySeconds`, then the command says the store is busy (a person at a terminal is not kept waiting half a
-    /// minute).
+    /// `busySeconds`, then the command says the store is busy.
     static let configuration: AnnotationStore.Configuration = {
         var configuration = AnnotationStore.Configuration()
         configuration.busyTimeout = .seconds(busySeconds)
         return configuration
     }()
 
-    /// How long a command waits for a store another process holds.
-    static let busySeconds = 5
+    /// How long a command waits for a store another process holds: `$MARGINALIA_BUSY_TIMEOUT` seconds (a script
+    /// that would rather fail fast), else 30, the time a long import or re-anchoring may hold it.
+    static let busySeconds: Int = {
+        guard let text = ProcessInfo.processInfo.environment["MARGINALIA_BUSY_TIMEOUT"], let seconds = Int(text),
+              seconds >= 0, seconds <= 3600 else { return 30 }
+        return seconds
+    }()
 
     /// Whether `--json` was given.
     var json: Bool { arguments.flag("json") }

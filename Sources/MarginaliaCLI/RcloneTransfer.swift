@@ -77,8 +77,10 @@ final class RcloneTransfer: SyncTransfer {
                                                 attributes: [.posixPermissions: 0o700])
         let before = Self.listing(devices)
         do {
-            try run(["sync", remotePath("devices"), devices, "--checksum", "--exclude", "/\(device)/**",
-                     "--exclude", ".*", "--exclude", ".*/**"], step: "pull the other devices' files")
+            // No file larger than a round reads (1 GiB): one planted there would only fill the mirror's disk.
+            try run(["sync", remotePath("devices"), devices, "--checksum", "--max-size", "1G",
+                     "--exclude", "/\(device)/**", "--exclude", ".*", "--exclude", ".*/**"],
+                    step: "pull the other devices' files")
             try run(["copy", remotePath("devices/\(device)"), "\(devices)/\(device)", "--ignore-existing",
                      "--exclude", ".*"], step: "pull this device's own files")
         } catch let error as RemoteError where error.kind == .notFound {

@@ -22,7 +22,7 @@ import Testing
         init(_ workspace: CLIWorkspace) { self.workspace = workspace }
     }
 
-    @Test func aStoreAnotherProcessHoldsIsNamedBusyWithinSecondsAndNothingChanges() throws {
+    @Test func aStoreAnotherProcessHoldsIsNamedBusyAfterItsTimeoutAndNothingChanges() throws {
         let workspace = try CLIWorkspace()
         try workspace.ok(["note", "mai-am-un-singur-dor.1", "una"])
         let before = try workspace.ok(["log", "--json"])
@@ -42,10 +42,12 @@ import Testing
         let deadline = Date().addingTimeInterval(30)
         while !FileManager.default.fileExists(atPath: locked) && Date() < deadline { usleep(20_000) }
         let started = Date()
-        let busy = try workspace.run(["note", "mai-am-un-singur-dor.2", "două"])
+        let busy = try workspace.run(["note", "mai-am-un-singur-dor.2", "două"],
+                                     environment: ["MARGINALIA_BUSY_TIMEOUT": "2"])
         let waited = Date().timeIntervalSince(started)
         #expect(busy.status == 75, "\(busy.stderr)")
         #expect(busy.stderr.contains("the store \(workspace.store) is busy: another process"), "\(busy.stderr)")
+        #expect(busy.stderr.contains("has held it for 2 s"), "\(busy.stderr)")
         #expect(!busy.stderr.contains("SQLite error"))
         #expect(waited < 20, "waited \(waited) s")
         holder.send(SIGKILL)

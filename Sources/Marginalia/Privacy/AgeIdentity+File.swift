@@ -12,9 +12,13 @@ extension AgeIdentity {
     ///   `AgeError.noIdentitiesInFile`.
     package static func parseFile(_ text: String, file: String) throws -> [AgeIdentity] {
         var identities: [AgeIdentity] = []
-        // Lines end with "\n"; a "\r" before it (a file edited on Windows) is whitespace like any other.
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Lines end with "\n", split by code point: "\r\n" (a file edited on Windows) is one Character, which a
+        // split by Character would never cut; the "\r" left is whitespace like any other. A byte order mark
+        // before the first line is dropped, as age does.
+        var scalars = text.unicodeScalars[...]
+        if scalars.first == "\u{FEFF}" { scalars = scalars.dropFirst() }
+        for (index, rawLine) in scalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = String(String.UnicodeScalarView(rawLine)).trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty || line.hasPrefix("#") { continue }
             do {
                 identities.append(try AgeIdentity(text: line))

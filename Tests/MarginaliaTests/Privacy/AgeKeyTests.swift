@@ -85,6 +85,9 @@ import Testing
         #expect(identities.map(\.encoded) == [Self.secretKey])
         let two = Self.keygenFile + "\r\n# another\n" + (try AgeIdentity.generate()).encoded + "\r\n"
         #expect(try AgeIdentity.parseFile(two, file: "keys.txt").count == 2)
+        // A file saved on Windows: every line ends "\r\n", and a byte order mark leads.
+        let windows = "\u{FEFF}" + Self.keygenFile.replacingOccurrences(of: "\n", with: "\r\n")
+        #expect(try AgeIdentity.parseFile(windows, file: "key.txt").map(\.encoded) == [Self.secretKey])
     }
 
     @Test func aBadIdentityFileNamesItsLine() {
