@@ -274,7 +274,8 @@ struct RemoteError: Error, CustomStringConvertible {
         self.description = description
     }
 
-    /// The error rclone's exit `status` and standard error stand for, during `step`.
+    /// The error rclone's exit `status` and standard error stand for, during `step`: told by whole phrases, never
+    /// by a bare number (a port or a request id may hold "507" or "403").
     init(status: Int32, stderr: String, step: String, remote: String) {
         let text = stderr.lowercased()
         func has(_ words: String...) -> Bool { words.contains { text.contains($0) } }
@@ -286,13 +287,14 @@ struct RemoteError: Error, CustomStringConvertible {
         } else if has("accessdenied", "access denied", "403 forbidden", "forbidden", "signaturedoesnotmatch",
                       "invalidaccesskeyid", "401 unauthorized", "unauthorized", "authentication") {
             kind = .denied
-        } else if has("quota", "insufficient storage", "507", "no space left", "entitytoolarge") {
+        } else if has("quotaexceeded", "quota exceeded", "over quota", "insufficient storage", "no space left",
+                      "entitytoolarge") {
             kind = .quota
         } else if status == 3 || status == 4
                     || has("nosuchbucket", "directory not found", "object not found", "doesn't exist") {
             kind = .notFound
         } else if has("connection refused", "no such host", "network is unreachable", "i/o timeout",
-                      "timeout", "connection reset", "eof", "tls handshake", "dial tcp") {
+                      "timeout", "connection reset", "unexpected eof", "tls handshake", "dial tcp") {
             kind = .offline
         } else {
             kind = .failed
