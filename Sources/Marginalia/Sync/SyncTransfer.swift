@@ -33,6 +33,7 @@ public struct SyncTransferFiles: Equatable, Sendable {
     /// Files the round removed (segments folded into another), sorted; never one in `written`.
     public var removed: [String]
 
+    /// The files `written` and `removed`, each a path relative to the mirror.
     public init(written: [String] = [], removed: [String] = []) {
         self.written = written
         self.removed = removed
