@@ -17,8 +17,8 @@ import Darwin
 /// restored one is under the live name, the old one is in a `.bak` that verifies; a run that said "Restored" left
 /// the restored one. The test prints its seed; `MARGINALIA_FAULT_RUNS=500` runs it 500 times.
 @Suite(.serialized) struct RestoreKillTests {
-    /// What "exactly" compares: the log's change ids in order and every annotation's id and note; the device id
-    /// apart, since every restore draws a fresh one.
+    /// What "exactly" compares: the log's change ids in order and every annotation's id and note; and the device
+    /// id, which a restore over a healthy store keeps.
     struct StoreState: Equatable {
         var changes: [String]
         var annotations: [String]
@@ -59,7 +59,7 @@ import Darwin
         let workspace = try CLIWorkspace()
         // A larger old store than the archive restores: copying it to the `.bak` is a window worth hitting too.
         try KillTests.fill(workspace.store, content: workspace.content, count: 120, tag: "old")
-        let other = workspace.path("other.db")
+        let other = try workspace.newStore("other.db")
         try KillTests.fill(other, content: workspace.content, count: 60, tag: "restored")
         let archive = workspace.path("other.jsonl.gz")
         try AnnotationStore.open(path: other, access: .readOnly).exportArchive(toFile: archive)
@@ -108,7 +108,7 @@ import Darwin
                 #expect(!(result.completed && result.status == 0), "restored, yet the old store is there; \(comment)")
             } else {
                 outcomes.restored += 1
-                #expect(state.sameContent(as: restored) && state.deviceID != old.deviceID,
+                #expect(state.sameContent(as: restored) && state.deviceID == old.deviceID,
                         "neither the old store nor the restored one: \(state.changes.count) changes; \(comment)")
                 #expect(baks.count == 1, "the restored store is there, but .bak files are \(baks); \(comment)")
             }

@@ -19,8 +19,9 @@ enum ArchiveRestore {
     /// renaming the new file into place; a damaged one is kept as the `.bak` by rename, only while no other
     /// process has it open. The store is then opened afresh under its own name and verified before the
     /// restore counts as done. A symbolic link is followed (it stays a link) and the store's mode is kept.
-    /// The restored store takes a fresh device id for its future changes. A partial archive cannot be
-    /// restored (import it instead).
+    /// The restored store keeps the device id, name, keys and roster place of a healthy store it replaces
+    /// (`RestoreIdentity`); in place of no store or a damaged one it is a new device, with a fresh id. A partial
+    /// archive cannot be restored (import it instead).
     /// - Throws: the archive's or the store's error before anything was replaced; `RestoreError` naming the
     ///   `.bak` after.
     static func restore(archive: String, to storePath: String, dryRun: Bool = false,
@@ -96,6 +97,13 @@ enum ArchiveRestore {
             // Archives carry only the log: the changes the replaced store holds in quarantine come along.
             if let previous { store.quarantine.carry(fromStoreAt: previous) }
             report = RestoreReport(verification: verification, previousStore: nil, deviceID: store.deviceID)
+            // The store keeps being the device it was; a damaged one's identity cannot be trusted.
+            if let previous, (try? RestoreFiles.damage(of: previous)) == .some(nil),
+               let kept = try? RestoreIdentity.carry(from: previous, into: store) {
+                report.deviceID = kept.id
+                report.deviceName = kept.name
+                report.keptDevice = true
+            }
         }
         // The connection is closed and the file holds every page; make them durable, then check the file as a
         // fresh connection sees it.

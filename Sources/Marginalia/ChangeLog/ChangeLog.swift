@@ -200,4 +200,34 @@ struct ChangeLog {
     private func name() throws -> String {
         try db.text(sql: "SELECT value FROM meta WHERE key = 'created_at'") ?? ""
     }
+
+    // MARK: - Identity across restores
+
+    /// The log's name, as sync segments and cursors record it: the store's creation time.
+    func identity() throws -> String {
+        try name()
+    }
+
+    /// The names of the logs this store continues (those of the stores a restore replaced, newest first).
+    func formerIdentities() throws -> [String] {
+        let text = try db.text(sql: "SELECT value FROM meta WHERE key = 'former_logs'") ?? ""
+        return text.split(separator: "\t").map(String.init)
+    }
+
+    /// The clock up to which changes under this store's device id were made by a store it replaced (restored
+    /// from a backup): such a change is its own past, not the work of a copy. Nil when it continues none.
+    func ownChangesThrough() throws -> Int64? {
+        try db.text(sql: "SELECT value FROM meta WHERE key = 'own_changes_through'").flatMap { Int64($0) }
+    }
+
+    /// Makes this log continue the device `deviceID` of a store it replaces, whose logs were `formerLogs` and whose
+    /// changes are clocked up to `ownChangesThrough` (packed). Call it inside a write transaction.
+    func continueIdentity(of deviceID: String, formerLogs: [String], ownChangesThrough: Int64) throws {
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO meta (key, value)
+                VALUES ('device_id', ?1), ('former_logs', ?2), ('own_changes_through', ?3)
+                """,
+            arguments: [deviceID, formerLogs.joined(separator: "\t"), String(ownChangesThrough)])
+    }
 }

@@ -30,6 +30,11 @@ extension Merger {
                into report: inout MergeReport,
                future: FutureChanges, sawOwnDevice: inout Bool, project: Bool = true) throws {
         var stored = try StoredChanges(of: batch.map(\.change.changeID), in: store)
+        // Changes under this store's id that a store it replaced (by a restore) made are its own past.
+        let ownThrough = try store.log.ownChangesThrough() ?? -1
+        func madeByACopy(_ change: Change) -> Bool {
+            change.device == store.deviceID && change.hlc.packed > ownThrough
+        }
         var cache = ProjectionCache()
         if project {
             try cache.prepare(batch.compactMap { item in
@@ -42,7 +47,7 @@ extension Merger {
         if !fresh.isEmpty { try store.insert(fresh, receipt: try receipt.open(in: store)) }
         guard project else {
             report.newChanges += fresh.count
-            if fresh.contains(where: { $0.change.device == store.deviceID }) { sawOwnDevice = true }
+            if fresh.contains(where: { madeByACopy($0.change) }) { sawOwnDevice = true }
             return
         }
         for (index, item) in fresh.enumerated() {
@@ -55,7 +60,7 @@ extension Merger {
             report.newChanges += 1
             report.count(effect)
             report.conflicts += effect.conflicts.prefix(max(0, MergeConflict.listedLimit - report.conflicts.count))
-            if change.device == store.deviceID { sawOwnDevice = true }
+            if madeByACopy(change) { sawOwnDevice = true }
         }
         try cache.flush(to: store)
     }

@@ -96,6 +96,9 @@ struct SyncReplica {
                 at: Timestamp.iso8601(milliseconds: store.clock.wallMilliseconds))
             return true
         }
+        // A segment of a log this store continues (the store a restore replaced wrote it) is its own past: merged
+        // like another device's, never taken for a copy's work.
+        if try store.log.formerIdentities().contains(header.log) { return false }
         if round.cloneEvidence == nil {
             round.cloneEvidence = "\(segment.relative) is in this store's own directory but was not written by it"
         }

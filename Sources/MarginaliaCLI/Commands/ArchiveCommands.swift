@@ -80,6 +80,7 @@ enum ArchiveCommands {
                             help: "Merge changes dated ahead of this machine's clock at once (and those of the file "
                                 + "already in quarantine).")] + Keys.decryptOptions,
             examples: ["marginalia --store laptop.db import notes.jsonl.gz --dry-run",
+                       "marginalia --store laptop.db init",
                        "marginalia --store laptop.db import notes.jsonl.gz",
                        "marginalia --store laptop.db export - | marginalia import -",
                        "marginalia import samples/my-clippings.txt --dry-run"]),
@@ -197,8 +198,11 @@ enum ArchiveCommands {
                 restored store. Before the copy, the store as it is (every write made so far) is kept beside it under \
                 a dated name (user.db.<time>.bak). The store is verified under its own name before 'Restored' is \
                 printed; if anything fails, the old store stays under its name and the message names the .bak. A \
-                symbolic link is followed and the store's file mode is kept. The restored store takes a fresh device \
-                id for its future changes.
+                symbolic link is followed and the store's file mode is kept. The restored store stays the device it \
+                was: its device id, name, keys and place in its devices' roster are kept, whichever device made the \
+                backup, so its next sync speaks as before (and reads back from the folder what it wrote there after \
+                the backup). Restored where there was no store, or over a damaged one, it is a new device with a \
+                fresh id, to be admitted by an invitation like any other.
                 """,
             arguments: [.init(name: "FILE", help: "The backup archive (.jsonl.gz).")],
             options: [.init(name: "dry-run", help: "Verify and say what would be restored; change nothing.")]
@@ -223,7 +227,9 @@ enum ArchiveCommands {
                     ("changes", .int(Int64(counts.changes))), ("annotations", .int(Int64(counts.annotations))),
                     ("positions", .int(Int64(counts.positions))),
                     ("previousStore", report.previousStore.map(JSONValue.string) ?? .null),
-                    ("deviceId", .string(report.deviceID)),
+                    ("deviceId", .string(report.deviceID)), ("keptDevice", .bool(report.keptDevice)),
+                    ("deviceName", report.deviceName.map(JSONValue.string) ?? .null),
+                    ("backupDevice", .string(report.verification.summary.header.device)),
                     ("setAside", report.setAside.map { .int(Int64($0)) } ?? .null),
                 ])), to: context.console)
                 return
@@ -232,12 +238,25 @@ enum ArchiveCommands {
                 changes: counts.changes, annotations: counts.annotations, positions: counts.positions) + " "
                 + "\(dryRun ? "to" : "into") \(context.storePath)")
             if let previous = report.previousStore { context.console.out("The previous store is kept at \(previous)") }
+            if !dryRun { context.console.out(identityWords(report)) }
             if let aside = report.setAside, aside > 0 {
                 context.console.out("Would set aside \(Output.count(aside, "change")) this store holds and the "
                     + "archive lacks: they would be kept only in the copy of the store the restore makes (.bak)")
             }
             if dryRun { context.console.err("Dry run: nothing was written") }
         })
+
+    /// What a restore made of the device identity, in a sentence.
+    static func identityWords(_ report: RestoreReport) -> String {
+        let maker = report.verification.summary.header.device
+        let device = Console.shown(report.deviceName.map { "\($0) (\(report.deviceID))" } ?? report.deviceID)
+        guard report.keptDevice else {
+            return "This store is a new device, \(device): to sync with your other devices, admit it with "
+                + "'marginalia device invite FILE' on one of them and 'marginalia device join FILE' here"
+        }
+        let from = maker == report.deviceID || maker.isEmpty ? "" : " (the backup was made by device \(maker))"
+        return "This store is still device \(device), with its keys and its place in the roster\(from)"
+    }
 
     static func importJSON(_ report: MergeReport, dryRun: Bool) -> JSONValue {
         .object(JSONObject([

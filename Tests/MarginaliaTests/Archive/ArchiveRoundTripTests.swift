@@ -246,7 +246,8 @@ import Testing
         let restored = try AnnotationStore.restore(archive: backupPath, to: storePath)
         #expect(restored.verification.summary.counts == ArchiveCounts(changes: 12, annotations: 5, positions: 2))
         #expect(restored.verification.annotationsChecked == 5 && restored.verification.positionsChecked == 2)
-        #expect(restored.deviceID != oldDevice && Identifiers.isValidMachineID(restored.deviceID))
+        // The store replaced was healthy: the restored one is still its device.
+        #expect(restored.deviceID == oldDevice && restored.keptDevice)
         let previous = try #require(restored.previousStore)
         let name = URL(fileURLWithPath: previous).lastPathComponent
         #expect(previous == directory.path(name))
