@@ -46,9 +46,18 @@ final class Context {
     /// The store path: `--store`, else `$MARGINALIA_STORE`, else `$XDG_DATA_HOME/marginalia/user.db`, else
     /// `~/.local/share/marginalia/user.db`.
     var storePath: String {
-        if let path = arguments.value("store") { return path }
+        arguments.value("store") ?? defaultStorePath
+    }
+
+    /// The store used without `--store`: `$MARGINALIA_STORE`, else the one in the data directory.
+    var defaultStorePath: String {
         if let path = environment["MARGINALIA_STORE"], !path.isEmpty { return path }
         return dataDirectory() + "/marginalia/user.db"
+    }
+
+    /// `path` made absolute and without `.` and `..`, to compare two ways of naming a file.
+    static func standardized(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path
     }
 
     /// A command to suggest, as the user would run it here: `marginalia`, the `--store` and `--content` given on
@@ -103,10 +112,19 @@ final class Context {
 
     /// Opens the store and attaches content as `content` asks; says so when the content is a newer edition than
     /// the annotations were checked against (unless `remind` is false).
-    func openStore(_ access: AnnotationStore.Access, content use: ContentUse, remind: Bool = true) throws
-        -> AnnotationStore
+    ///
+    /// A store is created only at the default path (`$MARGINALIA_STORE`, else the data directory) or by a command
+    /// that exists to create one (`creates`, `init`): a write to a `--store` path that does not exist (and is not
+    /// the default store's) is refused, so that a mistyped path never becomes a new, empty store.
+    func openStore(_ access: AnnotationStore.Access, content use: ContentUse, remind: Bool = true,
+                   creates: Bool = false) throws -> AnnotationStore
     {
         removeStaleFiles()
+        if access == .create && !storeExists && !creates, let path = arguments.value("store"),
+           Self.standardized(path) != Self.standardized(defaultStorePath) {
+            throw ToolError("no store at \(path): --store names a file that does not exist (nothing was written). "
+                + "To create a store there, run: marginalia --store \(Output.shellQuoted(path)) init")
+        }
         if access == .create && !storeExists {
             createdStore = storePath
             Interruption.removeOnInterrupt(storePath)

@@ -116,3 +116,13 @@ struct CLIFailure: Error, CustomStringConvertible {
 
 /// Whether the stock sqlite3 shell is installed (the tests that use it are skipped otherwise).
 let hasSQLiteShell = FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")
+
+extension CLIWorkspace {
+    /// A new store named `name` in the workspace, made with `init` (a write to a `--store` path that does not exist
+    /// is refused); its path.
+    func newStore(_ name: String) throws -> String {
+        let store = path(name)
+        try ok(["--store", store, "init"])
+        return store
+    }
+}

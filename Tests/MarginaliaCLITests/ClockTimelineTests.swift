@@ -66,8 +66,8 @@ extension CLIWorkspace {
         let workspace = try CLIWorkspace()
         let folder = workspace.path("Sync")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let laptop = workspace.path("laptop.db")
-        let phone = workspace.path("phone.db")
+        let laptop = try workspace.newStore("laptop.db")
+        let phone = try workspace.newStore("phone.db")
         let now = Self.start()
         // One roster first, before either store makes a change.
         try workspace.admit(phone, by: laptop, folder: folder, at: now - 60_000)
@@ -127,7 +127,7 @@ extension CLIWorkspace {
         let workspace = try CLIWorkspace()
         let folder = workspace.path("Sync")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let tablet = workspace.path("tablet.db")
+        let tablet = try workspace.newStore("tablet.db")
         let now = Self.start()
         // One roster first, before either store makes a change.
         try workspace.admit(tablet, by: workspace.store, folder: folder, at: now - 60_000)

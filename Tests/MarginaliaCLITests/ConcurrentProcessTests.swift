@@ -58,7 +58,7 @@ import Testing
     @Test func writersAnImportExportsAndAVerifyAtOnceLoseNothing() throws {
         let workspace = try CLIWorkspace()
         let first = try workspace.ok(["note", "mai-am-un-singur-dor.2", "first"])
-        let other = workspace.path("other.db")
+        let other = try workspace.newStore("other.db")
         try KillTests.fill(other, content: workspace.content, count: 400, tag: "imported")
         let archive = workspace.path("other.jsonl.gz")
         try AnnotationStore.open(path: other, access: .readOnly).exportArchive(toFile: archive)

@@ -7,7 +7,7 @@ import Testing
     @Test func namesGivenOnTwoStoresShowInLogAndHistoryOnBothAfterASync() throws {
         let workspace = try CLIWorkspace()
         let laptop = workspace.store
-        let phone = workspace.path("phone.db")
+        let phone = try workspace.newStore("phone.db")
         let folder = workspace.path("sync")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         #expect(try workspace.ok(["device", "name", "laptop"]).hasSuffix("is now called laptop"))
@@ -37,7 +37,7 @@ import Testing
 
     @Test func aConflictNamesTheDeviceWhoseEditLost() throws {
         let workspace = try CLIWorkspace()
-        let phone = workspace.path("phone.db")
+        let phone = try workspace.newStore("phone.db")
         let folder = workspace.path("sync")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try workspace.ok(["device", "name", "laptop"])

@@ -47,6 +47,7 @@ import Darwin
         let mountPoint = try Self.mountSmallDisk(in: workspace)
         defer { Tmpfs.unmount(mountPoint) }
         let store = mountPoint + "/user.db"
+        try workspace.ok(["--store", store, "init"])
         for index in 0..<3 { try workspace.ok(["--store", store, "note", "mai-am-un-singur-dor.2", "note \(index)"]) }
         let backup = workspace.path("backup.jsonl.gz")
         try workspace.ok(["--store", store, "backup", backup])
@@ -68,6 +69,7 @@ import Darwin
         let mountPoint = try Self.mountSmallDisk(in: workspace)
         defer { Tmpfs.unmount(mountPoint) }
         let store = mountPoint + "/user.db"
+        try workspace.ok(["--store", store, "init"])
         var acknowledged: [String] = []
         for index in 0..<3 {
             acknowledged.append(try workspace.ok(["--store", store, "note", "mai-am-un-singur-dor.2", "note \(index)"]))

@@ -16,7 +16,7 @@ import Testing
         let edition2 = workspace.path("poezii 2.db")
         try workspace.ok(["content", "build", CLIWorkspace.samples.appendingPathComponent("tiny-2.json").path,
                           "-o", edition2])
-        let store = workspace.path("my notes.db")
+        let store = try workspace.newStore("my notes.db")
         try workspace.ok(["--store", store, "highlight", "mai-am-un-singur-dor.3", "--quote", "lăsaţi"])
         // No MARGINALIA_CONTENT: the content is what the command line gives.
         let checked = try workspace.run(["--store", store, "--content", edition2, "anchors"],
@@ -81,6 +81,7 @@ import Testing
         #expect(try Tmpfs.mount(mount, kilobytes: 4096).status == 0)
         defer { Tmpfs.unmount(mount) }
         let store = mount + "/user.db"
+        try workspace.ok(["--store", store, "init"])
         try workspace.ok(["--store", store, "note", "mai-am-un-singur-dor.1", "întâi"])
         #expect(try ChildProcess("/bin/mount", ["-o", "remount,ro", mount]).run().status == 0)
         let refused = try workspace.run(["--store", store, "note", "mai-am-un-singur-dor.2", "a doua"])

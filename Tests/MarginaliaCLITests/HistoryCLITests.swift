@@ -188,7 +188,7 @@ import Testing
         let id = ids[0]
         try workspace.ok(["edit", id, "--note", "a treia", "--untag", "dor", "--color", ""])
         try workspace.ok(["delete", id])
-        let other = workspace.path("other.db")
+        let other = try workspace.newStore("other.db")
         try workspace.ok(["export", workspace.path("before.jsonl.gz")])
         try workspace.ok(["import", workspace.path("before.jsonl.gz"), "--store", other])
         let history = try workspace.ok(["history", id])
@@ -249,7 +249,7 @@ import Testing
         let laptop = try Self.open(workspace, clock: clock)
         let made = try laptop.createAnnotation(
             .note, at: AnchorRequest(passage: "mai-am-un-singur-dor.1", quote: "dor"), note: "prima")
-        let phonePath = workspace.path("phone.db")
+        let phonePath = try workspace.newStore("phone.db")
         let phone = try Self.open(workspace, clock: clock, store: phonePath)
         try laptop.exportArchive(toFile: workspace.path("made.jsonl.gz"))
         try phone.importArchive(path: workspace.path("made.jsonl.gz"))

@@ -78,8 +78,8 @@ import Testing
 
     @Test func aFolderOfThreeStoresAndAForgerLosesNothingAndTakesNothingForged() throws {
         var laptop = Device(name: "laptop", store: workspace.store)
-        var phone = Device(name: "phone", store: workspace.path("phone.db"))
-        var tablet = Device(name: "tablet", store: workspace.path("tablet.db"))
+        var phone = Device(name: "phone", store: try workspace.newStore("phone.db"))
+        var tablet = Device(name: "tablet", store: try workspace.newStore("tablet.db"))
         let passage = "mai-am-un-singur-dor.1"
         var expected: [String] = []
         for device in [laptop, phone, tablet] {
@@ -99,7 +99,7 @@ import Testing
         for device in devices { #expect(try notes(device) == expected.sorted()) }
 
         // The forger: a store of a roster of its own, founded in a folder elsewhere, with write access to this one.
-        let forger = Device(name: "forger", store: workspace.path("forger.db"))
+        let forger = Device(name: "forger", store: try workspace.newStore("forger.db"))
         let elsewhere = workspace.path("Elsewhere")
         try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
         try ok(forger, ["note", passage, "falsificat"])

@@ -119,7 +119,7 @@ enum InteropFiles {
         #expect(markdown.stderr == "Exported 4 annotations as markdown\n")
         let w3c = workspace.path("notes.json")
         try workspace.ok(["export", w3c, "--format", "w3c"])
-        let other = try workspace.run(["--store", workspace.path("other.db"), "import", w3c, "--json"])
+        let other = try workspace.run(["--store", try workspace.newStore("other.db"), "import", w3c, "--json"])
         #expect(other.status == 0, "\(other.stderr)")
         #expect((try other.json() as? [String: Any])?["created"] as? Int == 7)
         #expect(try workspace.run(["export", w3c, "--format", "w3c"]).status == 1)

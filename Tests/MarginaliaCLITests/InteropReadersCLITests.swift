@@ -120,7 +120,7 @@ import Testing
         try workspace.ok(["import", Self.readwise])
         let csv = workspace.path("notes.csv")
         try workspace.ok(["export", csv, "--format", "readwise"])
-        let other = ["--store", workspace.path("other.db")]
+        let other = ["--store", try workspace.newStore("other.db")]
         let report = try #require(try workspace.run(other + ["import", csv, "--json"]).json() as? [String: Any])
         #expect(report["format"] as? String == "readwise")
         #expect(report["created"] as? Int == 7)

@@ -67,7 +67,7 @@ import Testing
         var random = SeededGenerator(seed: seed)
         let workspace = try CLIWorkspace()
         try workspace.ok(["note", "mai-am-un-singur-dor.2", "already here"])
-        let other = workspace.path("other.db")
+        let other = try workspace.newStore("other.db")
         // Enough changes for the merge to take several steps (each a transaction of its own), so that some kills
         // fall between two of them: the next open finishes that import.
         try Self.fill(other, content: workspace.content, count: 4000, tag: "imported")

@@ -107,7 +107,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: workspace.store + "-wal"))
         #expect(!FileManager.default.fileExists(atPath: workspace.store + "-shm"))
         // What was exported imports into a store of its own.
-        let copy = workspace.path("out/copy.db")
+        let copy = try workspace.newStore("out/copy.db")
         let imported = try workspace.run(["--store", copy, "import", output + "/x.gz"])
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(prefix.isEmpty == (geteuid() != 0))

@@ -18,7 +18,7 @@ import Darwin
     @Test func theToolsOwnCommandsRefuseToWriteOverAStoreItsLogAFIFOOrADevice() throws {
         let workspace = try CLIWorkspace()
         try workspace.ok(["highlight", "mai-am-un-singur-dor.1", "--note", "kept"])
-        let other = workspace.path("other.db")
+        let other = try workspace.newStore("other.db")
         try workspace.ok(["--store", other, "init"])
         let link = workspace.path("link.db")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: workspace.store)

@@ -5,7 +5,7 @@ import Testing
 @Suite struct PipeCLITests {
     @Test func exportToImportThroughAPipeMovesNotesBetweenStores() throws {
         let workspace = try CLIWorkspace()
-        let laptop = workspace.path("laptop.db")
+        let laptop = try workspace.newStore("laptop.db")
         let note = try workspace.ok(["--store", laptop, "note", "mai-am-un-singur-dor.1", "scrisă pe laptop"])
         let highlight = try workspace.ok(["--store", laptop, "highlight", "mai-am-un-singur-dor.3", "--tag", "ţară"])
         try workspace.ok(["highlight", "mai-am-un-singur-dor.2"])

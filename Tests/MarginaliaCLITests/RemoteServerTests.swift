@@ -56,7 +56,7 @@ import Testing
         let seed = UInt64.random(in: 1...1_000_000)
         print("RemoteServerTests S3 seed: \(seed)")
         let remote = RemoteWorkspace(workspace: try CLIWorkspace())
-        let stores = ["laptop", "phone", "tablet"].map { remote.workspace.path("\($0).db") }
+        let stores = try ["laptop", "phone", "tablet"].map { try remote.workspace.newStore("\($0).db") }
         for (index, store) in stores.enumerated() {
             try remote.ok(store, ["note", Self.passage, "nota \(index)"])
         }
@@ -148,7 +148,7 @@ import Testing
              "RCLONE_CONFIG_DAV_VENDOR": "other"]
         }
         let folder = "dav:marginalia"
-        let stores = ["laptop", "phone", "tablet"].map { remote.workspace.path("\($0).db") }
+        let stores = try ["laptop", "phone", "tablet"].map { try remote.workspace.newStore("\($0).db") }
         for (index, store) in stores.enumerated() {
             try remote.ok(store, ["note", Self.passage, "nota \(index)"])
         }

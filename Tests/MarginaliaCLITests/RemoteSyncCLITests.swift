@@ -93,7 +93,7 @@ final class RemoteWorkspace {
         remote.remoteEnvironment = ["RCLONE_CONFIG_LOC_TYPE": "local"]
         let storage = remote.workspace.path("storage")
         let folder = "loc:\(storage)/marginalia"
-        let stores = ["laptop", "phone", "tablet"].map { remote.workspace.path("\($0).db") }
+        let stores = try ["laptop", "phone", "tablet"].map { try remote.workspace.newStore("\($0).db") }
         for (index, store) in stores.enumerated() { try remote.ok(store, ["note", "mai-am-un-singur-dor.1", "nota \(index)"]) }
         try remote.round(stores[0], folder)
         for store in stores.dropFirst() { try remote.admit(store, by: stores[0], remote: folder) { _ in [:] } }
@@ -132,6 +132,7 @@ final class RemoteWorkspace {
     @Test func aRemoteThatCannotBeUsedIsNamedWithItsOwnExitStatusAndChangesNothing() throws {
         let remote = RemoteWorkspace(workspace: try CLIWorkspace())
         let store = remote.workspace.store
+        try remote.ok(store, ["init"])
         try remote.ok(store, ["note", "mai-am-un-singur-dor.1", "una"])
         let head = try remote.ok(store, ["log", "--json"])
         let unknown = try remote.run(store, ["sync", "--remote", "nowhere:marginalia"])

@@ -34,7 +34,8 @@ import Glibc
         let restored = try workspace.run(["restore", backup])
         #expect(restored.status == 0, "\(restored.stderr)")
         #expect(restored.stdout.hasPrefix("Restored 2 changes"))
-        let previous = try #require(restored.stdout.split(separator: "\n").last?.split(separator: " ").last)
+        let previous = try #require(restored.stdout.split(separator: "\n")
+            .first { $0.hasPrefix("The previous store is kept at ") }?.split(separator: " ").last)
         #expect(try Self.createdIDs(workspace, String(previous)).contains(late))
         // The connection that was open all along reads the restored store, and nothing corrupt.
         #expect(try shell.query("SELECT count(*) FROM annotations;") == "2")
@@ -100,7 +101,8 @@ import Glibc
         let result = try workspace.run(["--store", link, "restore", backup])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
-        #expect(lines.count == 2 && lines[1].hasPrefix("The previous store is kept at \(workspace.store)."))
+        #expect(lines.count == 3 && lines[1].hasPrefix("The previous store is kept at \(workspace.store)."))
+        #expect(lines.count == 3 && lines[2].hasPrefix("This store is still device "))
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == workspace.store)
         let previous = String(lines[1].split(separator: " ").last ?? "")
         for path in [workspace.store, previous] {
@@ -127,7 +129,8 @@ import Glibc
     func restoreOntoATinyDiskIsExactOrRefused() throws {
         let workspace = try CLIWorkspace()
         // A source store of about 1.5 MB: notes of 100 kB edited over and over (the log keeps every version).
-        let id = try workspace.ok(["note", "mai-am-un-singur-dor.1", "start", "--store", workspace.path("big.db")])
+        let big = try workspace.newStore("big.db")
+        let id = try workspace.ok(["note", "mai-am-un-singur-dor.1", "start", "--store", big])
         var random = SeededGenerator(seed: 7)
         for _ in 0..<7 {
             let text = String((0..<100_000).map { _ in Character(Unicode.Scalar(UInt8(97 + random.next() % 26))) })
@@ -143,6 +146,7 @@ import Glibc
             try #require(mount.status == 0, "cannot mount a tmpfs of \(kilobytes) kB: \(mount.stderr)")
             defer { Tmpfs.unmount(mountPoint) }
             let store = mountPoint + "/user.db"
+            try workspace.ok(["--store", store, "init"])
             let original = try workspace.ok(["bookmark", "mai-am-un-singur-dor.2", "--store", store])
             let listed = try workspace.ok(["list", "--json", "--store", store])
             let result = try workspace.run(["restore", backup, "--store", store])

@@ -9,7 +9,7 @@ import Testing
         let workspace = try CLIWorkspace()
         let folder = workspace.path("Sync")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let phone = workspace.path("phone.db")
+        let phone = try workspace.newStore("phone.db")
         let invitation = workspace.path("invitation.json")
         try workspace.ok(["note", "mai-am-un-singur-dor.1", "din laptop"])
         let invited = try workspace.ok(["device", "invite", invitation])

@@ -21,7 +21,7 @@ import Testing
         let workspace = try CLIWorkspace()
         let folder = workspace.path("Sync")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let phone = workspace.path("phone.db")
+        let phone = try workspace.newStore("phone.db")
         try workspace.ok(["note", "mai-am-un-singur-dor.1", "din laptop"])
         // The laptop invites the phone (founding its roster) and, at its first round, admits it.
         let first = try workspace.admit(phone, by: workspace.store, folder: folder)
@@ -58,7 +58,7 @@ import Testing
         let roster = try #require(try laptop.roster())
         let fingerprint = try laptop.deviceKeys().fingerprint
         try laptop.close()
-        let phone = workspace.path("phone.db")
+        let phone = try workspace.newStore("phone.db")
         try workspace.ok(["--store", phone, "note", "mai-am-un-singur-dor.2", "din telefon"])
         let before = try Self.contents(of: folder)
         let told = try workspace.run(["--store", phone, "sync", folder])
@@ -104,7 +104,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         #expect(try Tmpfs.mount(folder, kilobytes: 1024).status == 0)
         defer { Tmpfs.unmount(folder) }
-        let phone = workspace.path("phone.db")
+        let phone = try workspace.newStore("phone.db")
         try workspace.ok(["--store", phone, "note", "mai-am-un-singur-dor.1", "din telefon"])
         try workspace.ok(["--store", phone, "sync", folder])
         // The laptop joins the phone's roster; its first round in the folder is the one refused.

@@ -52,7 +52,8 @@ enum RosterCommands {
             options: [.init(name: "name", value: "NAME",
                             help: "The name this device is admitted under and called by ('device name'); "
                                 + "without it, the name it already has.")],
-            examples: ["mkdir -p ~/Sync/marginalia && marginalia --store phone.db device join invitation.json "
+            examples: ["mkdir -p ~/Sync/marginalia && marginalia --store phone.db init && "
+                           + "marginalia --store phone.db device join invitation.json "
                            + "--name phone && marginalia --store phone.db sync ~/Sync/marginalia"]),
         run: { context in
             let path = context.arguments.positionals[0]
