@@ -12,6 +12,9 @@ enum Advice {
             return refusal.remedy.map { "; " + words(for: $0, command: command) } ?? ""
         case StoreError.storeMissing:
             return " (it is created by 'marginalia init' or by the first annotation)"
+        case StoreError.massDeletion:
+            guard command.options.contains(where: { $0.name == "allow-mass-delete" }) else { return "" }
+            return ". If those deletions are wanted, run the command again with --allow-mass-delete"
         case StoreError.changeNotOfAnnotation(_, let annotation):
             return " (see 'history \(annotation)')"
         case let refusal as SyncFolderError where refusal.kind == .identityNeeded:

@@ -40,6 +40,12 @@ final class Context {
         return seconds
     }()
 
+    /// The `--allow-mass-delete` option of the commands that merge.
+    static let allowMassDelete = CommandSpec.Option(
+        name: "allow-mass-delete",
+        help: "Let through a merge that deletes more than half of the live annotations (and more than 50); "
+            + "without it such a merge writes nothing and says what it would delete, and by which devices.")
+
     /// Whether `--json` was given.
     var json: Bool { arguments.flag("json") }
 
@@ -129,7 +135,9 @@ final class Context {
             createdStore = storePath
             Interruption.removeOnInterrupt(storePath)
         }
-        let store = try AnnotationStore.open(path: storePath, access: access, configuration: Self.configuration)
+        var configuration = Self.configuration
+        configuration.allowsMassDeletion = arguments.flag("allow-mass-delete")
+        let store = try AnnotationStore.open(path: storePath, access: access, configuration: configuration)
         reportUpgrade(of: store)
         openedStores.append(store)
         try attach(use, to: store, remind: remind)

@@ -244,7 +244,7 @@ enum Tool {
                  .passageNotFound, .documentNotFound, .unchanged:
                 return 65
             case .storeMissing, .unreadable, .sqliteTooOld, .annotationNotFound, .ambiguousID, .idPrefixTooShort,
-                 .idNotFound, .contentUnavailable, .wouldOverwrite, .clockBeyondLog:
+                 .idNotFound, .contentUnavailable, .wouldOverwrite, .clockBeyondLog, .massDeletion:
                 return 1
             }
         case let error as SQLiteError:

@@ -15,6 +15,17 @@ extension AnnotationStore {
         var report = ImportReport()
         report.header = staged.summary.header
         (report.changesRead, report.duplicates) = (staged.known, staged.known)
+        // The steps commit one by one: the brake on mass deletion looks at the whole file before the first.
+        do {
+            try engine.write { writer in
+                guard !writer.allowsMassDeletion else { return }
+                try staging.attached(to: writer) {
+                    try DeletionBrake.checkStaged(StagedArchive.tables(in: "staging").staged, in: writer.db)
+                }
+            }
+        } catch {
+            throw MarginaliaError(error)
+        }
         do {
             try staging.keep(as: PendingImport.newStagingPath(beside: path))
         } catch {

@@ -28,6 +28,8 @@ final class RecordMerge {
     /// How many new changes point to a carried receipt, not to the merge's own.
     private var carriedChanges = 0
     private var states: [(id: String, record: StateRecord, line: Int)] = []
+    /// The annotations before the merge, for the brake on mass deletion (nil: let through).
+    private let before: DeletionBrake.Snapshot?
 
     init(importer: ArchiveImporter, file path: String, receipt: ReceiptSlot, checkState: Bool,
          live: StoreConnection?, future: FutureChanges, plan: ArchiveMergePlan, keepsReceipts: Bool = false) {
@@ -43,6 +45,7 @@ final class RecordMerge {
         (report.changesRead, report.newChanges) = plan.alreadyMerged
         report.duplicates = report.changesRead - report.newChanges
         if case .bulkLoad(let filled, _) = plan { sawOwnDevice = filled.sawOwnDevice }
+        before = importer.store.allowsMassDeletion ? nil : try? DeletionBrake.Snapshot(importer.store.db)
     }
 
     /// Takes the next record of the file, read on `line`.
@@ -95,6 +98,7 @@ final class RecordMerge {
         try endChanges()
         if report.quarantined > 0 { checkRecords = false }
         try checkStates()
+        try before?.check(store.db, byDevice: report.merge.deletionsByDevice)
         report.header = summary.header
         if checkRecords { try importer.checkRebuiltState(against: summary, comparingWith: live, file: path) }
         var verification = ArchiveVerification(summary: summary)

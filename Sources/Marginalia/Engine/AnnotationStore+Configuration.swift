@@ -18,6 +18,10 @@ extension AnnotationStore {
         public var eventPollInterval: Duration = .milliseconds(200)
         /// When a commit is on disk.
         public var durability: Durability = .full
+        /// Whether a merge (a sync round's segment, an import) may delete more than half of the live annotations
+        /// (and more than 50). By default it may not: such a merge writes nothing and fails with `.refused`,
+        /// naming how many it would delete and by which devices.
+        public var allowsMassDeletion = false
 
         /// When a commit reaches the disk.
         public enum Durability: Equatable, Sendable {

@@ -58,6 +58,8 @@ final class StoreConnection {
     var finishedImports: [String] = []
     /// Called every so many items by long operations (export, import, anchor checks), to show progress.
     var progressHandler: ProgressHandler?
+    /// Whether a merge may delete most of the live annotations (`DeletionBrake`); from the configuration.
+    var allowsMassDeletion = false
 
     /// Reports progress every `every` items (and at item 0 never); there the work stops if its task was cancelled
     /// or the handler asks it to.
@@ -110,6 +112,7 @@ final class StoreConnection {
                                        configuration: configuration, upgraded: { upgrade = $0 })
         let store = try StoreConnection(database: db, path: path, wallClock: wallClock)
         store.schemaUpgrade = upgrade
+        store.allowsMassDeletion = configuration.allowsMassDeletion
         if access != .readOnly {
             try store.merger.releaseDueQuarantine()
             store.finishedImports = ArchiveImporter(store: store).finishInterruptedImportsIfAble()

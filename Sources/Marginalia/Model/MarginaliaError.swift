@@ -35,6 +35,8 @@ public struct MarginaliaError: Error, Equatable, Sendable, CustomStringConvertib
         case closed
         /// The work was cancelled (by its progress handler or its task); nothing was written.
         case cancelled
+        /// The work would do something that must be allowed first (delete most of the notes); nothing was written.
+        case refused
     }
 
     /// The specific failure, as the part of the library that raised it named it.
@@ -202,6 +204,8 @@ extension MarginaliaError {
         case .sqliteTooOld: return .io
         // Like an SQLite too old, this machine's clock is neither the caller's argument nor the store's data.
         case .clockBeyondLog: return .io
+        // The input may be right (a person did delete most notes): it waits for them to say so.
+        case .massDeletion: return .refused
         case .ambiguousID, .idPrefixTooShort, .passageNotFound, .documentNotFound, .invalidAnchor, .invalidChange,
              .changeRefused, .changeNotOfAnnotation, .unchanged, .wouldOverwrite:
             return .invalidArgument

@@ -46,6 +46,9 @@ package enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// clock reads `wallClock` (milliseconds since 1970), after it, or the store's clock has reached it. Nothing
     /// was written.
     case clockBeyondLog(wallClock: Int64)
+    /// A merge would delete more than half of the live annotations, and more than `DeletionBrake.minimum`:
+    /// nothing was written. `byDevice` counts the deletions by the device that made them.
+    case massDeletion(wouldDelete: Int, live: Int, byDevice: [String: Int])
 
     /// The problem in words.
     package var description: String {
@@ -100,6 +103,11 @@ package enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             return "this machine's clock reads \(Timestamp.iso8601(milliseconds: wallClock)): a change made now "
                 + "would take a clock after \(Timestamp.iso8601(milliseconds: HLC.maxStoredMilliseconds)), which "
                 + "the log cannot store; nothing was written"
+        case .massDeletion(let deleting, let live, let byDevice):
+            let devices = byDevice.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+                .map { "\($0.value) by device \($0.key)" }.joined(separator: ", ")
+            return "this would delete \(deleting) of the \(live) live annotations (\(devices)): more than half, "
+                + "so nothing was written"
         }
     }
 }
@@ -120,7 +128,8 @@ extension StoreError {
             return ErrorFacts(id: change)
         case .changeRefused(_, let changeID, let field, _):
             return ErrorFacts(field: field, id: changeID)
-        case .sqliteTooOld, .contentUnavailable, .invalidAnchor, .invalidChange, .corruptRow, .clockBeyondLog:
+        case .sqliteTooOld, .contentUnavailable, .invalidAnchor, .invalidChange, .corruptRow, .clockBeyondLog,
+             .massDeletion:
             return ErrorFacts()
         }
     }

@@ -12,6 +12,8 @@ public struct MergeReport: Equatable, Sendable {
     public var updates = 0
     /// New changes that turned an annotation into a tombstone.
     public var deletions = 0
+    /// `deletions` by the device that made each.
+    public var deletionsByDevice: [String: Int] = [:]
     /// Fields where a newer value already here was kept over the incoming one (last writer wins).
     public var conflictsResolved = 0
     /// The conflicts themselves, at most `MergeConflict.listedLimit` of them: annotation, field, the value kept
@@ -55,6 +57,7 @@ public struct MergeReport: Equatable, Sendable {
         annotationsCreated += other.annotationsCreated
         updates += other.updates
         deletions += other.deletions
+        deletionsByDevice.merge(other.deletionsByDevice, uniquingKeysWith: +)
         pending += other.pending
         conflictsResolved += other.conflictsResolved
     }

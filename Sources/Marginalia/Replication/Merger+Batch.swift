@@ -59,6 +59,7 @@ extension Merger {
                 : try store.project(change)
             report.newChanges += 1
             report.count(effect)
+            if effect.deleted { report.deletionsByDevice[change.device, default: 0] += 1 }
             report.conflicts += effect.conflicts.prefix(max(0, MergeConflict.listedLimit - report.conflicts.count))
             if madeByACopy(change) { sawOwnDevice = true }
         }

@@ -34,6 +34,7 @@ extension Merger {
         var sawOwnDevice = false
         let latest = store.clock.wallMilliseconds + HybridLogicalClock.defaultMaxDrift
         try store.batch {
+            let before = store.allowsMassDeletion ? nil : try DeletionBrake.Snapshot(store.db)
             report.releasedFromQuarantine = try releaseQuarantine(latestAllowed: latest)
             let receipt = ReceiptSlot(source)
             var batch: [(change: Change, line: Int)] = []
@@ -61,6 +62,7 @@ extension Merger {
                 if batch.count >= Self.batchSize { try mergeBatch() }
             }
             try mergeBatch()
+            try before?.check(store.db, byDevice: report.deletionsByDevice)
             try store.receipts.finish(receipt, report)
             if sawOwnDevice { report.renewedDeviceID = try store.renewDeviceID() }
         }

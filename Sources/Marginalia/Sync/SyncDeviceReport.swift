@@ -28,6 +28,10 @@ public struct SyncDeviceReport: Equatable, Sendable {
     /// encrypted to a key this store does not hold, or not authenticated by a holder of the identity (nothing of
     /// them is merged; they are looked at again on every round, since a later one may hold the key).
     public var refused: [SyncFileIssue] = []
+    /// Segments of this device held because merging one would delete more than half of the live annotations
+    /// (`AnnotationStore.Configuration.allowsMassDeletion`): nothing of them is merged; they are looked at again on
+    /// every round, and merged once let through.
+    public var heldForDeletion: [SyncFileIssue] = []
 
     /// A report of `device`'s directory, nothing read yet.
     package init(device: String) {

@@ -46,6 +46,10 @@ struct SyncReplica {
             let source = ReceiptSource(kind: .sync, file: segment.relative, size: summary.size, sha256: summary.sha256)
             merged = try store.merger.merge(accepted, source: source, acceptFuture: round.acceptFuture)
         } catch let error as StoreError {
+            if case .massDeletion = error {
+                report.heldForDeletion.append(SyncFileIssue(path: segment.relative, reason: "\(error)"))
+                return false
+            }
             // The Nth change given is on line N + firstLine - 1 when none was set aside.
             var line: Int?
             if case .changeRefused(let position, _, _, _) = error, refused.isEmpty { line = position + firstLine - 1 }

@@ -62,6 +62,8 @@ public struct SyncReport: Equatable, Sendable {
     /// authenticated by a holder of one (looked at again on every round), and changes made under another device's
     /// id (`SyncDeviceReport.refused`).
     public var refused: [SyncFileIssue] { devices.flatMap(\.refused) }
+    /// Segments held by the brake on mass deletion, of every device.
+    public var heldForDeletion: [SyncFileIssue] { devices.flatMap(\.heldForDeletion) }
     /// Changes this store did not have, merged this round.
     public var changesApplied: Int { devices.reduce(0) { $0 + $1.changesApplied } }
 

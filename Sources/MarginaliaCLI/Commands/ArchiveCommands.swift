@@ -78,7 +78,8 @@ enum ArchiveCommands {
                       .init(name: "dry-run", help: "Say what would change, and change nothing."),
                       .init(name: "accept-future",
                             help: "Merge changes dated ahead of this machine's clock at once (and those of the file "
-                                + "already in quarantine).")] + Keys.decryptOptions,
+                                + "already in quarantine)."),
+                      Context.allowMassDelete] + Keys.decryptOptions,
             examples: ["marginalia --store laptop.db import notes.jsonl.gz --dry-run",
                        "marginalia --store laptop.db init",
                        "marginalia --store laptop.db import notes.jsonl.gz",

@@ -15,7 +15,10 @@ enum SyncCommand {
                 checked whole, then merged; a file still being copied is listed as pending and read once whole; \
                 a damaged one (whole but failing its checks) is named on every round, nothing of it is merged, \
                 and its writer writes its changes again; a file a sync tool left unchanged for 15 minutes is \
-                named once as a leftover, safe to delete. The round still exits 0. Deletions stay deletions. \
+                named once as a leftover, safe to delete. The round still exits 0. Deletions stay deletions, but a \
+                segment that would delete more than half of the live annotations (and more than 50) is held: \
+                nothing of it is merged, the round names it and how many it would delete by which device, and \
+                exits 1; --allow-mass-delete lets it through. \
                 The store must not live inside FOLDER: a sync tool that copies an open database corrupts it. \
                 Only the devices of the folder's roster speak there: each signs what it writes and takes only what \
                 they signed. The first store to sync through FOLDER founds its roster; another store reads and \
@@ -69,7 +72,8 @@ enum SyncCommand {
                             help: "The local mirror of the remote folder (default: beside the store)."),
                       .init(name: "retries", value: "N", help: "rclone's retries of a failed transfer (default 3)."),
                       .init(name: "low-level-retries", value: "N",
-                            help: "rclone's retries of each failed request (default 10).")],
+                            help: "rclone's retries of each failed request (default 10)."),
+                      Context.allowMassDelete],
             examples: ["mkdir -p ~/Sync/marginalia && marginalia sync ~/Sync/marginalia",
                        "marginalia --json sync ~/Sync/marginalia",
                        "RCLONE_CONFIG_NOTES_TYPE=local marginalia sync --remote notes:$HOME/remote-folder"]),
@@ -124,6 +128,7 @@ enum SyncCommand {
                     value = .object(object)
                 }
                 try Output.print(value, to: context.console)
+                try refuseHeldDeletions(report, context: context, folder: remote ?? folder)
                 return
             }
             for line in text(report, names: try store.deviceNames(), join: context.suggested("device join FILE")) {
@@ -142,7 +147,21 @@ enum SyncCommand {
                     context.console.out(line)
                 }
             }
+            try refuseHeldDeletions(report, context: context, folder: remote ?? folder)
         })
+
+    /// Fails the command (exit 1) when the round held segments that would delete most of the notes, naming the
+    /// command that lets them through: the rest of the round is done, and those are looked at again next round.
+    static func refuseHeldDeletions(_ report: SyncReport, context: Context, folder: String) throws {
+        guard !report.heldForDeletion.isEmpty else { return }
+        let source = context.arguments.value("remote").map { "--remote \(Output.shellQuoted($0))" }
+            ?? Output.shellQuoted(folder)
+        throw ToolError("\(Output.count(report.heldForDeletion.count, "segment")) held: merging "
+            + (report.heldForDeletion.count == 1 ? "it" : "them") + " would delete more than half of this store's "
+            + "notes (see 'held:' above), so nothing of "
+            + (report.heldForDeletion.count == 1 ? "it" : "them") + " was merged. If those deletions are wanted, "
+            + "run: \(context.suggested("sync \(source) --allow-mass-delete"))")
+    }
 
     /// The mirror of `remote`: `--mirror DIR`, else beside the store, named after the remote
     /// (`user.db.mirror-s3_bucket_marginalia`).
@@ -204,6 +223,7 @@ enum SyncCommand {
         for issue in report.pending { lines.append("pending: \(issue)") }
         for issue in report.damaged { lines.append("damaged: \(issue)") }
         for issue in report.devices.flatMap(\.refused) { lines.append("refused: \(issue)") }
+        for issue in report.heldForDeletion { lines.append("held: \(issue)") }
         for issue in report.leftovers { lines.append("leftover: \(issue)") }
         if let written = report.written {
             lines.append("Wrote \(written.path): \(Output.count(written.changes, "change")), "
@@ -265,6 +285,7 @@ enum SyncCommand {
         let files: [(String, JSONValue)] = [
             ("pending", .array(report.pending.map(issue))), ("damaged", .array(report.damaged.map(issue))),
             ("leftovers", .array(report.leftovers.map(issue))),
+            ("heldForDeletion", .array(report.heldForDeletion.map(issue))),
         ]
         return .object(JSONObject([
             ("folder", .string(report.folder)), ("device", .string(report.deviceID)),
