@@ -116,6 +116,8 @@ enum Tool {
             }
             let running = Context(arguments: parsed, environment: environment)
             context = running
+            let watch = BusyWatch(store: running.storePath, console: console)
+            defer { watch.stop() }
             try command.run(running)
             Interruption.removeOnInterrupt(nil)
             running.reportClockWarnings()
@@ -130,8 +132,11 @@ enum Tool {
         } catch let error as MarginaliaError where error.category == .busy && context != nil {
             Interruption.waitIfInterrupted()
             // Every connection of a command waits Context.busySeconds for another one's lock first.
-            console.err("Error: the store \(context?.storePath ?? "") is busy: another process (an import, a sync, "
-                + "an app) has held it for \(Context.busySeconds) s; nothing was changed — try again when it is done")
+            let store = context?.storePath ?? ""
+            let holder = BusyWatch.writer(of: store).map(BusyWatch.describe) ?? "another process (an import, a sync, "
+                + "an app)"
+            console.err("Error: the store \(store) is busy: \(holder) has held it for \(Context.busySeconds) s; "
+                + "nothing was changed — try again when it is done")
             return 75
         } catch {
             Interruption.waitIfInterrupted()

@@ -43,11 +43,16 @@ import Testing
         while !FileManager.default.fileExists(atPath: locked) && Date() < deadline { usleep(20_000) }
         let started = Date()
         let busy = try workspace.run(["note", "mai-am-un-singur-dor.2", "două"],
-                                     environment: ["MARGINALIA_BUSY_TIMEOUT": "2"])
+                                     environment: ["MARGINALIA_BUSY_TIMEOUT": "4"])
         let waited = Date().timeIntervalSince(started)
         #expect(busy.status == 75, "\(busy.stderr)")
-        #expect(busy.stderr.contains("the store \(workspace.store) is busy: another process"), "\(busy.stderr)")
-        #expect(busy.stderr.contains("has held it for 2 s"), "\(busy.stderr)")
+        // Named while it waits (after 2 s), with the process that holds the store, and again when it gives up.
+        let pid = holder.processIdentifier
+        #expect(busy.stderr.hasPrefix("Waiting for the store \(workspace.store): process \(pid) (python3 -c"),
+                "\(busy.stderr)")
+        #expect(busy.stderr.contains("the store \(workspace.store) is busy: process \(pid) (python3"),
+                "\(busy.stderr)")
+        #expect(busy.stderr.contains("has held it for 4 s"), "\(busy.stderr)")
         #expect(!busy.stderr.contains("SQLite error"))
         #expect(waited < 20, "waited \(waited) s")
         holder.send(SIGKILL)
