@@ -138,6 +138,7 @@ final class Context {
         var configuration = Self.configuration
         configuration.allowsMassDeletion = arguments.flag("allow-mass-delete")
         let store = try AnnotationStore.open(path: storePath, access: access, configuration: configuration)
+        if access != .readOnly { Interruption.watch(store: storePath) }
         reportUpgrade(of: store)
         openedStores.append(store)
         try attach(use, to: store, remind: remind)

@@ -17,6 +17,17 @@ import Darwin
 enum Interruption {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var createdStore: String?
+    /// The store a writing command opened, and what it held committed then.
+    nonisolated(unsafe) private static var watched: (path: String, before: CommittedState)?
+
+    /// Remembers what the store at `path` held committed when a writing command opened it, so that an interruption
+    /// says truthfully what it holds now.
+    static func watch(store path: String) {
+        guard let before = try? CommittedState.read(path: path) else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        if watched == nil { watched = (path, before) }
+    }
 
     /// Blocks SIGINT and SIGTERM and starts the thread that handles them. Call first thing in `main`.
     static func install() {
@@ -50,15 +61,41 @@ enum Interruption {
     private static func interrupted(by signal: Int32) {
         TemporaryFile.removeAllRegistered()
         lock.lock()
-        if let store = createdStore {
+        let created = createdStore
+        if let store = created {
             for suffix in ["", "-wal", "-shm"] { unlink(store + suffix) }
         }
+        let store = watched
         lock.unlock()
         let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
-        let line = "Error: interrupted by \(name); nothing was changed\n"
+        let state = created == nil ? store.map { words(for: $0.path, before: $0.before) } : nil
+        let line = "Error: interrupted by \(name); \(state ?? "nothing was changed")\n"
         _ = line.withCString { write(2, $0, strlen($0)) }
         // _exit: no atexit handlers or buffered-output flushing while the main thread is still mid-work.
         _exit(128 + signal)
+    }
+
+    /// What the store at `path` holds now, against `before`, in words: read as committed (the work stopped here is
+    /// rolled back by SQLite; what earlier transactions committed stays).
+    static func words(for path: String, before: CommittedState) -> String {
+        guard let now = try? CommittedState.read(path: path) else {
+            return "the store holds what its last completed write left (it could not be read to say more)"
+        }
+        if now.log != before.log {
+            return "the store was already replaced whole (the one it replaced is kept beside it, .bak)"
+        }
+        let started = now.imports.first { !before.imports.contains($0) }
+        if let running = started ?? now.imports.first {
+            let total = running.total.map { " of \($0)" } ?? ""
+            return "imported \(running.changesRead)\(total) changes of \(running.archive) so far; the next command "
+                + "on this store finishes the import"
+        }
+        if now.changes == before.changes && now.headSequence == before.headSequence && now.imports.isEmpty {
+            return before.imports.isEmpty ? "nothing was changed" : "nothing was changed by this command"
+        }
+        let added = now.changes - before.changes
+        return "\(Output.count(max(0, added), "change")) had already been committed and stay in the store (the "
+            + "store is whole; running the command again merges nothing twice)"
     }
 
     private static func signalSet() -> sigset_t {

@@ -33,6 +33,8 @@ struct PendingImport: Equatable {
     var sha256: String
     /// What the steps so far counted.
     var changesRead = 0, newChanges = 0, duplicates = 0, quarantined = 0
+    /// How many changes the archive holds (nil in a record an earlier version kept).
+    var total: Int?
 
     static let keyPrefix = "pending_import:"
 
@@ -58,7 +60,7 @@ struct PendingImport: Equatable {
                 ("sha256", .string(sha256)), ("changes_read", .int(Int64(changesRead))),
                 ("new_changes", .int(Int64(newChanges))), ("duplicates", .int(Int64(duplicates))),
                 ("quarantined", .int(Int64(quarantined))),
-            ]
+            ] + (total.map { [("changes_total", JSONValue.int(Int64($0)))] } ?? [])
             return try JSONWriter.encodeString(.object(JSONObject(members)))
         }
     }
@@ -83,6 +85,7 @@ struct PendingImport: Equatable {
         newChanges = Int(object["new_changes"]?.intValue ?? 0)
         duplicates = Int(object["duplicates"]?.intValue ?? 0)
         quarantined = Int(object["quarantined"]?.intValue ?? 0)
+        total = object["changes_total"]?.intValue.map { Int($0) }
     }
 
     /// A new import of `staged`, whose copy is kept at `stagingPath`.
@@ -93,6 +96,7 @@ struct PendingImport: Equatable {
         self.acceptFuture = acceptFuture
         size = Int64(staged.summary.compressedBytes)
         sha256 = staged.summary.sha256
+        total = staged.summary.counts.changes
         // The changes the log held when the file was staged are counted now: no step reads them.
         (changesRead, duplicates) = (staged.known, staged.known)
     }

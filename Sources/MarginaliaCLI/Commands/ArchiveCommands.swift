@@ -216,6 +216,7 @@ enum ArchiveCommands {
             // A store this run brings into being is removed again if a signal comes once it is in place: the
             // rename can finish while the signal is being handled, and nothing may be left of an interrupted run.
             if !dryRun && !context.storeExists { Interruption.removeOnInterrupt(context.storePath) }
+            if !dryRun && context.storeExists { Interruption.watch(store: context.storePath) }
             let archive = context.arguments.positionals[0]
             var limits = ArchiveLimits()
             limits.key = try Keys.decryption(for: archive, context)

@@ -1,0 +1,43 @@
+/// What a store file holds as committed, read without opening it as a store: no migration runs and no interrupted
+/// import is finished. What a process that was stopped can truthfully say it left behind.
+public struct CommittedState: Equatable, Sendable {
+    /// An archive import that commits in steps and has not finished: the next process to open the store for writing
+    /// finishes it from the copy kept beside the store.
+    public struct ImportInProgress: Equatable, Sendable {
+        /// The archive, as it was named to the import.
+        public var archive: String
+        /// How many of its changes the committed steps have read (merged or found already here).
+        public var changesRead: Int
+        /// How many changes the archive holds; nil for an import an earlier version began.
+        public var total: Int?
+    }
+
+    /// The log's name (the store's creation time): a restore makes a new log.
+    public var log: String
+    /// How many changes the log holds.
+    public var changes: Int
+    /// The sequence number of the log's newest change (0 for an empty log).
+    public var headSequence: Int64
+    /// The imports under way.
+    public var imports: [ImportInProgress]
+
+    /// Reads the committed state of the store at `path`.
+    /// - Throws: `MarginaliaError` when the file cannot be read as a store.
+    public static func read(path: String) throws -> CommittedState {
+        do {
+            let db = try SQLiteDatabase(path: SQLiteDatabase.fileURI(path: path, readOnly: true), mode: .readOnly)
+            let log = try db.text(sql: "SELECT value FROM meta WHERE key = 'created_at'") ?? ""
+            let changes = Int(try db.int(sql: "SELECT count(*) FROM changes") ?? 0)
+            let head = try db.int(sql: "SELECT coalesce(max(seq), 0) FROM changes") ?? 0
+            var imports: [ImportInProgress] = []
+            try db.forEachRow(sql: "SELECT key, value FROM meta WHERE key LIKE 'pending\\_import:%' ESCAPE '\\'") {
+                let pending = try PendingImport(key: try $0.string(0), text: try $0.string(1))
+                imports.append(ImportInProgress(archive: pending.archive, changesRead: pending.changesRead,
+                                                total: pending.total))
+            }
+            return CommittedState(log: log, changes: changes, headSequence: head, imports: imports)
+        } catch {
+            throw MarginaliaError(error)
+        }
+    }
+}
