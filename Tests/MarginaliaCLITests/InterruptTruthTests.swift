@@ -91,7 +91,7 @@ import Darwin
             if stderr == "Error: interrupted by SIGINT; nothing was changed\n" {
                 seen.insert("nothing")
                 #expect(after == before, "\(comment)")
-            } else if let match = stderr.firstMatch(of: /imported (\d+) of (\d+) changes of .* so far; the next command/) {
+            } else if let match = stderr.firstMatch(of: /imported (\d+) of (\d+) changes of .* so far; the next/) {
                 seen.insert("partway")
                 #expect(after.pending?.read == Int(match.1) && after.pending?.total == Int(match.2), "\(comment)")
                 #expect(after.changes > before.changes, "\(comment)")
@@ -111,5 +111,35 @@ import Darwin
             #expect(try workspace.run(["--store", store, "verify"]).status == 0, "\(comment)")
         }
         print("InterruptTruthTests: outcomes \(seen.sorted())")
+    }
+
+    @Test(.enabled(if: hasSQLiteShell))
+    func anImportUnderWayIsListedWithHowFarItHasCome() throws {
+        let workspace = try InterruptionTests.bigWorkspace()
+        let archive = workspace.path("full.jsonl.gz")
+        try workspace.ok(["export", archive])
+        let store = try workspace.newStore("other.db")
+        try workspace.ok(["--store", store, "note", "mai-am-un-singur-dor.1", "its own"])
+        let running = try InterruptionTests.Running(workspace, ["--store", store, "import", archive])
+        // Once a step has committed, `imports` runs beside it (the import yields the writer between steps).
+        var pending: (read: Int, total: Int)?
+        while running.process.isRunning && pending == nil {
+            pending = try Log(workspace, store).pending
+            if pending == nil { usleep(10_000) }
+        }
+        let listed = try workspace.run(["--store", store, "imports"])
+        let stillRunning = running.process.isRunning
+        let after = try Log(workspace, store).pending
+        running.process.waitUntilExit()
+        #expect(running.process.terminationStatus == 0, "\(running.stderr)")
+        try #require(pending != nil && stillRunning, "the import ended before it could be watched")
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let shown = try #require(listed.stdout.firstMatch(of: /^importing (.+): (\d+) of 3000 changes so far\n/),
+                                 "\(listed.stdout)")
+        #expect(shown.1 == archive)
+        let count = Int(shown.2) ?? -1
+        #expect(count >= pending?.read ?? .max && count <= after?.read ?? 3_000,
+                "\(count), \(String(describing: after))")
+        #expect(try workspace.ok(["--store", store, "imports"]).hasPrefix("#"))
     }
 }

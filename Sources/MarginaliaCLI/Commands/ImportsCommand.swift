@@ -10,18 +10,30 @@ enum ImportsCommand {
                 quarantine) leaves a receipt: when, the kind, the file as named, its size and SHA-256 as read, and \
                 the changes read, new, already here and held. Every change it brought points to it ('log --json' \
                 and 'history --json' show it as the change's source; a change made here is 'local'). A store \
-                upgraded from schema 3 has one 'unrecorded' receipt for the changes it held from other devices. \
-                Reads only.
+                upgraded from schema 3 has one 'unrecorded' receipt for the changes it held from other devices. An \
+                import that commits in steps and has not finished is listed first ('importing FILE: 2600 of 8000 \
+                changes'): another process is importing it, or it was stopped and the next command that writes \
+                finishes it. Reads only.
                 """,
             examples: ["marginalia imports", "marginalia --json imports"]),
         run: { context in
             let store = try context.openStore(.readOnly, content: .none)
             let receipts = try store.receipts()
+            // Read after the open, which finishes a stopped import when it can.
+            let running = (try? CommittedState.read(path: store.path))?.imports ?? []
             if context.json {
-                try Output.print(.array(receipts.map(json)), to: context.console)
+                var listed = receipts.map(json)
+                listed.insert(contentsOf: running.map(json), at: 0)
+                try Output.print(.array(listed), to: context.console)
                 return
             }
-            if receipts.isEmpty { context.console.out("No change was received: every change was made here.") }
+            for item in running {
+                context.console.out("importing \(item.archive): \(item.changesRead)"
+                    + (item.total.map { " of \($0)" } ?? "") + " changes so far")
+            }
+            if receipts.isEmpty && running.isEmpty {
+                context.console.out("No change was received: every change was made here.")
+            }
             for receipt in receipts {
                 var line = "#\(receipt.id)  \(receipt.receivedAt)  \(receipt.kind.rawValue)"
                 if let file = receipt.file { line += "  \(file)" }
@@ -32,6 +44,15 @@ enum ImportsCommand {
                 context.console.out(line)
             }
         })
+
+    /// An import under way as JSON, listed before the receipts by `imports --json`.
+    static func json(_ running: CommittedState.ImportInProgress) -> JSONValue {
+        .object(JSONObject([
+            ("kind", .string("importing")), ("file", .string(running.archive)),
+            ("changesRead", .int(Int64(running.changesRead))),
+            ("changesTotal", running.total.map { .int(Int64($0)) } ?? .null),
+        ]))
+    }
 
     /// A receipt as JSON: what `imports --json` lists, and a received change's `source`.
     static func json(_ receipt: Receipt) -> JSONValue {
