@@ -10,7 +10,14 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3 else { fail("usage: EmbeddingCheck CONTENT.db MARGINALIA-BINARY") }
+guard arguments.count == 3 else {
+    fail("""
+        usage: swift run EmbeddingCheck CONTENT.db MARGINALIA-BINARY
+          CONTENT.db         a content database ('marginalia content build' or 'marginalia demo' makes one)
+          MARGINALIA-BINARY  the built tool ('swift build --product marginalia'; 'swift build --show-bin-path')
+        See Examples/EmbeddingCheck/README.md.
+        """)
+}
 let content = arguments[1]
 let binary = arguments[2]
 let dir = FileManager.default.temporaryDirectory.appendingPathComponent("embedding-\(UUID().uuidString)").path
