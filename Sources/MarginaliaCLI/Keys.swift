@@ -69,9 +69,10 @@ enum Keys {
 
     /// The identities of `--identity FILE`, else of the default identity file when there is one; nil for neither.
     static func identities(_ context: Context) throws -> [AgeIdentity]? {
-        if let file = context.arguments.value("identity") { return try identities(in: file) }
+        if let file = context.arguments.value("identity") { return try identities(in: file, console: context.console) }
         let standard = identityPath(context)
-        return FileManager.default.fileExists(atPath: standard) ? try identities(in: standard) : nil
+        return FileManager.default.fileExists(atPath: standard)
+            ? try identities(in: standard, console: context.console) : nil
     }
 
     /// The identities a sync round opens and authenticates segments with: `--identity FILE`, else the default
@@ -91,8 +92,28 @@ enum Keys {
         return AgeFormat.looksLikeAge(Array(head)) || AgeFormat.looksLikeArmoredAge(Array(head))
     }
 
-    /// The identities of the identity file at `path`.
-    static func identities(in path: String) throws -> [AgeIdentity] {
+    /// The largest identity file read: one holds a line or a few (age-keygen writes about 190 bytes per key).
+    static let maxIdentityFileBytes = 64 * 1024
+
+    /// The identities of the identity file at `path`, read as age reads one (comments, CRLF and a byte order mark
+    /// allowed). A FIFO, a directory or a file over 64 KiB is refused before it is read; a file others may read is
+    /// warned about on `console`.
+    static func identities(in path: String, console: Console? = nil) throws -> [AgeIdentity] {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                throw InputError("the identity file \(path) is not a regular file (a directory, a FIFO or a device)")
+            }
+            guard info.st_size <= maxIdentityFileBytes else {
+                throw InputError("the identity file \(path) is \(info.st_size) bytes: not an age identity file "
+                    + "(one holds a few lines; at most \(maxIdentityFileBytes) bytes are read)")
+            }
+            if info.st_mode & 0o077 != 0 {
+                console?.err("Warning: the identity file \(path) can be read by others (mode "
+                    + String(info.st_mode & 0o777, radix: 8) + "); a secret key belongs in a file only its owner "
+                    + "reads: chmod 600 \(Output.shellQuoted(path))")
+            }
+        }
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
