@@ -42,7 +42,13 @@ extension AnnotationStore {
         let digest: String
         do {
             hashed = try HashingSource(source)
-            try InteropReader.read(hashed, format: format, file: name) { try books.add($0) }
+            try InteropReader.read(hashed, format: format, file: name) { item in
+                if let field = item.disallowedField() {
+                    throw InteropError(file: name, line: item.line, reason: "field \"\(field)\": contains a NUL "
+                        + "character (U+0000), which an annotation cannot hold; nothing was imported")
+                }
+                try books.add(item)
+            }
             digest = try hashed.finalizeHex()
         } catch let error as MarginaliaError {
             throw error

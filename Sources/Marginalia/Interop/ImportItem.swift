@@ -129,3 +129,14 @@ private final class NativeBox: Hashable, Sendable {
 
     func hash(into hasher: inout Hasher) { hasher.combine(value) }
 }
+
+extension ImportItem {
+    /// The first text field holding a character an annotation cannot store (NUL), and the field's name; nil when
+    /// there is none. Checked as the file is read, so the refusal names the file and line, not the store.
+    func disallowedField() -> String? {
+        let fields: [(String, String?)] = [("title", title), ("author", author), ("text", text), ("note", note),
+                                           ("color", color), ("prefix", prefix), ("suffix", suffix)]
+            + tags.map { ("tags", $0) }
+        return fields.first { $0.1?.utf8.contains(0) == true }?.0
+    }
+}
