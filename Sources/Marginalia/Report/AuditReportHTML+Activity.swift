@@ -17,14 +17,16 @@ extension AuditReportHTML {
             try out.raw("<p>No change in this report.</p>\n")
             return
         }
-        let width = max(300, timeline.buckets.count * 8)
+        // A bar per bucket, 4 to 24 units wide: a few buckets do not stretch into slabs.
+        let step = Double(max(4, min(24, 720 / timeline.buckets.count)))
+        let width = Int(step * Double(timeline.buckets.count))
         let height = 120
         let highest = max(1, timeline.buckets.map(\.total).max() ?? 1)
         let first = Timestamp.iso8601(milliseconds: timeline.buckets[0].start).prefix(10)
         let last = Timestamp.iso8601(milliseconds: timeline.buckets[timeline.buckets.count - 1].start).prefix(10)
-        try out.raw("<figure>\n<svg class=\"timeline\" viewBox=\"0 0 \(width) \(height + 4)\" role=\"img\" "
-            + "aria-labelledby=\"timeline-caption\" xmlns=\"http://www.w3.org/2000/svg\">\n")
-        let step = Double(width) / Double(timeline.buckets.count)
+        try out.raw("<figure>\n<svg class=\"timeline\" width=\"\(width)\" height=\"\(height + 4)\" viewBox=\"0 0 "
+            + "\(width) \(height + 4)\" role=\"img\" aria-labelledby=\"timeline-caption\" "
+            + "xmlns=\"http://www.w3.org/2000/svg\">\n")
         for (index, bucket) in timeline.buckets.enumerated() {
             var top = Double(height)
             let x = Double(index) * step
@@ -42,7 +44,7 @@ extension AuditReportHTML {
             try out.raw("</g>\n")
         }
         try out.raw("</svg>\n<figcaption id=\"timeline-caption\">Changes per \(unit), \(first) to \(last), "
-            + "stacked by device: ")
+            + "stacked by device (the highest bar: \(count(highest, "change"))): ")
         for (index, device) in report.devices.enumerated() {
             try out.raw("\(index == 0 ? "" : ", ")<span class=\"swatch\" style=\"background:"
                 + "\(colors[device.id] ?? "#888")\"></span>")
@@ -70,7 +72,10 @@ extension AuditReportHTML {
     }
 
     private func devices() throws {
-        let operations = AuditDevice.operations
+        // The operations some device made: a column of zeros says nothing.
+        let operations = AuditDevice.operations.filter { operation in
+            report.devices.contains { $0.counts[operation] != nil }
+        }
         try out.raw("<h3 id=\"devices-title\">Devices</h3>\n<div class=\"scroll\"><table id=\"devices\" "
             + "aria-labelledby=\"devices-title\">\n<thead><tr><th scope=\"col\">Device</th><th scope=\"col\">Id</th>"
             + "<th scope=\"col\">First seen</th><th scope=\"col\">Last seen</th>")
@@ -83,9 +88,12 @@ extension AuditReportHTML {
             try out.text(device.name ?? "(no name)")
             try out.raw(device.isThisDevice ? " <span class=\"muted\">(this device)</span>" : "")
             try out.raw("</th>")
-            try out.element("td", "class=\"id\"", device.id)
-            try out.raw("<td>\(Timestamp.iso8601(milliseconds: device.firstChange))</td>"
-                + "<td>\(Timestamp.iso8601(milliseconds: device.lastChange))</td>")
+            try out.raw("<td><code title=\"")
+            try out.text(device.id)
+            try out.raw("\">")
+            try out.text(String(device.id.prefix(13)))
+            try out.raw("</code></td><td class=\"time\">\(Timestamp.iso8601(milliseconds: device.firstChange))</td>"
+                + "<td class=\"time\">\(Timestamp.iso8601(milliseconds: device.lastChange))</td>")
             for operation in operations {
                 try out.raw("<td class=\"n\" data-op=\"\(operation)\">\(device.counts[operation] ?? 0)</td>")
             }

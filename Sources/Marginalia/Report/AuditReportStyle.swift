@@ -21,7 +21,7 @@ enum AuditReportStyle {
         .scroll{overflow-x:auto;max-width:100%}
         table{border-collapse:collapse;margin:.5rem 0}
         th,td{border:1px solid var(--line);padding:.2rem .45rem;text-align:left;vertical-align:top}
-        td.n{text-align:right;font-variant-numeric:tabular-nums}
+        td.n{text-align:right;font-variant-numeric:tabular-nums}td.time,td code{white-space:nowrap}
         .op{display:inline-block;font-size:.8em;font-weight:600;padding:0 .35em;border:1px solid;border-radius:.25em}
         .op-create{color:var(--ok)}.op-delete{color:var(--bad)}.op-edit,.op-set{color:var(--fg)}
         .op-undelete,.op-reanchor,.op-reattach,.op-confirm{color:var(--warn)}
@@ -31,7 +31,7 @@ enum AuditReportStyle {
         ol.versions{padding-left:1.2rem}ol.versions li{margin:.3rem 0;overflow-wrap:anywhere}
         del{color:var(--bad)}ins{color:var(--ok);text-decoration:none}
         .mark{font-weight:600}
-        svg.timeline{width:100%;height:auto;max-height:14rem;border:1px solid var(--line)}
+        figure{margin:0}svg.timeline{max-width:100%;height:auto;border:1px solid var(--line)}
         .swatch{display:inline-block;width:.8em;height:.8em;margin-right:.3em;vertical-align:middle}
         @media (max-width:40rem){body{font-size:15px}th,td{padding:.15rem .3rem}}
         """
