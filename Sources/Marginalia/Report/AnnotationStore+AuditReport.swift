@@ -14,22 +14,28 @@ extension AnnotationStore {
     public func auditReport(_ filter: AuditFilter = AuditFilter(), against backup: String? = nil,
                             key: AgeKey? = nil) throws -> AuditReport {
         let verification = try backup.map { try verify(against: $0, key: key) } ?? verify()
-        let devices = try self.devices()
-        let held = try quarantinedChanges()
-        let receipts = try self.receipts().map(AuditReceipt.init)
-        return try engine.read { store in
-            let builder = try AuditReportBuilder(store: store, filter: filter)
-            let counts = try builder.deviceCounts()
-            let shown = devices.compactMap { device -> AuditDevice? in
-                guard let found = counts[device.id] else { return nil }
-                return AuditDevice(id: device.id, name: device.name, isThisDevice: device.isThisDevice,
-                                   firstChange: found.first, lastChange: found.last, counts: found.counts)
-            }
-            return AuditReport(
-                filter: filter, madeAt: Timestamp.nowMilliseconds(), verification: verification, backup: backup,
-                quarantined: held, devices: shown, timeline: try builder.timeline(), receipts: receipts,
-                documents: try builder.documents(), otherChanges: try builder.otherChanges())
+        return try engine.read { try summary($0, filter, verification: verification, backup: backup) }
+    }
+
+    /// The report of `filter` with a verification made elsewhere: everything else read through `store`.
+    func summary(_ store: StoreConnection, _ filter: AuditFilter, verification: VerificationReport,
+                 backup: String?) throws -> AuditReport {
+        var devices = try DeviceNames(db: store.db).infos(own: store.deviceID)
+        for index in devices.indices where devices[index].name == nil {
+            devices[index].name = DerivedIdentifiers.deviceName(of: devices[index].id)
         }
+        let builder = try AuditReportBuilder(store: store, filter: filter)
+        let counts = try builder.deviceCounts()
+        let shown = devices.compactMap { device -> AuditDevice? in
+            guard let found = counts[device.id] else { return nil }
+            return AuditDevice(id: device.id, name: device.name, isThisDevice: device.isThisDevice,
+                               firstChange: found.first, lastChange: found.last, counts: found.counts)
+        }
+        return AuditReport(
+            filter: filter, madeAt: Timestamp.nowMilliseconds(), verification: verification, backup: backup,
+            quarantined: try store.quarantine.all(), devices: shown, timeline: try builder.timeline(),
+            receipts: try store.receipts.all().map(AuditReceipt.init), documents: try builder.documents(),
+            otherChanges: try builder.otherChanges())
     }
 
     /// Hands over the annotations of each document `filter` covers, one document at a time in document order,

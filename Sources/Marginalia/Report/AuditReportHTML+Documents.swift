@@ -42,7 +42,7 @@ extension AuditReportHTML {
             try out.element("span", "class=\"id\"", annotation.id)
         }
         try out.raw(" <span class=\"muted\">(\(count(annotation.versions.count, "version")))</span></summary>\n"
-            + "<p class=\"muted\">Annotation <code>")
+            + "<p><code>")
         try out.text(annotation.id)
         try out.raw("</code></p>\n<ol class=\"versions\">\n")
         for entry in annotation.versions { try version(entry) }
@@ -53,19 +53,22 @@ extension AuditReportHTML {
         let change = entry.change
         try out.raw("<li data-change=\"")
         try out.text(change.changeID)
-        try out.raw("\" data-device=\"")
-        try out.text(change.device)
         try out.raw("\">\(operation(change)) \(Timestamp.iso8601(milliseconds: change.madeAt)) by ")
         try out.text(name(change.device))
-        try out.raw(" <span class=\"muted id\">change ")
+        try out.raw(" <code>")
         try out.text(String(change.changeID.prefix(13)))
-        try out.raw("</span>\n<ul>")
+        try out.raw("</code><ul>")
         for field in entry.fields {
             try out.raw("<li>")
             try out.text(field.register.description)
-            try out.raw(": <del>")
-            try out.text(shown(field.previous))
-            try out.raw("</del> → <ins>")
+            // A field set for the first time has no old value to show.
+            if field.previous == .none {
+                try out.raw(": <ins>")
+            } else {
+                try out.raw(": <del>")
+                try out.text(shown(field.previous))
+                try out.raw("</del> → <ins>")
+            }
             try out.text(shown(field.value))
             try out.raw("</ins>")
             if let kept = field.keptBy {

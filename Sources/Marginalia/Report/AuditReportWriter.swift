@@ -3,6 +3,50 @@ import Foundation
 // MARK: - Writing the report as HTML
 
 extension AnnotationStore {
+    /// Makes the report of `filter` and writes it as one self-contained HTML file, as `auditReport` and
+    /// `writeAuditReport(_:toFile:)` together would, in about the time of the longer of the two: `verify` replays
+    /// the whole log on a connection of its own while the documents are read and written to a scratch file beside
+    /// `path`; the page is then put together in order, integrity first.
+    ///
+    ///     let (report, files) = try store.writeAuditReport(AuditFilter(), toFile: "audit.html")
+    /// - Throws: `MarginaliaError`, as `auditReport` and `writeAuditReport(_:toFile:)` do.
+    @discardableResult
+    public func writeAuditReport(_ filter: AuditFilter, against backup: String? = nil, key: AgeKey? = nil,
+                                 toFile path: String, force: Bool = false, checkAnchors: Bool = true) throws
+        -> (report: AuditReport, files: AuditReportFiles)
+    {
+        let verifying = BackgroundWork { [self] in try backup.map { try verify(against: $0, key: key) } ?? verify() }
+        let target = try engine.read { try OutputTarget.resolve(path, policy: $0.outputPolicy(force: force)) }
+        let scratch = try TemporaryFile(beside: target.path, purpose: "report-documents")
+        defer { scratch.remove() }
+        var documents = 0
+        var changes = 0
+        // The summary and the documents are read in one transaction; the verification is waited for outside it,
+        // so that a store whose reads share one connection (in memory) is never waited on while held.
+        var report = try engine.read { store in
+            let report = try summary(store, filter, verification: VerificationReport(), backup: backup)
+            let sink = FileSink(fileDescriptor: try scratch.openForWriting(), name: scratch.path, closesOnDeinit: true)
+            let out = HTMLOutput(sink: sink)
+            try AuditReportBuilder(store: store, filter: filter)
+                .forEachDocument(checkAnchors: checkAnchors && store.content != nil) { document in
+                    documents += 1
+                    changes += document.changeCount
+                    try AuditReportHTML(report: report, out: out).document(document)
+                }
+            try out.flush()
+            try sink.close()
+            return report
+        }
+        report.verification = try verifying.wait().get()
+        let bytes = try AuditReportPage(report: report, target: target).write { out in
+            try out.copy(from: FileSource(path: scratch.path))
+            return documents
+        }
+        let files = AuditReportFiles(paths: [target.path], bytes: bytes, documents: documents,
+                                     changes: changes + report.otherChanges.count)
+        return (report, files)
+    }
+
     /// Writes `report` as one self-contained HTML file, streamed: no network request, no other file, readable with
     /// JavaScript off. The file is written beside `path` and renamed into place; an existing file is replaced
     /// only with `force`.
@@ -14,31 +58,17 @@ extension AnnotationStore {
                                  checkAnchors: Bool = true) throws -> AuditReportFiles {
         try engine.read { store in
             let target = try OutputTarget.resolve(path, policy: store.outputPolicy(force: force))
-            let builder = try AuditReportBuilder(store: store, filter: report.filter)
             var documents = 0
             var changes = report.otherChanges.count
-            let bytes = try target.write(purpose: "report") { temporary in
-                let sink = FileSink(fileDescriptor: try temporary.openForWriting(), name: temporary.path,
-                                    closesOnDeinit: true)
-                let out = HTMLOutput(sink: sink)
+            let bytes = try AuditReportPage(report: report, target: target).write { out in
                 let html = AuditReportHTML(report: report, out: out)
-                try html.open(title: "Marginalia audit report", sections: AuditReportPages.sections)
-                try html.integrity()
-                try html.activity()
-                try html.outside()
-                try html.otherChanges()
-                try out.raw("<section id=\"documents\" aria-labelledby=\"documents-title\">\n<h2 id=\"documents-title\""
-                    + ">Annotations by document</h2>\n")
-                try builder.forEachDocument(checkAnchors: checkAnchors && store.content != nil) { document in
-                    documents += 1
-                    changes += document.changeCount
-                    try html.document(document)
-                }
-                if documents == 0 { try out.raw("<p>No annotation changed in this report.</p>\n") }
-                try out.raw("</section>\n")
-                try html.close()
-                try sink.close()
-                return out.count
+                try AuditReportBuilder(store: store, filter: report.filter)
+                    .forEachDocument(checkAnchors: checkAnchors && store.content != nil) { document in
+                        documents += 1
+                        changes += document.changeCount
+                        try html.document(document)
+                    }
+                return documents
             }
             return AuditReportFiles(paths: [target.path], bytes: bytes, documents: documents, changes: changes)
         }
@@ -59,6 +89,35 @@ extension AnnotationStore {
         return try engine.read { store in
             let pages = AuditReportPages(store: store, report: report, directory: directory, force: force)
             return try pages.write(checkAnchors: checkAnchors && store.content != nil)
+        }
+    }
+}
+
+/// The one-page report written to its target: the summary sections, then the documents `body` writes.
+struct AuditReportPage {
+    let report: AuditReport
+    let target: OutputTarget
+
+    /// Writes the page through a temporary file renamed into place; `body` writes the documents and returns how
+    /// many. Returns the page's bytes.
+    func write(documents body: (HTMLOutput) throws -> Int) throws -> Int {
+        try target.write(purpose: "report") { temporary in
+            let sink = FileSink(fileDescriptor: try temporary.openForWriting(), name: temporary.path,
+                                closesOnDeinit: true)
+            let out = HTMLOutput(sink: sink)
+            let html = AuditReportHTML(report: report, out: out)
+            try html.open(title: "Marginalia audit report", sections: AuditReportPages.sections)
+            try html.integrity()
+            try html.activity()
+            try html.outside()
+            try html.otherChanges()
+            try out.raw("<section id=\"documents\" aria-labelledby=\"documents-title\">\n<h2 id=\"documents-title\">"
+                + "Annotations by document</h2>\n")
+            if try body(out) == 0 { try out.raw("<p>No annotation changed in this report.</p>\n") }
+            try out.raw("</section>\n")
+            try html.close()
+            try sink.close()
+            return out.count
         }
     }
 }

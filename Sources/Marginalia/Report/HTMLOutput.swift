@@ -31,6 +31,18 @@ final class HTMLOutput {
         try raw("</\(tag)>")
     }
 
+    /// Appends every byte `source` holds, as it is: a part of the page written earlier by this renderer.
+    func copy(from source: any ByteSource) throws {
+        try flush()
+        var block = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let read = try block.withUnsafeMutableBytes { try source.read(into: $0) }
+            if read == 0 { return }
+            try block.withUnsafeBytes { try sink.write(UnsafeRawBufferPointer(rebasing: $0[..<read])) }
+            count += read
+        }
+    }
+
     /// Writes out what is buffered.
     func flush() throws {
         guard !buffer.isEmpty else { return }

@@ -51,11 +51,16 @@ enum ReportCommand {
             let key = try backup.map { try Keys.decryption(for: $0, context) } ?? nil
             // Orphans are told from the content; without it, the report goes on and says nothing of anchors.
             let store = try context.openStore(.readOnly, content: .optional)
-            let report = try store.auditReport(filter, against: backup, key: key)
             let force = arguments.flag("force")
-            let files = arguments.flag("split")
-                ? try store.writeAuditReport(report, toDirectory: path, force: force)
-                : try store.writeAuditReport(report, toFile: path, force: force)
+            let report: AuditReport
+            let files: AuditReportFiles
+            if arguments.flag("split") {
+                report = try store.auditReport(filter, against: backup, key: key)
+                files = try store.writeAuditReport(report, toDirectory: path, force: force)
+            } else {
+                (report, files) = try store.writeAuditReport(filter, against: backup, key: key, toFile: path,
+                                                             force: force)
+            }
             if context.json {
                 try Output.print(.object(JSONObject([
                     ("ok", .bool(report.verification.isHealthy)), ("files", .array(files.paths.map(JSONValue.string))),

@@ -13,7 +13,9 @@ import Testing
         let scenario = try AuditReportTests.scenario()
         let store = scenario.laptop
         let path = scenario.directory.path("report.html")
-        let report = try store.auditReport(against: scenario.archive)
+        let backup = scenario.directory.path("backup.jsonl.gz")
+        try store.exportArchive(toFile: backup)
+        let report = try store.auditReport(against: backup)
         let files = try store.writeAuditReport(report, toFile: path)
         let html = try String(contentsOfFile: path, encoding: .utf8)
         #expect(files.paths == [path] && files.bytes == html.utf8.count)
@@ -28,7 +30,8 @@ import Testing
         #expect(html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\""
             + "\(try AuditReportStyle.contentSecurityPolicy())\">"))
         #expect(html.contains("<p id=\"verdict\" class=\"verdict ok\" data-ok=\"true\"><strong>OK</strong>"))
-        #expect(html.contains("<dt>Checked against</dt><dd><code>\(HTMLText.escaped(scenario.archive))</code>"))
+        #expect(html.contains("<dt>Checked against</dt><dd><code>\(HTMLText.escaped(backup))</code>: the history up "
+            + "to seq 6 is unchanged since it was written</dd>"))
         #expect(html.contains("<tr data-device=\"\(scenario.phone.deviceID)\" data-total=\"3\">"))
         #expect(html.contains("[deleted by phone &lt;b&gt; "))
         // No address a browser would fetch: no src, no external href, no url().
@@ -64,5 +67,19 @@ import Testing
         #expect(Self.occurrences(of: "data-change=\"", in: page) == 4)
         #expect(page.contains("<h2>luceafarul</h2>"))
         #expect(throws: MarginaliaError.self) { try scenario.laptop.writeAuditReport(report, toDirectory: directory) }
+    }
+}
+
+extension AuditReportHTMLTests {
+    @Test func aHistoryThatDiffersFromTheBackupIsAFailedVerdict() throws {
+        let scenario = try AuditReportTests.scenario()
+        // The phone's archive: its log holds the same changes in another order than the laptop's.
+        let report = try scenario.laptop.auditReport(against: scenario.archive)
+        #expect(!report.verification.isHealthy)
+        let path = scenario.directory.path("report.html")
+        try scenario.laptop.writeAuditReport(report, toFile: path)
+        let html = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(html.contains("<p id=\"verdict\" class=\"verdict bad\" data-ok=\"false\"><strong>FAILED</strong>"))
+        #expect(html.contains("<ul class=\"problems\">"))
     }
 }
