@@ -83,3 +83,27 @@ extension AuditReportHTMLTests {
         #expect(html.contains("<ul class=\"problems\">"))
     }
 }
+
+extension AuditReportHTMLTests {
+    @Test func verifyingBesideTheDocumentsWritesTheSamePageAsOneAfterTheOther() throws {
+        let scenario = try AuditReportTests.scenario()
+        let store = scenario.laptop
+        let inTurn = scenario.directory.path("in-turn.html")
+        let together = scenario.directory.path("together.html")
+        try store.writeAuditReport(try store.auditReport(against: scenario.archive), toFile: inTurn)
+        let (report, files) = try store.writeAuditReport(AuditFilter(), against: scenario.archive, toFile: together)
+        #expect(!report.verification.isHealthy && report.backup == scenario.archive)
+        #expect(files.documents == 1 && files.changes == 6)
+        // The pages differ in the time they were made only.
+        func page(_ path: String) throws -> [Substring] {
+            try String(contentsOfFile: path, encoding: .utf8)
+                .replacingOccurrences(of: #"Made [0-9T:.-]+Z;"#, with: "Made …;", options: .regularExpression)
+                .split(separator: "\n")
+        }
+        let difference = try page(together).difference(from: page(inTurn))
+        #expect(difference.isEmpty, "\(difference)")
+        #expect(try String(contentsOfFile: together, encoding: .utf8).utf8.count == files.bytes)
+        let left = try FileManager.default.contentsOfDirectory(atPath: scenario.directory.path(""))
+        #expect(left.filter { $0.hasPrefix(".") }.isEmpty, "scratch files left: \(left)")
+    }
+}
