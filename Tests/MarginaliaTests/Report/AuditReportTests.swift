@@ -139,3 +139,19 @@ import Testing
         #expect(unchecked.allSatisfy { $0.orphanReason == nil })
     }
 }
+
+extension AuditReportTests {
+    @Test func aSpanOfMoreThan120DaysIsCountedInWeeksFromMonday() {
+        // Day 20,003 since 1970 is a Monday (2024-10-07); day 20,199 the Monday of day 20,200.
+        let weekly = AuditTimeline(days: [("a", 20_003, 1), ("a", 20_009, 2), ("b", 20_010, 3), ("a", 20_200, 1)])
+        #expect(weekly.days == 7)
+        #expect(weekly.buckets == [
+            AuditTimeline.Bucket(start: 20_003 * Self.day, counts: ["a": 3]),
+            AuditTimeline.Bucket(start: 20_010 * Self.day, counts: ["b": 3]),
+            AuditTimeline.Bucket(start: 20_199 * Self.day, counts: ["a": 1]),
+        ])
+        #expect(Timestamp.iso8601(milliseconds: 20_003 * Self.day) == "2024-10-07T00:00:00.000Z")
+        let daily = AuditTimeline(days: [("a", 20_003, 1), ("b", 20_123, 2)])
+        #expect(daily.days == 1 && daily.buckets.map(\.total) == [1, 2])
+    }
+}
