@@ -1,10 +1,14 @@
 /// A report written as a directory: `index.html` with the summary and a link to each document's page, and one
 /// page per document. Each page is self-contained (its own style, policy and script) and written atomically.
 struct AuditReportPages {
-    let store: StoreConnection
-    let report: AuditReport
+    /// The report; its verification is read only by `writeIndex`.
+    var report: AuditReport
     let directory: String
-    let force: Bool
+    /// What may be replaced, and the store's files that never are.
+    let policy: OutputTarget.Policy
+    /// The pages written so far and their bytes.
+    private(set) var paths: [String] = []
+    private(set) var bytes = 0
 
     /// The sections of the one-file report, as its navigation links them.
     static let sections: [(href: String, title: String)] = [
@@ -15,12 +19,36 @@ struct AuditReportPages {
     /// The page of the document at `index` (0-based) in `report.documents`.
     static func pageName(_ index: Int) -> String { "document-\(index + 1).html" }
 
-    func write(checkAnchors: Bool) throws -> AuditReportFiles {
-        var paths: [String] = []
-        var bytes = 0
-        var changes = report.otherChanges.count
+    init(report: AuditReport, directory: String, policy: OutputTarget.Policy) {
+        self.report = report
+        self.directory = directory
+        self.policy = policy
+    }
+
+    /// Writes a page per document `builder` hands over; returns the changes they show.
+    mutating func writeDocuments(_ builder: AuditReportBuilder, checkAnchors: Bool) throws -> Int {
+        var changes = 0
+        var written: [(path: String, bytes: Int)] = []
         let index = Dictionary(report.documents.enumerated().map { ($1.id, $0) }) { first, _ in first }
-        try page("index.html", paths: &paths, bytes: &bytes) { html in
+        try builder.forEachDocument(checkAnchors: checkAnchors) { document in
+            changes += document.changeCount
+            let name = Self.pageName(index[document.id] ?? report.documents.count + written.count)
+            written.append(try page(name) { html in
+                let title = document.id.isEmpty ? "annotations not yet made" : document.id
+                try html.open(title: "Audit report: " + title,
+                              sections: [("index.html", "Summary"), ("index.html#documents", "All documents")])
+                try html.document(document, heading: "h2")
+                try html.close()
+            })
+        }
+        paths += written.map(\.path)
+        bytes += written.reduce(0) { $0 + $1.bytes }
+        return changes
+    }
+
+    /// Writes `index.html`: the summary, integrity first, and a link to each document's page.
+    mutating func writeIndex() throws {
+        let written = try page("index.html") { html in
             try html.open(title: "Marginalia audit report", sections: Self.sections)
             try html.integrity()
             try html.activity()
@@ -29,19 +57,8 @@ struct AuditReportPages {
             try contents(html.out)
             try html.close()
         }
-        try AuditReportBuilder(store: store, filter: report.filter).forEachDocument(checkAnchors: checkAnchors) {
-            document in
-            changes += document.changeCount
-            let name = Self.pageName(index[document.id] ?? report.documents.count + paths.count)
-            try page(name, paths: &paths, bytes: &bytes) { html in
-                let title = document.id.isEmpty ? "annotations not yet made" : document.id
-                try html.open(title: "Audit report: " + title,
-                              sections: [("index.html", "Summary"), ("index.html#documents", "All documents")])
-                try html.document(document, heading: "h2")
-                try html.close()
-            }
-        }
-        return AuditReportFiles(paths: paths, bytes: bytes, documents: paths.count - 1, changes: changes)
+        paths.append(written.path)
+        bytes += written.bytes
     }
 
     /// The list of documents, each linked to its page.
@@ -63,11 +80,11 @@ struct AuditReportPages {
         try out.raw("</tbody></table></div>\n</section>\n")
     }
 
-    private func page(_ name: String, paths: inout [String], bytes: inout Int,
-                      _ body: (AuditReportHTML) throws -> Void) throws {
+    /// Writes one page atomically; returns where and its bytes.
+    private func page(_ name: String, _ body: (AuditReportHTML) throws -> Void) throws -> (path: String, bytes: Int) {
         let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
-        let target = try OutputTarget.resolve(path, policy: store.outputPolicy(force: force))
-        bytes += try target.write(purpose: "report") { temporary in
+        let target = try OutputTarget.resolve(path, policy: policy)
+        let bytes = try target.write(purpose: "report") { temporary in
             let sink = FileSink(fileDescriptor: try temporary.openForWriting(), name: temporary.path,
                                 closesOnDeinit: true)
             let out = HTMLOutput(sink: sink)
@@ -75,6 +92,6 @@ struct AuditReportPages {
             try sink.close()
             return out.count
         }
-        paths.append(target.path)
+        return (target.path, bytes)
     }
 }

@@ -80,15 +80,48 @@ extension AnnotationStore {
     @discardableResult
     public func writeAuditReport(_ report: AuditReport, toDirectory directory: String, force: Bool = false,
                                  checkAnchors: Bool = true) throws -> AuditReportFiles {
+        try Self.makeDirectory(directory)
+        return try engine.read { store in
+            var pages = AuditReportPages(report: report, directory: directory, policy: store.outputPolicy(force: force))
+            let changes = try pages.writeDocuments(try AuditReportBuilder(store: store, filter: report.filter),
+                                                   checkAnchors: checkAnchors && store.content != nil)
+            try pages.writeIndex()
+            return AuditReportFiles(paths: pages.paths, bytes: pages.bytes, documents: pages.paths.count - 1,
+                                    changes: changes + report.otherChanges.count)
+        }
+    }
+
+    /// Makes the report of `filter` and writes it as a directory of pages, as `auditReport` and
+    /// `writeAuditReport(_:toDirectory:)` together would: the documents' pages are written while `verify` runs on
+    /// a connection of its own, and `index.html`, integrity first, once it is done.
+    @discardableResult
+    public func writeAuditReport(_ filter: AuditFilter, against backup: String? = nil, key: AgeKey? = nil,
+                                 toDirectory directory: String, force: Bool = false, checkAnchors: Bool = true)
+        throws -> (report: AuditReport, files: AuditReportFiles)
+    {
+        try Self.makeDirectory(directory)
+        let verifying = BackgroundWork { [self] in try backup.map { try verify(against: $0, key: key) } ?? verify() }
+        // As for one page: the verification is waited for outside the read.
+        var (pages, changes) = try engine.read { store in
+            let report = try summary(store, filter, verification: VerificationReport(), backup: backup)
+            var pages = AuditReportPages(report: report, directory: directory, policy: store.outputPolicy(force: force))
+            let changes = try pages.writeDocuments(try AuditReportBuilder(store: store, filter: filter),
+                                                   checkAnchors: checkAnchors && store.content != nil)
+            return (pages, changes)
+        }
+        pages.report.verification = try verifying.wait().get()
+        try pages.writeIndex()
+        let files = AuditReportFiles(paths: pages.paths, bytes: pages.bytes, documents: pages.paths.count - 1,
+                                     changes: changes + pages.report.otherChanges.count)
+        return (pages.report, files)
+    }
+
+    private static func makeDirectory(_ directory: String) throws {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
             throw MarginaliaError(IOError(operation: "mkdir", path: directory, code: 0,
                                           message: "cannot make the directory"))
-        }
-        return try engine.read { store in
-            let pages = AuditReportPages(store: store, report: report, directory: directory, force: force)
-            return try pages.write(checkAnchors: checkAnchors && store.content != nil)
         }
     }
 }

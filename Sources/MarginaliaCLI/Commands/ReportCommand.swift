@@ -52,15 +52,9 @@ enum ReportCommand {
             // Orphans are told from the content; without it, the report goes on and says nothing of anchors.
             let store = try context.openStore(.readOnly, content: .optional)
             let force = arguments.flag("force")
-            let report: AuditReport
-            let files: AuditReportFiles
-            if arguments.flag("split") {
-                report = try store.auditReport(filter, against: backup, key: key)
-                files = try store.writeAuditReport(report, toDirectory: path, force: force)
-            } else {
-                (report, files) = try store.writeAuditReport(filter, against: backup, key: key, toFile: path,
-                                                             force: force)
-            }
+            let (report, files) = arguments.flag("split")
+                ? try store.writeAuditReport(filter, against: backup, key: key, toDirectory: path, force: force)
+                : try store.writeAuditReport(filter, against: backup, key: key, toFile: path, force: force)
             if context.json {
                 try Output.print(.object(JSONObject([
                     ("ok", .bool(report.verification.isHealthy)), ("files", .array(files.paths.map(JSONValue.string))),

@@ -58,7 +58,7 @@ import Testing
         let directory = scenario.directory.path("pages")
         let report = try scenario.laptop.auditReport()
         let files = try scenario.laptop.writeAuditReport(report, toDirectory: directory)
-        #expect(files.paths.map { URL(fileURLWithPath: $0).lastPathComponent } == ["index.html", "document-1.html"])
+        #expect(files.paths.map { URL(fileURLWithPath: $0).lastPathComponent } == ["document-1.html", "index.html"])
         #expect(files.documents == 1 && files.changes == 6)
         let index = try String(contentsOfFile: "\(directory)/index.html", encoding: .utf8)
         let page = try String(contentsOfFile: "\(directory)/document-1.html", encoding: .utf8)
@@ -105,5 +105,24 @@ extension AuditReportHTMLTests {
         #expect(try String(contentsOfFile: together, encoding: .utf8).utf8.count == files.bytes)
         let left = try FileManager.default.contentsOfDirectory(atPath: scenario.directory.path(""))
         #expect(left.filter { $0.hasPrefix(".") }.isEmpty, "scratch files left: \(left)")
+    }
+}
+
+extension AuditReportHTMLTests {
+    @Test func splitPagesVerifiedBesideTheDocumentsAreTheOnesMadeInTurn() throws {
+        let scenario = try AuditReportTests.scenario()
+        let store = scenario.laptop
+        let inTurn = scenario.directory.path("in-turn")
+        let together = scenario.directory.path("together")
+        try store.writeAuditReport(try store.auditReport(), toDirectory: inTurn)
+        let (report, files) = try store.writeAuditReport(AuditFilter(), toDirectory: together)
+        #expect(report.verification.isHealthy && files.changes == 6 && files.documents == 1)
+        for name in ["index.html", "document-1.html"] {
+            func page(_ directory: String) throws -> String {
+                try String(contentsOfFile: "\(directory)/\(name)", encoding: .utf8)
+                    .replacingOccurrences(of: #"Made [0-9T:.-]+Z;"#, with: "Made …;", options: .regularExpression)
+            }
+            #expect(try page(inTurn) == page(together), "\(name)")
+        }
     }
 }
