@@ -23,7 +23,7 @@ struct BenchOptions {
 
     /// The groups of measurements, as `--only` names them.
     enum Group: String, CaseIterable {
-        case writes, archives, timeline, sync, interop, search, reconcile, memory
+        case writes, archives, timeline, sync, interop, search, reconcile, memory, report
     }
 
     /// Whether `group` is measured in this run.
@@ -60,7 +60,8 @@ struct BenchOptions {
                                    against one archive's import (default 100000; 4000 with --quick).
           --seed N                 Seed of the generated data (default 1).
           --only GROUPS            Only these groups of measurements, comma-separated: writes, archives,
-                                   timeline, sync, interop, search, reconcile, memory (e.g. --only search).
+                                   timeline, sync, interop, search, reconcile, memory, report (e.g.
+                                   --only search).
           --python PATH            The Python interpreter for the reference (default python3).
           -h, --help               Show this help.
         """

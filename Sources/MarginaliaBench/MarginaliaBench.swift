@@ -112,6 +112,15 @@ enum MarginaliaBench {
                            id: "synthetic", passages: options.syntheticPassages, underOneMillisecond: true)
         }
 
+        if options.runs(.report) {
+            if let cli = workspace.cli {
+                try ReportBenchmarks(workspace: workspace, report: report, cli: cli)
+                    .run(store: built.store, changes: changes, content: edition1)
+            } else {
+                report.note("no marginalia binary beside this one: the report not measured")
+            }
+        }
+
         if options.runs(.reconcile) { try writes.reconcile(store: built.store, edition2: edition2) }
 
         if options.runs(.memory) {

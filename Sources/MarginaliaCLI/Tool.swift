@@ -23,7 +23,7 @@ enum Tool {
         AnchorCommands.anchors, AnchorCommands.reattach,
         ArchiveCommands.export, ArchiveCommands.import, ArchiveCommands.backup, ArchiveCommands.restore,
         VerifyCommand.command,
-        QuarantineCommand.command, ImportsCommand.command,
+        QuarantineCommand.command, ImportsCommand.command, ReportCommand.command,
         SyncCommand.command,
         DeviceCommands.show, DeviceCommands.name, DeviceCommands.list,
         RosterCommands.invite, RosterCommands.join, RosterCommands.revoke, RosterCommands.roster,

@@ -23,8 +23,22 @@ extension TimeTravel {
                 """,
             arguments: [fullID], Change.init(row:))
         guard !changes.isEmpty else { throw StoreError.annotationNotFound(id: id) }
-        var registers = AnnotationRegisters(id: fullID)
-        return changes.map { change in
+        return HistoryEntry.replay(changes, id: fullID)
+    }
+}
+
+extension HistoryEntry {
+    /// The entries of one annotation's changes, given in the order the store took them in: each applied by the
+    /// merge rule (`AnnotationRegisters`) to the registers the changes before it left. `registers` ends as the
+    /// state they make.
+    static func replay(_ changes: [Change], id: String) -> [HistoryEntry] {
+        var registers = AnnotationRegisters(id: id)
+        return replay(changes, into: &registers)
+    }
+
+    /// `replay(_:id:)` into registers the caller keeps, to read the state the changes make.
+    static func replay(_ changes: [Change], into registers: inout AnnotationRegisters) -> [HistoryEntry] {
+        changes.map { change in
             let before = registers
             registers.apply(change)
             let fields = change.fields.registers.map { register in

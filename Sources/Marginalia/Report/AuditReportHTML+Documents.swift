@@ -1,0 +1,153 @@
+// MARK: - Documents: each annotation and every version of it
+
+extension AuditReportHTML {
+    /// One document's section: a `<details>` per annotation, its versions inside with their field diffs.
+    func document(_ document: AuditDocument, heading: String = "h3") throws {
+        try out.raw("<section class=\"document\" data-document=\"")
+        try out.text(document.id)
+        try out.raw("\">\n<\(heading)>")
+        try out.text(document.id.isEmpty ? "(annotations whose create change has not arrived)" : document.id)
+        try out.raw("</\(heading)>\n<p class=\"muted\">\(count(document.annotations.count, "annotation")), "
+            + "\(count(document.changeCount, "change"))</p>\n")
+        for annotation in document.annotations { try self.annotation(annotation) }
+        try out.raw("</section>\n")
+    }
+
+    private func annotation(_ annotation: AuditAnnotation) throws {
+        try out.raw("<details class=\"annotation\" data-annotation=\"")
+        try out.text(annotation.id)
+        try out.raw("\"><summary>")
+        if let deleted = annotation.deletedBy {
+            try out.raw("<span class=\"mark\">[deleted by ")
+            try out.text(name(deleted.device))
+            try out.raw(" \(Timestamp.iso8601(milliseconds: deleted.madeAt))]</span> ")
+        }
+        if let reason = annotation.orphanReason {
+            try out.raw("<span class=\"mark\">[orphaned: ")
+            try out.text(reason)
+            try out.raw("]</span> ")
+        }
+        if let current = annotation.current {
+            try out.raw("<span class=\"muted\">\(current.kind.rawValue)</span> ")
+            if !current.anchor.quote.isEmpty { try out.element("span", "class=\"quote\"", "«\(current.anchor.quote)»") }
+            if let note = current.note {
+                try out.raw(" — ")
+                try out.element("span", "class=\"note\"", note)
+            }
+            if !current.tags.isEmpty {
+                try out.raw(" ")
+                try out.element("span", "class=\"muted\"", "#" + current.tags.joined(separator: " #"))
+            }
+        } else {
+            try out.element("span", "class=\"id\"", annotation.id)
+        }
+        try out.raw(" <span class=\"muted\">(\(count(annotation.versions.count, "version")))</span></summary>\n"
+            + "<p><code>")
+        try out.text(annotation.id)
+        try out.raw("</code></p>\n<ol class=\"versions\">\n")
+        for entry in annotation.versions { try version(entry) }
+        try out.raw("</ol></details>\n")
+    }
+
+    private func version(_ entry: HistoryEntry) throws {
+        let change = entry.change
+        try out.raw("<li data-change=\"")
+        try out.text(change.changeID)
+        try out.raw("\">\(operation(change)) \(Timestamp.iso8601(milliseconds: change.madeAt)) by ")
+        try out.text(name(change.device))
+        try out.raw(" <code>")
+        try out.text(String(change.changeID.prefix(13)))
+        try out.raw("</code><ul>")
+        for field in entry.fields {
+            try out.raw("<li>")
+            try out.text(field.register.description)
+            // A field set for the first time has no old value to show.
+            if field.previous == .none {
+                try out.raw(": <ins>")
+            } else {
+                try out.raw(": <del>")
+                try out.text(shown(field.previous))
+                try out.raw("</del> → <ins>")
+            }
+            try out.text(shown(field.value))
+            try out.raw("</ins>")
+            if let kept = field.keptBy {
+                try out.raw(" <span class=\"mark\">(lost the merge: change ")
+                try out.text(String(kept.prefix(13)))
+                try out.raw(" kept its value)</span>")
+            }
+            try out.raw("</li>")
+        }
+        try out.raw("</ul></li>\n")
+    }
+
+    /// A field's value as the report prints it.
+    func shown(_ value: FieldValue) -> String {
+        switch value {
+        case .none: return "(none)"
+        case .text(let text): return "«\(text)»"
+        case .flag(let flag): return flag ? "yes" : "no"
+        case .kind(let kind): return kind.rawValue
+        case .tags(let tags): return tags.isEmpty ? "(none)" : tags.joined(separator: ", ")
+        case .anchor(let anchor):
+            return "\(anchor.start.passage):\(anchor.start.offset)–\(anchor.end.passage):\(anchor.end.offset) "
+                + "«\(anchor.quote)» (\(anchor.edition))"
+        }
+    }
+
+    // MARK: - Other changes and what came from outside
+
+    /// The reading-position and device-name changes in the report.
+    func otherChanges() throws {
+        try out.raw("<section id=\"other\" aria-labelledby=\"other-title\">\n<h2 id=\"other-title\">"
+            + "Reading positions and device names</h2>\n")
+        guard !report.otherChanges.isEmpty else {
+            try out.raw("<p>No such change in this report.</p>\n</section>\n")
+            return
+        }
+        try out.raw("<div class=\"scroll\"><table><thead><tr><th scope=\"col\">Made</th><th scope=\"col\">Operation"
+            + "</th><th scope=\"col\">What</th><th scope=\"col\">Device</th></tr></thead>\n<tbody>\n")
+        for change in report.otherChanges {
+            try out.raw("<tr data-change=\"")
+            try out.text(change.changeID)
+            try out.raw("\" data-device=\"")
+            try out.text(change.device)
+            try out.raw("\"><td>\(Timestamp.iso8601(milliseconds: change.madeAt))</td><td>\(operation(change))</td>")
+            if change.entity == .device {
+                try out.element("td", "", "device \(name(change.entityID)) named «\(change.fields.name ?? "")»")
+            } else {
+                try out.element("td", "", "reading position in \(change.entityID)")
+            }
+            try out.element("td", "", name(change.device))
+            try out.raw("</tr>\n")
+        }
+        try out.raw("</tbody></table></div>\n</section>\n")
+    }
+
+    /// Every receipt: imports, restores, sync segments and merges, with the file, its SHA-256 and counts.
+    func outside() throws {
+        try out.raw("<section id=\"outside\" aria-labelledby=\"outside-title\">\n<h2 id=\"outside-title\">"
+            + "What came from outside</h2>\n")
+        guard !report.receipts.isEmpty else {
+            try out.raw("<p>Nothing was received: every change was made here.</p>\n</section>\n")
+            return
+        }
+        try out.raw("<div class=\"scroll\"><table id=\"receipts\"><caption>Imports, restores and sync rounds"
+            + "</caption>\n<thead><tr><th scope=\"col\">#</th><th scope=\"col\">Received</th><th scope=\"col\">Kind"
+            + "</th><th scope=\"col\">File</th><th scope=\"col\">Bytes</th><th scope=\"col\">SHA-256</th>"
+            + "<th scope=\"col\">Read</th><th scope=\"col\">New</th><th scope=\"col\">Already here</th>"
+            + "<th scope=\"col\">Held</th></tr></thead>\n<tbody>\n")
+        for receipt in report.receipts {
+            try out.raw("<tr data-receipt=\"\(receipt.id)\" data-kind=\"\(receipt.kind)\"><th scope=\"row\">"
+                + "\(receipt.id)</th><td>")
+            try out.text(receipt.receivedAt)
+            try out.raw("</td><td>\(receipt.kind)</td>")
+            try out.element("td", "class=\"id\"", receipt.file ?? "—")
+            try out.raw("<td class=\"n\">\(receipt.size.map(String.init) ?? "—")</td>")
+            try out.element("td", "class=\"id\"", receipt.sha256 ?? "—")
+            try out.raw("<td class=\"n\">\(receipt.changesRead)</td><td class=\"n\">\(receipt.newChanges)</td>"
+                + "<td class=\"n\">\(receipt.duplicates)</td><td class=\"n\">\(receipt.quarantined)</td></tr>\n")
+        }
+        try out.raw("</tbody></table></div>\n</section>\n")
+    }
+}
