@@ -35,8 +35,8 @@ let hasBrowser: Bool = FileManager.default.isExecutableFile(atPath: chromiumPath
         let folder = workspace.path("Sync")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let laptop = workspace.store
-        let phone = workspace.path("phone.db")
-        let tablet = workspace.path("tablet.db")
+        let phone = try workspace.newStore("phone.db")
+        let tablet = try workspace.newStore("tablet.db")
         func ok(_ store: String, _ arguments: [String]) throws -> String {
             try workspace.ok(["--store", store] + arguments)
         }

@@ -214,6 +214,7 @@ import Testing
         var expected = Self.fullImportReport(header: try Self.header(of: path))
         expected.updates = 6
         expected.conflictsResolved = 1
+        expected.deletionsByDevice = [fixture.store.deviceID: 3]
         expected.conflicts = [MergeConflict(id: "luceafarul", field: "position", lostValue: "luceafarul.2+5",
                                             keptValue: "luceafarul.4+2", lostChangeID: real.conflicts.first?.lostChangeID ?? "",
                                             lostDevice: fixture.store.deviceID)]
