@@ -77,8 +77,10 @@ func position(_ value: Any?) -> String? {
         #expect(hits.count == 1)
         #expect(hits[0]["annotations"] as? Int == 1)
         #expect(hits[0]["snippet"] as? String == "[Să mă lăsaţi] să mor")
-        let notes = try #require(try workspace.run(["search", "--notes", "nota", "--json"]).json() as? [[String: Any]])
+        let found = try #require(try workspace.run(["search", "--notes", "nota", "--json"]).json() as? [String: Any])
+        let notes = try #require(found["hits"] as? [[String: Any]])
         #expect(notes.map { $0["note"] as? String } == ["o notă despre moarte"])
+        #expect(found["total"] as? Int == 1 && found["offset"] as? Int == 0)
         let none = try workspace.run(["search", "nimic"])
         #expect(none.status == 0 && none.stdout.isEmpty && none.stderr == "No passages match\n")
     }

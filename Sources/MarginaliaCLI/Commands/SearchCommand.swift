@@ -12,7 +12,9 @@ enum SearchCommand {
                 stea finds stele, stelei, steaua: the forms the content build recorded with Snowball's Romanian \
                 stemmer), then those holding a word it begins (4 letters or more); best matches first within \
                 each. Each hit shows how many of your annotations start there; the count says how many passages \
-                there are ('20 of 93 passages'), and --limit and --offset page through them. A content built by \
+                there are ('20 of 93 passages'), and --limit and --offset page through them. --notes searches \
+                your notes and quotes the same way, counted and paged alike ('1–20 of 41 annotations'); its \
+                --json has the same shape: total, offset and hits. A content built by \
                 an earlier version has no word forms: the words as typed and their prefixes are looked for, and \
                 stderr says that 'marginalia content build' adds the forms.
                 """,
@@ -41,6 +43,9 @@ enum SearchCommand {
             }
         })
 
+    /// The most notes `search --notes` reads, to count them all.
+    static let allNotes = 1_000_000
+
     private static func run(_ context: Context) throws {
         let query = context.arguments.positionals[0]
         let limit = try context.arguments.integer("limit") ?? 20
@@ -54,15 +59,26 @@ enum SearchCommand {
         }
         if context.arguments.flag("notes") {
             let store = try context.openStore(.readOnly, content: .optional)
-            let found = try asOf.map { try store.searchNotes(query, asOf: $0, limit: limit + offset) }
-                ?? store.searchNotes(query, limit: limit + offset)
-            let annotations = Array(found.dropFirst(offset))
+            // Every match, to count them: a person's notes are thousands at most.
+            let found = try asOf.map { try store.searchNotes(query, asOf: $0, limit: Self.allNotes) }
+                ?? store.searchNotes(query, limit: Self.allNotes)
+            let annotations = Array(found.dropFirst(offset).prefix(limit))
             if context.json {
-                try Output.print(.array(annotations.map(\.json)), to: context.console)
+                try Output.print(.object(JSONObject([
+                    ("total", .int(Int64(found.count))), ("offset", .int(Int64(offset))),
+                    ("hits", .array(annotations.map(\.json))),
+                ])), to: context.console)
             } else {
                 let ids = try ShortIDs(store, annotations: annotations.map(\.id))
                 annotations.forEach { Output.summary($0, ids: ids).forEach { context.console.out($0) } }
-                if annotations.isEmpty { context.console.err("No notes match") }
+                if found.isEmpty {
+                    context.console.err("No notes match")
+                } else {
+                    let shown = annotations.isEmpty ? "none" : "\(offset + 1)–\(offset + annotations.count)"
+                    context.console.err("\(shown) of \(Output.count(found.count, "annotation"))"
+                        + (offset + annotations.count < found.count
+                            ? "; --offset \(offset + annotations.count) shows more" : ""))
+                }
             }
             return
         }
