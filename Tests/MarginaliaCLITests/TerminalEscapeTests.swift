@@ -22,6 +22,24 @@ import Testing
         #expect(listed.first?["note"] as? String == hostile)
     }
 
+    @Test(.enabled(if: CLIWorkspace.hasScript))
+    func anExportToATerminalShowsControlsEscapedAndAPipeGetsTheBytes() throws {
+        let workspace = try CLIWorkspace()
+        let hostile = "curat\u{1B}]0;titlu furat\u{07}\u{1B}[2Jșters \u{202E}gnp.exe"
+        try workspace.ok(["note", "mai-am-un-singur-dor.1", hostile])
+        for format in ["markdown", "csv", "readwise"] {
+            let shown = try workspace.runOnTerminal(["export", "-", "--format", format])
+            #expect(shown.status == 0, "\(format): \(shown.stderr)")
+            #expect(!shown.stdout.unicodeScalars.contains { [0x1B, 0x07, 0x202E].contains($0.value) },
+                    "\(format) sent a raw control to the terminal: \(shown.stdout)")
+            #expect(shown.stdout.contains("curat\\u{1B}") && shown.stdout.contains("\\u{202E}gnp.exe"),
+                    "\(format): \(shown.stdout)")
+            let piped = try workspace.run(["export", "-", "--format", format])
+            #expect(piped.stdout.unicodeScalars.contains { $0.value == 0x1B }
+                && piped.stdout.contains("\u{202E}gnp.exe"), "\(format): a pipe gets the bytes as they are")
+        }
+    }
+
     @Test func bidiOverridesAndIsolatesAreShownEscapedNeverApplied() throws {
         let workspace = try CLIWorkspace()
         // U+202E turns what follows around on a terminal: "gnp.exe" would read "exe.png".

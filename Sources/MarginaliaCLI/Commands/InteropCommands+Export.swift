@@ -42,7 +42,13 @@ extension InteropCommands {
         let report: InteropExportReport
         if path == "-" {
             let (annotations, exportContext) = try store.exportItems(filter: filter, for: format)
-            let (bytes, written) = try InteropWriter.render(format, annotations, context: exportContext)
+            var (bytes, written) = try InteropWriter.render(format, annotations, context: exportContext)
+            // On a terminal the export is read, not kept: control and bidi characters of the notes are shown
+            // escaped, never acted on (a redirect or pipe gets the bytes as they are).
+            if isatty(STDOUT_FILENO) == 1 {
+                bytes = Array(Console.shown(String(decoding: bytes, as: UTF8.self)
+                    .replacingOccurrences(of: "\r\n", with: "\n")).utf8)
+            }
             let error = Console.writeAll(bytes, to: STDOUT_FILENO)
             if error != 0 { Console.outputFailure.set(error) }
             report = written
