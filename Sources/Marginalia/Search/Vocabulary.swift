@@ -6,12 +6,16 @@
 /// the forms sharing a stem or a lemma with the typed one are read from the table. Only Romanian content
 /// (`language` "ro") gets one, and only where libstemmer is built in.
 ///
-/// The lemma table (`samples/ro-lemmas.tsv.gz`, made by `scripts/ro_lemmas.py` from the Romanian Hunspell
-/// dictionary): gzip text, one entry a line, the lemma then its forms, separated by tabs.
+/// The other forms of a lemma the content holds are recorded too, with `~` and the lemma (`avem` → `~avea` when
+/// the content has `are` and `avut` but not `avem`): a query typed in such a form finds the lemma's forms in the
+/// content, while a query never looks for them (they are in no passage). A form of two lemmas has both.
+///
+/// The lemma table: see `LemmaTable`.
 struct Vocabulary {
     private let stemmer: RomanianStemmer?
     private var pairs: Set<Pair> = []
-    /// The content's words, lowercase in today's orthography, for the lemma table.
+    /// The content's words, lowercase with ș ț, in today's orthography and as written (`cîți`, `câți`), for the
+    /// lemma table.
     private var words: Set<String> = []
 
     private struct Pair: Hashable {
@@ -32,24 +36,27 @@ struct Vocabulary {
             guard !form.isEmpty, !stem.isEmpty else { continue }
             pairs.insert(Pair(form: form, stem: stem))
             words.insert(RomanianStemmer.modernized(word))
+            words.insert(RomanianStemmer.commaSpelled(word))
             // The same word in today's orthography (cînd → când), as a reader may type it.
             let modern = Self.form(of: RomanianStemmer.modernized(word))
             if modern != form { pairs.insert(Pair(form: modern, stem: stem)) }
         }
     }
 
-    /// Adds the lemmas of the content's words from the lemma table at `path`, read as a stream (only the entries
-    /// holding a word of the content are kept).
+    /// Adds the lemmas of the content's words from the lemma table at `path`, and the lemmas' other forms (only
+    /// the entries holding a word of the content are kept, `LemmaTable`).
     mutating func addLemmas(from path: String) throws {
         guard stemmer != nil else { return }
-        let file = try FileSource(path: path)
-        defer { try? file.close() }
-        let lines = LineReader(source: try GzipReader(source: file), maxLineBytes: 1 << 20)
-        while let line = try lines.next() {
-            let forms = line.bytes.split(separator: 0x09).map { String(decoding: $0, as: UTF8.self) }
-            guard let lemma = forms.first, forms.contains(where: words.contains) else { continue }
-            for form in forms where words.contains(form) {
-                pairs.insert(Pair(form: Self.form(of: form), stem: "=" + lemma))
+        for entry in try LemmaTable.entries(at: path, holdingAnyOf: words) {
+            var held: Set<String> = []
+            for form in entry.forms where words.contains(form) {
+                let folded = LemmaTable.folded(form)
+                held.insert(folded)
+                pairs.insert(Pair(form: folded, stem: "=" + entry.lemma))
+            }
+            for form in entry.forms {
+                let folded = LemmaTable.folded(form)
+                if !held.contains(folded) { pairs.insert(Pair(form: folded, stem: "~" + entry.lemma)) }
             }
         }
     }
