@@ -1,8 +1,8 @@
 /// The word forms of a content and their stems, recorded when the content is built (`vocabulary`): each word of
-/// its passages as the full-text index sees it (folded: case and diacritics gone) beside the Snowball stem of the
-/// word as written (in today's orthography, `RomanianStemmer`), and beside its lemma when a lemma table knows the
-/// word (`=` and the lemma: `gândurile` → `=gând`, which no stem of Snowball's can give, as `gând` and `gânduri`
-/// stem apart). A search then finds every form of a word typed in any of its forms, without a stemmer of its own:
+/// its passages as the full-text index sees it (folded: case and diacritics gone) beside its lemma when a lemma
+/// table knows the word (`=` and the lemma: `gândurile` → `=gând`, which no stem of Snowball's can give, as `gând`
+/// and `gânduri` stem apart), else beside the Snowball stem of the word as written (in today's orthography,
+/// `RomanianStemmer`). A search then finds every form of a word typed in any of its forms, without a stemmer of its own:
 /// the forms sharing a stem or a lemma with the typed one are read from the table. Only Romanian content
 /// (`language` "ro") gets one, and only where libstemmer is built in.
 ///
@@ -63,7 +63,11 @@ struct Vocabulary {
 
     /// Writes the pairs recorded into the database being built.
     func write(to db: SQLiteDatabase) throws {
-        for pair in pairs.sorted(by: { ($0.form, $0.stem) < ($1.form, $1.stem) }) {
+        // A form with a lemma is linked by its lemma's paradigm only: its Snowball stem would join words that
+        // merely look alike (`mode` and `mod`, `opacă` and `opacitate`).
+        let lemmatized = Set(pairs.filter { $0.stem.hasPrefix("=") }.map(\.form))
+        let kept = pairs.filter { $0.stem.hasPrefix("=") || $0.stem.hasPrefix("~") || !lemmatized.contains($0.form) }
+        for pair in kept.sorted(by: { ($0.form, $0.stem) < ($1.form, $1.stem) }) {
             try db.execute(sql: "INSERT INTO vocabulary (form, stem, folded_stem) VALUES (?, ?, ?)",
                            arguments: [pair.form, pair.stem, Self.form(of: pair.stem)])
         }
