@@ -47,13 +47,14 @@ enum LemmaTable {
         return hash.value
     }
 
-    /// A form of the table as the full-text index sees it (`Vocabulary.form(of:)`), quickly for the letters a table
-    /// holds (a-z, ă â î ș ț) and by `FoldedText` for any other.
+    /// A form of the table (or a stem) as the full-text index sees it (`Vocabulary.form(of:)`), quickly for the
+    /// characters a table holds (ASCII other than capitals, ă â î ș ț) and by `FoldedText` for any other.
     static func folded(_ form: String) -> String {
+        if form.utf8.allSatisfy({ $0 < 0x80 && !(0x41...0x5A).contains($0) }) { return form }
         var scalars = String.UnicodeScalarView()
         for scalar in form.unicodeScalars {
             switch scalar {
-            case "a"..."z": scalars.append(scalar)
+            case "\u{21}"..."\u{40}", "\u{5B}"..."\u{7E}": scalars.append(scalar)
             case "ă", "â": scalars.append("a")
             case "î": scalars.append("i")
             case "ș": scalars.append("s")

@@ -97,4 +97,12 @@ import Testing
         #expect(try store.searchNotes("avem", asOf: now).map(\.id) == [kept.id])
         #expect(try store.searchNotes("deschis", asOf: now).map(\.id) == [other.id])
     }
+
+    @Test func theTablesQuickFoldingIsTheIndexs() throws {
+        let words = ["avea", "câți", "cîți", "sînt", "ștergeți", "țară", "ţară", "şi", "Ăla", "=gând", "~avea", "naïve",
+                     "codru", "x1-y", "fată", "mâine", "îți"]
+        for word in words {
+            #expect(LemmaTable.folded(word) == Vocabulary.form(of: word), "\(word)")
+        }
+    }
 }
