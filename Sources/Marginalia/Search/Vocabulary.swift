@@ -17,6 +17,8 @@ struct Vocabulary {
     /// The content's words, lowercase with ș ț, in today's orthography and as written (`cîți`, `câți`), for the
     /// lemma table.
     private var words: Set<String> = []
+    /// The words recorded, as written.
+    private var written: Set<String> = []
 
     private struct Pair: Hashable {
         var form: String
@@ -30,15 +32,17 @@ struct Vocabulary {
     /// Records the words of `text`.
     mutating func add(_ text: String) {
         guard let stemmer else { return }
-        for word in Self.words(of: text) {
+        // A word met before has given its pairs already: most words of a text are.
+        for word in Self.words(of: text) where written.insert(word).inserted {
             let stem = stemmer.stem(word)
             let form = Self.form(of: word)
             guard !form.isEmpty, !stem.isEmpty else { continue }
             pairs.insert(Pair(form: form, stem: stem))
-            words.insert(RomanianStemmer.modernized(word))
+            let modernized = RomanianStemmer.modernized(word)
+            words.insert(modernized)
             words.insert(RomanianStemmer.commaSpelled(word))
             // The same word in today's orthography (cînd → când), as a reader may type it.
-            let modern = Self.form(of: RomanianStemmer.modernized(word))
+            let modern = Self.form(of: modernized)
             if modern != form { pairs.insert(Pair(form: modern, stem: stem)) }
         }
     }
@@ -48,16 +52,13 @@ struct Vocabulary {
     mutating func addLemmas(from path: String) throws {
         guard stemmer != nil else { return }
         for entry in try LemmaTable.entries(at: path, holdingAnyOf: words) {
+            let folded = entry.forms.map(LemmaTable.folded)
             var held: Set<String> = []
-            for form in entry.forms where words.contains(form) {
-                let folded = LemmaTable.folded(form)
-                held.insert(folded)
-                pairs.insert(Pair(form: folded, stem: "=" + entry.lemma))
+            for (form, fold) in zip(entry.forms, folded) where words.contains(form) {
+                held.insert(fold)
+                pairs.insert(Pair(form: fold, stem: "=" + entry.lemma))
             }
-            for form in entry.forms {
-                let folded = LemmaTable.folded(form)
-                if !held.contains(folded) { pairs.insert(Pair(form: folded, stem: "~" + entry.lemma)) }
-            }
+            for fold in folded where !held.contains(fold) { pairs.insert(Pair(form: fold, stem: "~" + entry.lemma)) }
         }
     }
 
