@@ -68,8 +68,9 @@ struct Vocabulary {
         // merely look alike (`mode` and `mod`, `opacă` and `opacitate`).
         let lemmatized = Set(pairs.filter { $0.stem.hasPrefix("=") }.map(\.form))
         let kept = pairs.filter { $0.stem.hasPrefix("=") || $0.stem.hasPrefix("~") || !lemmatized.contains($0.form) }
-        // In the table's order (SQLite's BINARY collation compares UTF-8 bytes as memcmp does), which inserts fastest
-        // and is cheaper to sort by than String's Unicode order.
+        // In the order of the table's key, which inserts fastest and is cheaper to sort by than String's Unicode
+        // order: "BINARY - Compares string data using memcmp(), regardless of text encoding."
+        // https://www.sqlite.org/datatype3.html#collating_sequences
         let sorted = kept.sorted { first, second in
             first.form == second.form
                 ? first.stem.utf8.lexicographicallyPrecedes(second.stem.utf8)
