@@ -103,6 +103,8 @@ enum MarginaliaBench {
         }
 
         if options.runs(.search) {
+            try LemmaTableBenchmarks(workspace: workspace, report: report).run(sample: source,
+                                                                               pairs: options.quick ? 2 : 5)
             var queryRandom = SeededGenerator(seed: options.seed &+ 2)
             let search = SearchBenchmarks(options: options, report: report, store: built.store,
                                           queries: text.queries(100, using: &queryRandom))

@@ -58,7 +58,11 @@ enum BundledContent {
         }
         let name = (source as NSString).lastPathComponent.replacingOccurrences(of: ".json", with: "")
         // The content schema in the name too: a cache built by an earlier version (without word forms) is rebuilt.
-        let path = "\(cacheDirectory)/\(name)-\(FNV1a.hex(of: bytes))-c\(ContentBuilder.schemaVersion).db"
+        // The lemma table's size too: a cache built with an earlier table (fewer forms) is rebuilt.
+        let lemmas = try lemmaTable(language: "ro")
+        let lemmaBytes = lemmas.flatMap { try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int } ?? 0
+        let path = "\(cacheDirectory)/\(name)-\(FNV1a.hex(of: bytes + Array("\(lemmaBytes)".utf8)))"
+            + "-c\(ContentBuilder.schemaVersion).db"
         guard !FileManager.default.fileExists(atPath: path) else { return path }
         // Built once, under a lock: a second command started meanwhile waits for the first and then uses its
         // database, rather than finding one half made.
@@ -74,7 +78,7 @@ enum BundledContent {
             tell("Building the bundled sample content (edition \(edition)) for its first use, into "
                 + "\(cacheDirectory); this takes a few seconds, once.")
             try ContentBuilder.build(try ContentSource(bytes: Array(bytes), path: source), output: path,
-                                     lemmas: try lemmaTable(language: "ro"))
+                                     lemmas: lemmas)
         }
         return path
     }

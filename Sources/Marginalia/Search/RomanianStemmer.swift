@@ -39,6 +39,19 @@ final class RomanianStemmer {
         #endif
     }
 
+    /// `word` lowercased, with the comma letters ș ț for the cedilla ones, its î kept (`cîţi` → `cîți`).
+    static func commaSpelled(_ word: String) -> String {
+        var scalars = Array(word.lowercased().precomposedStringWithCanonicalMapping.unicodeScalars)
+        for index in scalars.indices {
+            switch scalars[index] {
+            case "ş": scalars[index] = "ș"
+            case "ţ": scalars[index] = "ț"
+            default: break
+            }
+        }
+        return String(String.UnicodeScalarView(scalars))
+    }
+
     /// `word` lowercased, in today's orthography: ş ţ → ș ț, and î between two letters of the word → â.
     static func modernized(_ word: String) -> String {
         var scalars = Array(word.lowercased().precomposedStringWithCanonicalMapping.unicodeScalars)

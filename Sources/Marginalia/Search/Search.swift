@@ -53,10 +53,14 @@ struct Search {
     /// How many passages an expression (?1) finds.
     static let countSQL = "SELECT count(*) FROM content.passages_fts WHERE passages_fts MATCH ?1"
 
-    /// Every form sharing a stem (or a lemma) with the form typed (?1), in one lookup through both indexes.
+    /// Every form of the content sharing a stem (or a lemma) with the form typed (?1), in one lookup through both
+    /// indexes. A form the content does not hold but a lemma of it does (`~` and the lemma, `Vocabulary`) gives
+    /// the forms recorded with `=` and that lemma; those with `~` are never found, so every form found is in text.
     static let formsSQL = """
         SELECT DISTINCT other.form FROM content.vocabulary typed
-        JOIN content.vocabulary other ON other.stem = typed.stem
+        JOIN content.vocabulary other
+            ON other.stem = (CASE WHEN substr(typed.stem, 1, 1) = '~' THEN '=' || substr(typed.stem, 2)
+                ELSE typed.stem END)
         WHERE typed.form = ?1 ORDER BY other.form
         """
 

@@ -1,18 +1,24 @@
 /// The word forms of a content and their stems, recorded when the content is built (`vocabulary`): each word of
-/// its passages as the full-text index sees it (folded: case and diacritics gone) beside the Snowball stem of the
-/// word as written (in today's orthography, `RomanianStemmer`), and beside its lemma when a lemma table knows the
-/// word (`=` and the lemma: `gândurile` → `=gând`, which no stem of Snowball's can give, as `gând` and `gânduri`
-/// stem apart). A search then finds every form of a word typed in any of its forms, without a stemmer of its own:
-/// the forms sharing a stem or a lemma with the typed one are read from the table. Only Romanian content
+/// its passages as the full-text index sees it (folded: case and diacritics gone) beside its lemma when a lemma
+/// table knows the word (`=` and the lemma: `gândurile` → `=gând`, which no stem of Snowball's can give, as `gând`
+/// and `gânduri` stem apart), else beside the Snowball stem of the word as written (in today's orthography,
+/// `RomanianStemmer`). A search then finds every form of a word typed in any of its forms, without a stemmer of
+/// its own: the forms sharing a stem or a lemma with the typed one are read from the table. Only Romanian content
 /// (`language` "ro") gets one, and only where libstemmer is built in.
 ///
-/// The lemma table (`samples/ro-lemmas.tsv.gz`, made by `scripts/ro_lemmas.py` from the Romanian Hunspell
-/// dictionary): gzip text, one entry a line, the lemma then its forms, separated by tabs.
+/// The other forms of a lemma the content holds are recorded too, with `~` and the lemma (`avem` → `~avea` when
+/// the content has `are` and `avut` but not `avem`): a query typed in such a form finds the lemma's forms in the
+/// content, while a query never looks for them (they are in no passage). A form of two lemmas has both.
+///
+/// The lemma table: see `LemmaTable`.
 struct Vocabulary {
     private let stemmer: RomanianStemmer?
     private var pairs: Set<Pair> = []
-    /// The content's words, lowercase in today's orthography, for the lemma table.
+    /// The content's words, lowercase with ș ț, in today's orthography and as written (`cîți`, `câți`), for the
+    /// lemma table.
     private var words: Set<String> = []
+    /// The words recorded, as written.
+    private var written: Set<String> = []
 
     private struct Pair: Hashable {
         var form: String
@@ -26,39 +32,53 @@ struct Vocabulary {
     /// Records the words of `text`.
     mutating func add(_ text: String) {
         guard let stemmer else { return }
-        for word in Self.words(of: text) {
+        // A word met before has given its pairs already: most words of a text are.
+        for word in Self.words(of: text) where written.insert(word).inserted {
             let stem = stemmer.stem(word)
             let form = Self.form(of: word)
             guard !form.isEmpty, !stem.isEmpty else { continue }
             pairs.insert(Pair(form: form, stem: stem))
-            words.insert(RomanianStemmer.modernized(word))
+            let modernized = RomanianStemmer.modernized(word)
+            words.insert(modernized)
+            words.insert(RomanianStemmer.commaSpelled(word))
             // The same word in today's orthography (cînd → când), as a reader may type it.
-            let modern = Self.form(of: RomanianStemmer.modernized(word))
+            let modern = Self.form(of: modernized)
             if modern != form { pairs.insert(Pair(form: modern, stem: stem)) }
         }
     }
 
-    /// Adds the lemmas of the content's words from the lemma table at `path`, read as a stream (only the entries
-    /// holding a word of the content are kept).
+    /// Adds the lemmas of the content's words from the lemma table at `path`, and the lemmas' other forms (only
+    /// the entries holding a word of the content are kept, `LemmaTable`).
     mutating func addLemmas(from path: String) throws {
         guard stemmer != nil else { return }
-        let file = try FileSource(path: path)
-        defer { try? file.close() }
-        let lines = LineReader(source: try GzipReader(source: file), maxLineBytes: 1 << 20)
-        while let line = try lines.next() {
-            let forms = line.bytes.split(separator: 0x09).map { String(decoding: $0, as: UTF8.self) }
-            guard let lemma = forms.first, forms.contains(where: words.contains) else { continue }
-            for form in forms where words.contains(form) {
-                pairs.insert(Pair(form: Self.form(of: form), stem: "=" + lemma))
+        for entry in try LemmaTable.entries(at: path, holdingAnyOf: words) {
+            let folded = entry.forms.map(LemmaTable.folded)
+            var held: Set<String> = []
+            for (form, fold) in zip(entry.forms, folded) where words.contains(form) {
+                held.insert(fold)
+                pairs.insert(Pair(form: fold, stem: "=" + entry.lemma))
             }
+            for fold in folded where !held.contains(fold) { pairs.insert(Pair(form: fold, stem: "~" + entry.lemma)) }
         }
     }
 
     /// Writes the pairs recorded into the database being built.
     func write(to db: SQLiteDatabase) throws {
-        for pair in pairs.sorted(by: { ($0.form, $0.stem) < ($1.form, $1.stem) }) {
+        // A form with a lemma is linked by its lemma's paradigm only: its Snowball stem would join words that
+        // merely look alike (`mode` and `mod`, `opacă` and `opacitate`).
+        let lemmatized = Set(pairs.filter { $0.stem.hasPrefix("=") }.map(\.form))
+        let kept = pairs.filter { $0.stem.hasPrefix("=") || $0.stem.hasPrefix("~") || !lemmatized.contains($0.form) }
+        // In the order of the table's key, which inserts fastest and is cheaper to sort by than String's Unicode
+        // order: "BINARY - Compares string data using memcmp(), regardless of text encoding."
+        // https://www.sqlite.org/datatype3.html#collating_sequences
+        let sorted = kept.sorted { first, second in
+            first.form == second.form
+                ? first.stem.utf8.lexicographicallyPrecedes(second.stem.utf8)
+                : first.form.utf8.lexicographicallyPrecedes(second.form.utf8)
+        }
+        for pair in sorted {
             try db.execute(sql: "INSERT INTO vocabulary (form, stem, folded_stem) VALUES (?, ?, ?)",
-                           arguments: [pair.form, pair.stem, Self.form(of: pair.stem)])
+                           arguments: [pair.form, pair.stem, LemmaTable.folded(pair.stem)])
         }
     }
 

@@ -16,7 +16,8 @@ enum ContentCommands {
                       .init(name: "force", help: "Replace an existing content database or file at FILE."),
                       .init(name: "lemmas", value: "TABLE",
                             help: "A lemma table the word forms are recorded with (default for Romanian: the "
-                                + "bundled samples/ro-lemmas.tsv.gz, from the Romanian Hunspell dictionary).")],
+                                + "bundled samples/ro-lemmas.tsv.gz, from the Romanian Hunspell dictionary and "
+                                + "simplemma's lexicon).")],
             examples: ["marginalia content build samples/eminescu-2026.2.json --output poezii-2.db"]),
         run: { context in
             guard let output = context.arguments.value("output") else {
