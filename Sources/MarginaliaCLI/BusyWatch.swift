@@ -43,13 +43,17 @@ final class BusyWatch {
         guard stat(store + "-shm", &info) == 0,
               let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return nil }
         let own = getpid()
+        // The device as /proc/locks writes it, "fe:00" (major and minor in hex, as makedev(3) splits st_dev).
+        let device = UInt64(info.st_dev)
+        let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
+        let minor = (device & 0xff) | ((device >> 12) & ~0xff)
+        let file = String(format: "%02x:%02x:%llu", major, minor, UInt64(info.st_ino))
         for line in locks.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             // "1: POSIX  ADVISORY  WRITE 1046 fe:00:16310776 120 120"; a blocked request is shown with "->".
             guard fields.count >= 8, fields[1] == "POSIX" || fields[1] == "OFDLCK", fields[3] == "WRITE",
                   let pid = pid_t(fields[4]), pid > 0, pid != own,
-                  let inode = fields[5].split(separator: ":").last.flatMap({ UInt64($0) }),
-                  inode == UInt64(info.st_ino),
+                  fields[5] == file,
                   let first = Int64(fields[6]), first <= Int64(writeLockOffset),
                   fields[7] == "EOF" || (Int64(fields[7]) ?? -1) >= Int64(writeLockOffset) else { continue }
             return pid

@@ -24,7 +24,7 @@ import Testing
         #expect(html.contains("data-annotation=\"\(id)\"") && html.contains("&lt;b&gt;"))
 
         let again = try workspace.run(["report", path])
-        #expect(again.status == 1 && again.stderr.hasPrefix("Error: "))
+        #expect(again.status == 1 && again.stderr.hasPrefix("Error: "), "\(again.status): \(again.stderr)")
         let json = try #require(try workspace.run(["--json", "report", path, "--force"]).json() as? [String: Any])
         #expect(json["ok"] as? Bool == true && json["changes"] as? Int == 2 && json["documents"] as? Int == 1)
         #expect((json["files"] as? [String])?.count == 1 && (json["bytes"] as? Int ?? 0) > 1000)
