@@ -78,7 +78,9 @@ enum Interruption {
     /// What the store at `path` holds now, against `before`, in words: read as committed (the work stopped here is
     /// rolled back by SQLite; what earlier transactions committed stays).
     static func words(for path: String, before: CommittedState) -> String {
-        guard let now = try? CommittedState.read(path: path) else {
+        // Under the store's write lock, held until the exit: no step of this process commits after the reading.
+        guard let now = (try? CommittedState.readHoldingWrites(path: path)) ?? (try? CommittedState.read(path: path))
+        else {
             return "the store holds what its last completed write left (it could not be read to say more)"
         }
         if now.log != before.log {

@@ -38,6 +38,19 @@ import Darwin
         }
     }
 
+    /// Whether process `pid` holds the write lock of the store at `store` (byte 120 of its `-shm`, in
+    /// `/proc/locks`).
+    static func holdsWriteLock(_ pid: Int32, of store: String) -> Bool {
+        guard let inode = (try? FileManager.default.attributesOfItem(atPath: store + "-shm"))?[.systemFileNumber]
+                as? UInt64,
+              let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return false }
+        return locks.split(separator: "\n").contains { line in
+            let fields = line.split(separator: " ")
+            return fields.count >= 8 && fields[3] == "WRITE" && fields[4] == "\(pid)"
+                && fields[5].hasSuffix(":\(inode)") && fields[6] == "120"
+        }
+    }
+
     /// Runs `arguments` and sends SIGINT after `delay` microseconds; the exit status and stderr.
     static func interrupt(_ workspace: CLIWorkspace, _ arguments: [String], after delay: UInt32) throws
         -> (status: Int32, stderr: String)
@@ -130,9 +143,22 @@ import Darwin
                 pending = try Log(workspace, store).pending
                 if pending == nil { usleep(10_000) }
             }
+            // Stopped between two steps (SIGSTOP while it holds no write lock), so that it cannot end meanwhile.
+            let pid = running.process.processIdentifier
+            var stoppedBetweenSteps = false
+            for _ in 0..<200 where running.process.isRunning && pending != nil {
+                kill(pid, SIGSTOP)
+                if !Self.holdsWriteLock(pid, of: store) {
+                    stoppedBetweenSteps = true
+                    break
+                }
+                kill(pid, SIGCONT)
+                usleep(1_000)
+            }
             let listed = try workspace.run(["--store", store, "imports"])
-            let stillRunning = running.process.isRunning
+            let stillRunning = stoppedBetweenSteps && running.process.isRunning
             let after = try Log(workspace, store).pending
+            kill(pid, SIGCONT)
             running.process.waitUntilExit()
             #expect(running.process.terminationStatus == 0, "\(running.stderr)")
             guard pending != nil && stillRunning else { continue }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a store file holds as committed, read without opening it as a store: no migration runs and no interrupted
 /// import is finished. What a process that was stopped can truthfully say it left behind.
 public struct CommittedState: Equatable, Sendable {
@@ -25,7 +27,36 @@ public struct CommittedState: Equatable, Sendable {
     /// - Throws: `MarginaliaError` when the file cannot be read as a store.
     public static func read(path: String) throws -> CommittedState {
         do {
-            let db = try SQLiteDatabase(path: SQLiteDatabase.fileURI(path: path, readOnly: true), mode: .readOnly)
+            return try read(SQLiteDatabase(path: SQLiteDatabase.fileURI(path: path, readOnly: true), mode: .readOnly))
+        } catch {
+            throw MarginaliaError(error)
+        }
+    }
+
+    /// Reads the committed state of the store at `path` under its write lock, and holds that lock until the process
+    /// ends: what a process about to exit on a signal says it left, so that no write of its own (another step of
+    /// an import, on another thread) commits between the reading and the exit. Waits for a write under way to end.
+    /// - Throws: `MarginaliaError` when the store cannot be opened for writing or read.
+    public static func readHoldingWrites(path: String) throws -> CommittedState {
+        do {
+            let db = try SQLiteDatabase(path: SQLiteDatabase.fileURI(path: path, readOnly: false), mode: .readWrite)
+            try db.executeScript(sql: "BEGIN IMMEDIATE")
+            // Never closed: the lock goes with the process.
+            heldLock.lock()
+            held.append(db)
+            heldLock.unlock()
+            return try read(db)
+        } catch {
+            throw MarginaliaError(error)
+        }
+    }
+
+    /// The connections `readHoldingWrites` keeps open.
+    nonisolated(unsafe) private static var held: [SQLiteDatabase] = []
+    private static let heldLock = NSLock()
+
+    private static func read(_ db: SQLiteDatabase) throws -> CommittedState {
+        do {
             let log = try db.text(sql: "SELECT value FROM meta WHERE key = 'created_at'") ?? ""
             let changes = Int(try db.int(sql: "SELECT count(*) FROM changes") ?? 0)
             let head = try db.int(sql: "SELECT coalesce(max(seq), 0) FROM changes") ?? 0
