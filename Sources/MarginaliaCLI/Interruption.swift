@@ -78,7 +78,8 @@ enum Interruption {
     /// What the store at `path` holds now, against `before`, in words: read as committed (the work stopped here is
     /// rolled back by SQLite; what earlier transactions committed stays).
     static func words(for path: String, before: CommittedState) -> String {
-        // Under the store's write lock, held until the exit: no step of this process commits after the reading.
+        // Under the store's write lock, held until the exit: no step of this process commits after the reading. When
+        // another process holds it, this one is waiting for it and commits nothing: the plain reading is the truth.
         guard let now = (try? CommittedState.readHoldingWrites(path: path)) ?? (try? CommittedState.read(path: path))
         else {
             return "the store holds what its last completed write left (it could not be read to say more)"

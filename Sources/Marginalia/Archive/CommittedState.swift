@@ -35,11 +35,13 @@ public struct CommittedState: Equatable, Sendable {
 
     /// Reads the committed state of the store at `path` under its write lock, and holds that lock until the process
     /// ends: what a process about to exit on a signal says it left, so that no write of its own (another step of
-    /// an import, on another thread) commits between the reading and the exit. Waits for a write under way to end.
-    /// - Throws: `MarginaliaError` when the store cannot be opened for writing or read.
+    /// an import, on another thread) commits between the reading and the exit. Waits up to 3 s for a write under
+    /// way to end (a step of this process's takes milliseconds; a lock another process holds is not waited out).
+    /// - Throws: `MarginaliaError` when the store cannot be opened for writing or read, or the lock not taken.
     public static func readHoldingWrites(path: String) throws -> CommittedState {
         do {
-            let db = try SQLiteDatabase(path: SQLiteDatabase.fileURI(path: path, readOnly: false), mode: .readWrite)
+            let db = try SQLiteDatabase(path: SQLiteDatabase.fileURI(path: path, readOnly: false), mode: .readWrite,
+                                        busyTimeoutMilliseconds: 3_000)
             try db.executeScript(sql: "BEGIN IMMEDIATE")
             // Never closed: the lock goes with the process.
             heldLock.lock()
