@@ -65,6 +65,7 @@ struct InteropBenchmarks {
 
     private func timed(_ arguments: [String], store: String, _ body: () throws -> Void) throws -> (Double, Double?) {
         if let cli = workspace.cli {
+            try Subprocess.initStore(cli, store)
             let run = try Subprocess.run([cli, "--store", store] + arguments, underTime: true)
             return (run.seconds, run.peakMiB)
         }

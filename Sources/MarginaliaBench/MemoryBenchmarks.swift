@@ -32,6 +32,7 @@ struct MemoryBenchmarks {
                 store: try StoreSize.checkpointed(store), archiveBytes: bytes,
                 archiveName: "its export's uncompressed JSON", target: .sizeRatioAtMost(1.2)))
         }
+        try Subprocess.initStore(cli, imported)
         let importRun = try Subprocess.run([cli, "--store", imported, "import", archive], underTime: true)
         workspace.remove(imported)
         report.extra("memory.\(label).exportSeconds", export.seconds)
@@ -77,6 +78,7 @@ struct MemoryBenchmarks {
         Log.say("Generating a \(annotations)-annotation archive…")
         let count = try writeTiledArchive(from: store, annotations: annotations, to: archive, seed: seed)
         Log.say("Building the \(count)-annotation store (marginalia import)…")
+        try Subprocess.initStore(cli, path)
         let build = try Subprocess.run([cli, "--store", path, "import", archive], underTime: true)
         report.extra("memory.large.buildSeconds", build.seconds)
         report.extra("memory.large.buildPeakMiB", build.peakMiB)

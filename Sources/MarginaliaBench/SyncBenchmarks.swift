@@ -210,6 +210,7 @@ extension SyncBenchmarks {
         }
         guard ready else { throw BenchError("moto's S3 server did not start on port \(port)") }
         try Subprocess.run(["rclone", "copy", folder, "benchs3:bench"])
+        try Subprocess.initStore(cli, store)
         let run = try Subprocess.run([cli, "--store", store, "sync", "--remote", "benchs3:bench"], underTime: true)
         let count = Report.grouped(Double(changes))
         report.add(Measurement(
@@ -237,6 +238,7 @@ extension SyncBenchmarks {
     /// this process (seconds only).
     private func timed(_ arguments: [String], store: String, _ body: () throws -> Void) throws -> (Double, Double?) {
         if let cli = workspace.cli {
+            try Subprocess.initStore(cli, store)
             let run = try Subprocess.run([cli, "--store", store] + arguments, underTime: true)
             return (run.seconds, run.peakMiB)
         }

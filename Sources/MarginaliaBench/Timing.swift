@@ -151,3 +151,12 @@ struct BenchError: Error, CustomStringConvertible {
         self.description = description
     }
 }
+
+extension Subprocess {
+    /// Makes the store at `path` with `marginalia init` when it does not exist (untimed): the tool writes to a
+    /// `--store` path only once a store is there.
+    static func initStore(_ cli: String, _ path: String) throws {
+        guard !FileManager.default.fileExists(atPath: path) else { return }
+        try run([cli, "--store", path, "init"])
+    }
+}
