@@ -15,7 +15,7 @@ extension ArchiveImporter {
     /// or refused by the merge), and none is dated after `latestAllowed` milliseconds (nil: every change is
     /// accepted), which the merge would hold in quarantine. Call it inside the write transaction.
     func canFillLog(from staged: StagedArchive, latestAllowed: Int64?) throws -> Bool {
-        guard staged.forEmptyStore, try store.merger.projectionIsEmpty(),
+        guard staged.forEmptyStore, try Merger.projectionIsEmpty(db),
               try db.int(sql: "SELECT count(*) FROM (SELECT 1 FROM quarantine LIMIT 1)") == 0 else { return false }
         let (count, distinct, latest) = try db.fetchOne(
             sql: """
@@ -58,16 +58,17 @@ extension ArchiveImporter {
         let filled = try store.db.buildingIndexesAfter(on: "changes") {
             try store.log.appendStaged(from: staged.table, receipt: receipt, batchSize: Merger.batchSize)
         }
-        store.batchState?.devices = nil
+        let transaction = try store.currentTransaction
+        transaction.devicesChanged()
         guard filled == expected else {
             throw StoreError.corruptRow(reason: "\(filled) of the \(expected) staged changes went into the log")
         }
         if let latest = try db.int(sql: "SELECT max(hlc) FROM changes").flatMap({ HLC(packed: $0) }) {
-            store.clock.observe(latest)
+            transaction.observe(latest)
         }
         let own = try db.int(
             sql: "SELECT EXISTS (SELECT 1 FROM \(staged.table) WHERE kind = 'change' AND device = ?)",
-            arguments: [store.deviceID]) == 1
+            arguments: [transaction.deviceID]) == 1
         return FilledLog(count: expected, sawOwnDevice: own)
     }
 }

@@ -22,7 +22,7 @@ extension ArchiveImporter {
                       receipt kind: Receipt.Kind, future: FutureChanges = .accept) throws -> MergeResult
     {
         let receipt = ReceiptSlot(ReceiptSource(kind: kind, file: path))
-        let plan: ArchiveMergePlan = try store.merger.projectionIsEmpty()
+        let plan: ArchiveMergePlan = try Merger.projectionIsEmpty(db)
             ? .projectOnce(rebuiltRecords: nil) : .incremental(known: 0)
         let result = try mergeRecords(file: path, receipt: receipt, checkState: checkState, comparingWith: live,
                                       future: future, plan: plan, keepsReceipts: kind == .restore) { handle in

@@ -24,12 +24,12 @@ extension ArchiveImporter {
         var next = pending
         var stepReport = MergeReport()
         var renewed: String?
-        let finished = try store.batch {
+        let finished = try store.write { transaction in
             let started = DispatchTime.now().uptimeNanoseconds
-            let latest = store.clock.wallMilliseconds + next.maxClockDrift
+            let latest = transaction.wallMilliseconds + next.maxClockDrift
             if next.receipt == nil {
                 // The first step: the held changes whose time has come go first, as in a whole import.
-                stepReport.releasedFromQuarantine = try store.merger.releaseQuarantine(latestAllowed: latest)
+                stepReport.releasedFromQuarantine = try Merger(transaction).releaseQuarantine(latestAllowed: latest)
             }
             let receipt = next.receipt.map { ReceiptSlot(existing: $0) }
                 ?? ReceiptSlot(ReceiptSource(kind: .import, file: next.archive))
@@ -50,13 +50,13 @@ extension ArchiveImporter {
                     done = true
                     break
                 }
-                try store.merger.merge(batch, receipt: receipt, into: &stepReport, future: future,
-                                sawOwnDevice: &sawOwnDevice)
+                try Merger(transaction).merge(batch, receipt: receipt, into: &stepReport, future: future,
+                                              sawOwnDevice: &sawOwnDevice)
                 next.line = last.line
             } while DispatchTime.now().uptimeNanoseconds - started < budget
             next.receipt = receipt.id ?? next.receipt
             next.add(stepReport)
-            if sawOwnDevice { renewed = try store.renewDeviceID() }
+            if sawOwnDevice { renewed = try transaction.renewDeviceID() }
             if done {
                 try store.receipts.finish(receipt, next.counts, size: next.size, sha256: next.sha256)
                 try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [next.key])
@@ -70,10 +70,7 @@ extension ArchiveImporter {
         // Committed: only now does the caller's state move on.
         pending = next
         report.absorb(stepReport)
-        if let renewed {
-            store.deviceID = renewed
-            report.renewedDeviceID = renewed
-        }
+        if let renewed { report.renewedDeviceID = renewed }
         return finished
     }
 

@@ -48,9 +48,9 @@ struct ArchiveImporter {
         let path = staged.path
         var report = ImportReport()
         do {
-            try store.batch {
-                let latest = store.clock.wallMilliseconds + limits.maxClockDrift
-                let released = try store.merger.releaseQuarantine(latestAllowed: latest)
+            try store.write { transaction in
+                let latest = transaction.wallMilliseconds + limits.maxClockDrift
+                let released = try Merger(transaction).releaseQuarantine(latestAllowed: latest)
                 let wasEmpty = try store.changeCount() == 0
                     && (try db.int(sql: "SELECT count(*) FROM quarantine") ?? 0) == 0
                 let future: FutureChanges = acceptFuture ? .accept : .quarantine(latestAllowed: latest, source: path)
@@ -59,11 +59,11 @@ struct ArchiveImporter {
                 // what merging them would do; the merge then sees only the state records it checks.
                 // Into a store that has them, the changes it holds already are counted, not merged again.
                 let filled = try canFillLog(from: staged, latestAllowed: acceptFuture ? nil : latest)
-                    ? try fillLog(from: staged, receipt: try receipt.open(in: store)) : nil
+                    ? try fillLog(from: staged, receipt: try receipt.open(in: transaction)) : nil
                 let known = filled == nil && !wasEmpty ? try markKnownChanges(staged) + staged.known : 0
                 let plan: ArchiveMergePlan = if let filled {
                     .bulkLoad(filled, rebuiltRecords: staged.rebuiltTable)
-                } else if try store.merger.projectionIsEmpty() {
+                } else if try Merger(transaction).projectionIsEmpty() {
                     .projectOnce(rebuiltRecords: staged.rebuiltTable)
                 } else {
                     .incremental(known: known)
@@ -77,13 +77,12 @@ struct ArchiveImporter {
                                         sha256: staged.summary.sha256)
                 report = result.report
                 report.releasedFromQuarantine = released
-                if result.sawOwnDevice { report.renewedDeviceID = try store.renewDeviceID() }
+                if result.sawOwnDevice { report.renewedDeviceID = try transaction.renewDeviceID() }
                 if dryRun { throw DryRun() }
             }
         } catch is DryRun {
             return report
         }
-        if let renewed = report.renewedDeviceID { store.deviceID = renewed }
         return report
     }
 }

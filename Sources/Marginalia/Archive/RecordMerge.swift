@@ -114,8 +114,10 @@ final class RecordMerge {
         let before = report.merge.newChanges
         defer { if slot !== receipt { carriedChanges += report.merge.newChanges - before } }
         do {
-            try store.merger.merge(batch, receipt: slot, into: &report.merge, future: future,
-                            sawOwnDevice: &sawOwnDevice, project: !projectAtEnd)
+            try store.merging { merger in
+                try merger.merge(batch, receipt: slot, into: &report.merge, future: future,
+                                 sawOwnDevice: &sawOwnDevice, project: !projectAtEnd)
+            }
         } catch let conflict as ChangeConflict {
             throw ArchiveError(file: path, line: conflict.position, kind: .conflict, reason: conflict.reason)
         }
@@ -130,8 +132,10 @@ final class RecordMerge {
         let kept = checkRecords && live == nil ? plan.rebuiltRecords : nil
         // Every annotation row is new: the document and passage indexes are built once they are all in.
         try store.db.buildingIndexesAfter(on: "annotations") {
-            try store.merger.projectWholeLog(into: &report.merge,
-                                      keepingRecordsIn: kept.map { ($0, ArchiveFormat.annotationRecordLeading) })
+            try store.merging { merger in
+                try merger.projectWholeLog(into: &report.merge,
+                                           keepingRecordsIn: kept.map { ($0, ArchiveFormat.annotationRecordLeading) })
+            }
         }
         projectAtEnd = false
     }

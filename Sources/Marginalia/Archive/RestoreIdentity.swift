@@ -24,10 +24,10 @@ enum RestoreIdentity {
         // https://www.sqlite.org/lang_attach.html
         try db.attachReadOnly(path: previous, as: "previous")
         defer { try? db.detach("previous") }
-        try db.transaction(.immediate) {
+        try store.write { transaction in
             // Merged while the store still has its own fresh id: these are changes of another device to it.
             if !nameChanges.isEmpty {
-                _ = try store.merger.merge(nameChanges, source: ReceiptSource(kind: .restore, file: previous))
+                _ = try Merger(transaction).merge(nameChanges, source: ReceiptSource(kind: .restore, file: previous))
             }
             for table in carriedTables {
                 try db.execute(sql: "INSERT OR REPLACE INTO main.\(table) SELECT * FROM previous.\(table)")
@@ -36,9 +36,9 @@ enum RestoreIdentity {
                 INSERT OR REPLACE INTO main.meta (key, value)
                 SELECT key, value FROM previous.meta WHERE key = 'store_file'
                 """)
-            try store.log.continueIdentity(of: deviceID, formerLogs: formerLogs,
-                                           ownChangesThrough: max(newest, try store.clock.tick().packed))
-            store.deviceID = deviceID
+            try transaction.log.continueIdentity(formerLogs: formerLogs,
+                                                 ownChangesThrough: max(newest, try transaction.tick().packed))
+            try transaction.keepDeviceID(deviceID)
         }
         let name = try db.text(sql: "SELECT name FROM devices WHERE id = ?", arguments: [deviceID])
         return (deviceID, name)

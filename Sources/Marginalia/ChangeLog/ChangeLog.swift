@@ -220,14 +220,15 @@ struct ChangeLog {
         try db.text(sql: "SELECT value FROM meta WHERE key = 'own_changes_through'").flatMap { Int64($0) }
     }
 
-    /// Makes this log continue the device `deviceID` of a store it replaces, whose logs were `formerLogs` and whose
-    /// changes are clocked up to `ownChangesThrough` (packed). Call it inside a write transaction.
-    func continueIdentity(of deviceID: String, formerLogs: [String], ownChangesThrough: Int64) throws {
+    /// Makes this log continue the logs `formerLogs` of a store it replaces, whose changes are clocked up to
+    /// `ownChangesThrough` (packed); the store takes that store's device id too (`StoreTransaction.keepDeviceID`).
+    /// Call it inside a write transaction.
+    func continueIdentity(formerLogs: [String], ownChangesThrough: Int64) throws {
         try db.execute(
             sql: """
                 INSERT OR REPLACE INTO meta (key, value)
-                VALUES ('device_id', ?1), ('former_logs', ?2), ('own_changes_through', ?3)
+                VALUES ('former_logs', ?1), ('own_changes_through', ?2)
                 """,
-            arguments: [deviceID, formerLogs.joined(separator: "\t"), String(ownChangesThrough)])
+            arguments: [formerLogs.joined(separator: "\t"), String(ownChangesThrough)])
     }
 }

@@ -37,73 +37,6 @@ extension AnnotationStore {
         }
     }
 
-    /// Merges another machine's archive, as `importArchive(path:dryRun:acceptFuture:limits:)` does, off the
-    /// caller's actor, with this call's progress.
-    @discardableResult
-    public func importArchive(path: String, dryRun: Bool = false, acceptFuture: Bool = false,
-                              limits: ArchiveLimits = ArchiveLimits(),
-                              progress: ProgressHandler? = nil) async throws -> ImportReport {
-        try await Self.offActor(progress: progress) { handler in
-            try self.importArchive(path: path, dryRun: dryRun, acceptFuture: acceptFuture, limits: limits,
-                                   with: handler)
-        }
-    }
-
-    /// Brings in another tool's file (Kindle, KOReader, Readwise, W3C), as `importFile(_:name:format:options:)`
-    /// does, off the caller's actor.
-    public func importFile(_ bytes: [UInt8], name: String, format: InteropFormat? = nil,
-                           options: InteropImportOptions = InteropImportOptions(),
-                           progress: ProgressHandler? = nil) async throws -> InteropImportReport {
-        try await Self.offActor(progress: progress) { _ in
-            try self.importFile(bytes, name: name, format: format, options: options)
-        }
-    }
-
-    /// Writes the archive to `path`, as `exportArchive(toFile:filter:force:encryptTo:)` does, off the caller's actor.
-    @discardableResult
-    public func exportArchive(toFile path: String, filter: ExportFilter = ExportFilter(), force: Bool = false,
-                              encryptTo encryption: AgeKey? = nil,
-                              progress: ProgressHandler? = nil) async throws -> ArchiveCounts {
-        try await Self.offActor(progress: progress) { handler in
-            try self.engine.read(progress: handler) {
-                try ArchiveExporter(store: $0).exportArchive(toFile: path, filter: filter, force: force,
-                                                             encryption: encryption)
-            }
-        }
-    }
-
-    /// Writes a verified backup to `path`, as `backup(to:limits:encryptTo:)` does, off the caller's actor.
-    @discardableResult
-    public func backup(to path: String, limits: ArchiveLimits = ArchiveLimits(), encryptTo encryption: AgeKey? = nil,
-                       progress: ProgressHandler? = nil) async throws -> BackupReport {
-        try await Self.offActor(progress: progress) { handler in
-            try self.engine.read(progress: handler) {
-                try ArchiveExporter(store: $0).backup(to: path, limits: limits, encryption: encryption)
-            }
-        }
-    }
-
-    /// Replaces the store at `storePath` with an archive's, as `restore(archive:to:dryRun:limits:)` does, off the
-    /// caller's actor.
-    @discardableResult
-    public static func restore(archive: String, to storePath: String, dryRun: Bool = false,
-                               limits: ArchiveLimits = ArchiveLimits()) async throws -> RestoreReport {
-        try await offActor(progress: nil) { _ in
-            try restore(archive: archive, to: storePath, dryRun: dryRun, limits: limits)
-        }
-    }
-
-    /// Runs one sync round through `folder`, as `sync(folder:compact:acceptFuture:recipients:identities:)` does,
-    /// off the caller's actor.
-    public func sync(folder: String, compact: Bool = false, acceptFuture: Bool = false,
-                     recipients: [AgeRecipient]? = nil, identities: [AgeIdentity] = [],
-                     progress: ProgressHandler? = nil) async throws -> SyncReport {
-        let keys = SyncKeyRequest(recipients: recipients, identities: identities)
-        return try await Self.offActor(progress: progress) { handler in
-            try self.sync(folder: folder, compact: compact, acceptFuture: acceptFuture, keys: keys, progress: handler)
-        }
-    }
-
     /// Checks (and with `reanchor`, re-anchors) every annotation against the attached content, as
     /// `reconcileAnchors(reanchor:allowOlder:recordingPath:)` does, off the caller's actor.
     public func reconcileAnchors(reanchor: Bool = false, allowOlder: Bool = false, recordingPath: Bool = true,
@@ -140,7 +73,7 @@ extension AnnotationStore {
     @discardableResult
     public func merge(_ changes: [Change], progress: ProgressHandler?) async throws -> MergeReport {
         try await Self.offActor(progress: progress) { handler in
-            try self.engine.write(progress: handler) { try $0.merger.merge(changes) }
+            try self.engine.write(progress: handler) { try $0.merging { try $0.merge(changes) } }
         }
     }
 }

@@ -15,8 +15,8 @@ extension AnnotationStore {
             throw MarginaliaError(category: .invalidArgument, reason: .field(error))
         }
         return try engine.write { store in
-            try store.db.transaction(.immediate) {
-                try store.record(.device, store.deviceID, .set, ChangeFields(name: name))
+            try store.write { transaction in
+                try transaction.record(.device, transaction.deviceID, .set, ChangeFields(name: name))
             }
         }
     }
@@ -27,7 +27,7 @@ extension AnnotationStore {
         try engine.read { store in
             try DeviceNames(db: store.db).infos(own: store.deviceID).map { device in
                 var device = device
-                if device.name == nil { device.name = DerivedIdentifiers.deviceName(of: device.id) }
+                if device.name == nil { device.name = DeviceNames.derivedName(of: device.id) }
                 return device
             }
         }
@@ -45,6 +45,6 @@ extension AnnotationStore {
     /// place of an id.
     public func deviceNames() throws -> [String: String] {
         // Read by every `log` and `history`: the devices table alone, not the counts `devices()` adds up.
-        try engine.read { try DeviceNames(db: $0.db).shown(deriving: DerivedIdentifiers.deviceName(of:)) }
+        try engine.read { try DeviceNames(db: $0.db).shown(deriving: DeviceNames.derivedName(of:)) }
     }
 }

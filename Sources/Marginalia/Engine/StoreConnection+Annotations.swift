@@ -13,7 +13,7 @@ extension StoreConnection {
     func createAnnotation(_ kind: AnnotationKind, at request: AnchorRequest, note: String? = nil,
                                  color: String? = nil, tags: [String] = []) throws -> Annotation {
         // Inside a batch, the rows of the annotations it created before this one can wait until after it.
-        try holdingDeferredCreates {
+        try write { transaction in try transaction.holdingDeferredCreates {
             let anchor = try anchoring.resolveAnchor(request, kind: kind)
             var fields = ChangeFields(kind: kind, anchor: anchor)
             if let note, !note.isEmpty { fields.note = note }
@@ -21,7 +21,7 @@ extension StoreConnection {
             for tag in tags { fields.tags[tag.canonicallyComposed] = true }
             let id = Identifiers.make()
             return try write(.create, annotation: id, fields, freshID: true)
-        }
+        } }
     }
 
     /// Sets the note or color (an empty string clears it), adds and removes tags (a removed tag matches ignoring
@@ -82,9 +82,9 @@ extension StoreConnection {
         } catch {
             throw StoreError.invalidChange(reason: error.description)
         }
-        return try localWrite {
+        return try localWrite { transaction in
             // The registers just saved are the annotation as it now stands: no need to read it back.
-            let registers = try recordState(.annotation, id, operation, fields, freshID: freshID).registers
+            let registers = try transaction.recordState(.annotation, id, operation, fields, freshID: freshID).registers
             if let annotation = registers?.annotation { return annotation }
             return try annotation(id: id)
         }
@@ -109,8 +109,8 @@ extension StoreConnection {
             throw StoreError.invalidAnchor(
                 reason: "offset \(position.offset) is past the end of \(passage.id) (\(length) characters)")
         }
-        return try db.transaction(.immediate) {
-            _ = try record(.position, document, .set, ChangeFields(position: position))
+        return try write { transaction in
+            try transaction.record(.position, document, .set, ChangeFields(position: position))
             guard let stored = try self.position(document: document) else {
                 throw StoreError.invalidChange(reason: "the position of \(document) was not recorded")
             }

@@ -10,7 +10,7 @@ extension StoreConnection {
     ///   `.invalidChange` for a change that is not the annotation's, or `.unchanged` when every field already has
     ///   the value it would set (nothing is written).
     func revertAnnotation(id: String, to change: String) throws -> RevertResult {
-        try db.transaction(.immediate) {
+        try write { transaction in
             let current = try annotation(id: id)
             let changes = try log.changes(of: .annotation, id: current.id)
             let target = try Self.change(named: change, among: changes, of: current.id, in: self)
@@ -47,7 +47,7 @@ extension StoreConnection {
             } catch let error as FieldError {
                 throw StoreError.invalidChange(reason: error.description)
             }
-            let (written, registers) = try recordState(.annotation, current.id, .edit, fields)
+            let (written, registers) = try transaction.recordState(.annotation, current.id, .edit, fields)
             guard let annotation = registers?.annotation else { throw StoreError.annotationNotFound(id: id) }
             return RevertResult(change: written, annotation: annotation)
         }

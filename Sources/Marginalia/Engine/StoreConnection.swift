@@ -21,9 +21,7 @@ final class StoreConnection {
     /// The current tables on this connection, their clocks' devices numbered as this batch numbers them.
     var projection: Projection { Projection(db: db, devices: { try self.deviceTable(naming: $0) }) }
     /// The store checked whole, on this connection.
-    var verifier: Verifier { Verifier(store: self) }
-    /// The merger of changes from other stores, on this connection.
-    var merger: Merger { Merger(store: self) }
+    var verifier: Verifier { Verifier(projection: projection) }
     /// The changes held back until their time is plausible, on this connection.
     var quarantine: Quarantine { Quarantine(db: db) }
     /// What each change arrived by (an import, a merge, a sync), on this connection.
@@ -42,14 +40,16 @@ final class StoreConnection {
     var search: Search { Search(db: db, knownVocabulary: content?.recordsForms) }
     /// The path the store was opened at (`:memory:` for a private in-memory store).
     let path: String
-    /// This store's device id: the `device` of every change it makes.
-    var deviceID: String
-    var clock: HybridLogicalClock
-    /// What the running `batch` knows; nil outside one.
-    var batchState: BatchState?
+    /// This store's device id: the `device` of every change it makes. Inside a write, the transaction's (which a
+    /// renewal changes at once); outside, the one the last committed write left.
+    var deviceID: String { transaction?.deviceID ?? committedDeviceID }
+    /// The hybrid logical clock: inside a write, the transaction's; outside, as the last committed write left it.
+    var clock: HybridLogicalClock { transaction?.clock ?? committedClock }
+    private var committedDeviceID: String
+    private var committedClock: HybridLogicalClock
     /// The local writes of this session made with the wall clock far from the store's newest change (each also
     /// noted in the store); the command-line tool prints them on stderr.
-    var clockWarnings: [ClockWarning] = []
+    private(set) var clockWarnings: [ClockWarning] = []
     /// The attached content, if any.
     var content: ContentInfo?
     /// How the store, of an older schema, was made readable when this connection opened it to read.
@@ -65,18 +65,7 @@ final class StoreConnection {
     /// or the handler asks it to.
     /// - Throws: `CancellationError`, which rolls back the write the work is part of.
     func reportProgress(_ task: String, done: Int, total: Int? = nil, every: Int = 1000) throws {
-        try Self.reportProgress(to: progressHandler, task, done: done, total: total, every: every)
-    }
-
-    /// Reports progress to `handler` every `every` items, as `reportProgress` does for a connection's handler.
-    static func reportProgress(to handler: ProgressHandler?, _ task: String, done: Int, total: Int? = nil,
-                               every: Int = 1000) throws {
-        guard done > 0, done % every == 0 else { return }
-        if Task.isCancelled { throw CancellationError() }
-        guard let handler else { return }
-        if handler(ProgressReport(task: task, done: done, total: total)) == .stop {
-            throw CancellationError()
-        }
+        try StoreTransaction.reportProgress(to: progressHandler, task, done: done, total: total, every: every)
     }
 
     /// Opens (or creates) the store at `path`.
@@ -114,7 +103,7 @@ final class StoreConnection {
         store.schemaUpgrade = upgrade
         store.allowsMassDeletion = configuration.allowsMassDeletion
         if access != .readOnly {
-            try store.merger.releaseDueQuarantine()
+            try store.releaseDueQuarantine()
             store.finishedImports = ArchiveImporter(store: store).finishInterruptedImportsIfAble()
         } else if !alreadyOpen, path != ":memory:", try ArchiveImporter(store: store).hasInterruptedImports(),
                   PendingImport.mayFinish(store: path) {
@@ -128,79 +117,102 @@ final class StoreConnection {
     }
 
     /// Wraps an opened, migrated user database.
-    init(database: any Database, path: String, wallClock: @escaping @Sendable () -> Int64) throws {
+    init(database: any Database, path: String, wallClock: @escaping @Sendable () -> Int64,
+         progressHandler: ProgressHandler? = nil) throws {
         db = WriteBehindDatabase(database)
+        self.progressHandler = progressHandler
         self.path = path
         guard let device = try db.text(sql: "SELECT value FROM meta WHERE key = 'device_id'") else {
             throw StoreError.notAStore(path: path, reason: "it has no device id")
         }
-        deviceID = device
+        committedDeviceID = device
         let latest = try db.int(sql: "SELECT max(hlc) FROM changes").flatMap { HLC(packed: $0) } ?? .zero
-        clock = HybridLogicalClock(latest: latest, wallClock: wallClock)
+        committedClock = HybridLogicalClock(latest: latest, wallClock: wallClock)
     }
 
-    /// Runs many writes as one transaction: all of them are committed together when `body` returns, none when
-    /// it throws. Each write inside still records its own change. A local write that fails inside fails the whole
-    /// batch: nothing is committed and the batch throws its error, even when `body` caught it (see `localWrite`).
-    /// The rows of the annotations it creates are written together (`deferCreate`), at the latest before it commits.
+    /// The transaction a write is running (`write`); nil outside one.
+    private(set) var transaction: StoreTransaction?
+
+    /// Runs `body` in a write transaction, with the value that exists for that transaction only
+    /// (`StoreTransaction`): all of its writes are committed together when `body` returns, none when it throws.
+    /// Inside a write, `body` runs in that write's transaction.
     ///
-    ///     try store.batch {
+    /// After the commit the connection takes what the transaction settled: the device id (a renewal takes effect
+    /// for the store only then), the clock, the clock warnings. A transaction that rolls back leaves the
+    /// connection as it was.
+    ///
+    ///     try store.write { transaction in
     ///         for request in requests { try store.createAnnotation(.highlight, at: request) }
     ///     }
-    func batch<T>(_ body: () throws -> T) throws -> T {
-        return try db.transaction(.immediate) {
-            // BEGIN IMMEDIATE holds the write lock until COMMIT: the log's latest clock, read once now, can only
-            // be moved on by this connection, whose inserts the clock observes.
-            guard !clockIsCurrent else { return try body() }
-            try observeStoredState()
-            batchState = BatchState()
+    func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        if let transaction { return try body(transaction) }
+        var finished: StoreTransaction?
+        let result = try db.transaction(.immediate) {
+            let transaction = try StoreTransaction(db: db, clock: committedClock, progressHandler: progressHandler,
+                                                   allowsMassDeletion: allowsMassDeletion)
+            self.transaction = transaction
             defer {
-                batchState = nil
+                self.transaction = nil
                 db.pending = nil
             }
-            let result = try body()
-            try writeDeferredCreates()
-            try clockNotes.write(batchState?.ownWall)
-            // Thrown inside the transaction, which rolls it back.
-            if let failure = batchState?.failure { throw failure }
+            let result = try body(transaction)
+            try transaction.finish()
+            finished = transaction
             return result
         }
+        if let finished {
+            committedDeviceID = finished.deviceID
+            committedClock = finished.clock
+            clockWarnings += finished.clockWarnings
+        }
+        return result
     }
 
-    /// Whether a local write runs inside `batch`, in its transaction.
-    var isInBatch: Bool { clockIsCurrent && db.isInTransaction }
+    /// The write transaction under way: what a part run inside `write` records and merges through.
+    /// - Throws: `StoreError.invalidChange` outside a write (a defect of the caller).
+    var currentTransaction: StoreTransaction {
+        get throws {
+            guard let transaction else {
+                throw StoreError.invalidChange(reason: "a write was made outside a write transaction")
+            }
+            return transaction
+        }
+    }
+
+    /// Runs `body` with the merger of a write (`write`): the one under way, or one of its own.
+    func merging<T>(_ body: (Merger) throws -> T) throws -> T {
+        try write { try body(Merger($0)) }
+    }
+
+    /// Runs many writes as one transaction (`write`). Each write inside still records its own change. A local
+    /// write that fails inside fails the whole batch: nothing is committed and the batch throws its error, even
+    /// when `body` caught it (see `StoreTransaction.localWrite`). The rows of the annotations it creates are
+    /// written together (`StoreTransaction.deferCreate`), at the latest before it commits.
+    func batch<T>(_ body: () throws -> T) throws -> T {
+        try write { _ in try body() }
+    }
 
     /// Runs one local write (an annotation made, edited, deleted or brought back): in a transaction of its own,
-    /// or, inside `batch`, straight in the batch's transaction.
-    ///
-    /// A write inside a batch takes no savepoint of its own. A savepoint would let its failure undo it alone, but
-    /// "the ROLLBACK TO command reverts the state of the database back to what it was just after the corresponding
-    /// SAVEPOINT" (https://www.sqlite.org/lang_savepoint.html): SQLite keeps the old content of every page the
-    /// write touches (the notes index's pages too, which it writes out at each savepoint) in a temporary file, a
-    /// large part of what a batch of creates cost beyond the same rows inserted through the C API. Instead, a write
-    /// that fails inside a batch fails the batch: every later write in it throws the same error, and so does the
-    /// batch, which rolls back whole. No part of a failed write is ever committed.
-    func localWrite<T>(_ body: () throws -> T) throws -> T {
-        guard isInBatch else { return try db.transaction(.immediate, body) }
-        if let failure = batchState?.failure { throw failure }
-        do {
-            return try body()
-        } catch {
-            batchState?.failure = error
-            throw error
+    /// or, inside `write`, straight in its transaction, which it fails whole if it fails.
+    func localWrite<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try write { transaction in try transaction.localWrite { try body(transaction) } }
+    }
+
+    /// Catches up with what other connections may have committed: the device id (a restore through another
+    /// connection gives the store a new one).
+    func refreshDeviceID() throws {
+        guard transaction == nil else { return }
+        if let device = try db.text(sql: "SELECT value FROM meta WHERE key = 'device_id'") {
+            committedDeviceID = device
         }
     }
 
-    /// Catches up with what other connections may have committed: the log's latest clock, and the device id (a
-    /// restore through another connection gives the store a new one). Call it holding the write lock, which makes
-    /// both final until commit.
-    func observeStoredState() throws {
-        if let stored = try db.int(sql: "SELECT max(hlc) FROM changes").flatMap({ HLC(packed: $0) }) {
-            clock.observe(stored)
-        }
-        if let device = try db.text(sql: "SELECT value FROM meta WHERE key = 'device_id'") {
-            deviceID = device
-        }
+    /// Merges the quarantined changes that have become plausible (dated no more than the allowed drift ahead of
+    /// the wall clock), as opening a store for writing does. Takes the write lock only when there is one.
+    func releaseDueQuarantine() throws {
+        let latest = clock.wallMilliseconds + clock.maxDrift
+        guard try Quarantine(db: db).hasDue(latestAllowed: latest) else { return }
+        _ = try write { try Merger($0).releaseQuarantine(latestAllowed: latest) }
     }
 
     /// When the store was created (ISO 8601).
@@ -225,33 +237,10 @@ final class StoreConnection {
 @available(*, unavailable, message: "A store is confined to one thread at a time.")
 extension StoreConnection: Sendable {}
 
-/// What a running `batch` knows, from when it takes the write lock (and has observed the log's latest clock) to
-/// when it commits or rolls back.
-struct BatchState {
-    /// The devices table as read in the batch's transaction (nil until read, and after a device was added): a
-    /// batch of local writes reads it once, not once per write. It never outlives the transaction, so it never
-    /// holds a number a rolled-back transaction gave out.
-    var devices: DeviceTable?
-    /// The newest wall time of a change made on this machine, as the batch has moved it (`noteClock`), and as it
-    /// was stored when the batch read it.
-    var ownWall: OwnWall?
-    /// The error of a local write that failed inside the batch (see `localWrite`): the batch then rolls back
-    /// whole, and throws it, even when its body caught it.
-    var failure: (any Error)?
-    /// The rows of annotations the batch created, not yet in `annotations` (see `deferCreate`).
-    var deferredCreates: [RegisterRow] = []
-}
-
 extension StoreConnection {
-    /// Whether `batch` holds the write lock, after it has observed the log's latest clock.
-    var clockIsCurrent: Bool { batchState != nil }
-
-    /// The devices table: the copy read in this batch's transaction when it names every device of `needed`, else
-    /// read now (and kept for the rest of the batch).
+    /// The devices table: the transaction's copy inside a write, else read now.
     func deviceTable(naming needed: some Sequence<String> = [String]()) throws -> DeviceTable {
-        if let cached = batchState?.devices, needed.allSatisfy(cached.contains) { return cached }
-        let table = try DeviceTable(db)
-        batchState?.devices = table
-        return table
+        if let transaction { return try transaction.deviceTable(naming: needed) }
+        return try DeviceTable(db)
     }
 }

@@ -13,18 +13,6 @@ enum DerivedIdentifiers {
     /// The device id under which changes read from `format` are recorded, e.g. `import-kindle`.
     static func device(of format: InteropFormat) -> String { "import-\(format.rawValue)" }
 
-    /// The name of the device another tool's file is recorded under (`import-kindle` → `Kindle import`); nil for
-    /// any other device id.
-    static func deviceName(of id: String) -> String? {
-        guard id.hasPrefix("import-"), let format = InteropFormat(rawValue: String(id.dropFirst(7))) else {
-            return nil
-        }
-        let names: [InteropFormat: String] = [
-            .kindle: "Kindle", .koreader: "KOReader", .readwise: "Readwise", .w3c: "W3C annotations",
-            .csv: "CSV", .calibre: "Calibre",
-        ]
-        return (names[format] ?? format.rawValue) + " import"
-    }
 
     /// `text` fit for an id: no control characters, no surrounding spaces, at most `FieldLimits.maxIDBytes` bytes
     /// (cut at a character boundary).

@@ -11,7 +11,7 @@ extension InteropImporter {
             try store.batch {
                 try plan.markKnown { try isLogged(changeID: $0) }
                 let fresh = plan.freshChanges()
-                report.merge = try store.merger.merge(fresh, source: source)
+                report.merge = try store.merging { try $0.merge(fresh, source: source) }
                 if let failure = fresh.failure.error { throw failure }
                 try plan.forEachAnnotation { annotation in
                     if annotation.fresh == 0 {

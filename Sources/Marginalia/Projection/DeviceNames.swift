@@ -75,3 +75,19 @@ extension DeviceNames {
         }
     }
 }
+
+extension DeviceNames {
+    /// The tools whose files are recorded under a device of their own, `import-` and the format's name
+    /// (`InteropFormat`'s raw values), with the name shown for it.
+    static let importedTools: [String: String] = [
+        "kindle": "Kindle", "koreader": "KOReader", "readwise": "Readwise", "w3c": "W3C annotations",
+        "csv": "CSV", "calibre": "Calibre",
+    ]
+
+    /// The name of the device another tool's file is recorded under (`import-kindle` → `Kindle import`); nil for
+    /// any other device id.
+    static func derivedName(of id: String) -> String? {
+        guard id.hasPrefix("import-"), let tool = importedTools[String(id.dropFirst(7))] else { return nil }
+        return tool + " import"
+    }
+}

@@ -8,7 +8,7 @@ struct Projection {
     /// The connection the rows are read and written on.
     let db: any Database
     /// The devices table that numbers the devices of clocks, naming at least the devices given (a batch reads it
-    /// once per transaction: `StoreConnection.deviceTable(naming:)`, in Engine).
+    /// once per transaction: `StoreTransaction.deviceTable(naming:)`).
     let devices: (_ naming: [String]) throws -> DeviceTable
 
     /// The columns an annotation is read with, in the order `Annotation(row:)` expects, qualified by a table

@@ -18,13 +18,13 @@ struct ProjectionCache {
 
     /// Loads, in two queries, the rows of `ids` not yet known, and which of those without a row already have
     /// changes in the log. Call it before the changes of `ids` are inserted.
-    mutating func prepare(_ ids: [String], in store: StoreConnection) throws {
+    mutating func prepare(_ ids: [String], in projection: Projection) throws {
         let unknown = Array(Set(ids.filter { stored[$0] == nil }))
         guard !unknown.isEmpty else { return }
         let list = try Self.jsonList(unknown)
         for id in unknown { stored[id] = .some(nil) }
-        let devices = try store.deviceTable()
-        try store.db.forEachRow(
+        let devices = try projection.devices([])
+        try projection.db.forEachRow(
             sql: """
                 SELECT \(Projection.registerColumns) FROM annotations
                 WHERE id IN (SELECT value FROM json_each(?))
@@ -37,7 +37,7 @@ struct ProjectionCache {
         }
         let missing = unknown.filter { registers[$0] == nil }
         guard !missing.isEmpty else { return }
-        try store.db.forEachRow(
+        try projection.db.forEachRow(
             sql: """
                 SELECT DISTINCT entity_id FROM changes
                 WHERE entity = 'annotation' AND entity_id IN (SELECT value FROM json_each(?))
@@ -52,7 +52,7 @@ struct ProjectionCache {
     ///
     /// - Parameter later: the ids of changes already in the log that are to be applied after this one (a batch
     ///   inserted at once); a create that folds the log leaves them out.
-    mutating func apply(_ change: Change, in store: StoreConnection, later: () -> Set<String> = { [] }) throws
+    mutating func apply(_ change: Change, in projection: Projection, later: () -> Set<String> = { [] }) throws
         -> ProjectionEffect
     {
         let id = change.entityID
@@ -61,7 +61,7 @@ struct ProjectionCache {
             // their create; otherwise the create alone is the whole history.
             guard pending.contains(id) else { return [change] }
             let excluded = later()
-            return try store.log.changes(of: .annotation, id: id).filter { !excluded.contains($0.changeID) }
+            return try ChangeLog(db: projection.db).changes(of: .annotation, id: id).filter { !excluded.contains($0.changeID) }
         }
         if step.effect.pending { pending.insert(id) }
         if step.effect.created { pending.remove(id) }
@@ -78,8 +78,8 @@ struct ProjectionCache {
     }
 
     /// Writes every changed annotation back, and forgets the cache.
-    mutating func flush(to store: StoreConnection) throws {
-        try store.projection.saveRegisters(dirty.compactMap { id in
+    mutating func flush(to projection: Projection) throws {
+        try projection.saveRegisters(dirty.compactMap { id in
             registers[id].map { (current: $0, previous: stored[id] ?? nil) }
         })
         registers = [:]

@@ -1,10 +1,10 @@
 /// A store checked whole (`verify`, what `marginalia verify` runs), and its canonical fingerprint: reads only,
 /// through the connection it is given, replaying the log by the rule the current tables are kept by.
 struct Verifier {
-    /// The connection the store is read through.
-    let store: StoreConnection
+    /// The current tables of the store, and the connection it is read through.
+    let projection: Projection
 
-    var db: WriteBehindDatabase { store.db }
+    var db: any Database { projection.db }
 
     /// Checks the store: SQLite's integrity check, that the log is intact and append-only, that every row's digest
     /// follows from the rows before it (the hash chain), and that replaying the log reproduces the current tables
@@ -67,7 +67,7 @@ struct Verifier {
 
     /// Recomputes the hash chain over the whole log and names its first broken row.
     private func checkChain(into report: inout VerificationReport) throws {
-        let chain = try store.log.recomputeChain()
+        let chain = try ChangeLog(db: db).recomputeChain()
         report.head = chain.head
         if let broken = chain.firstBreak {
             report.chainBreak = broken
@@ -81,11 +81,11 @@ struct Verifier {
     private func replayAnnotations(into report: inout VerificationReport) throws {
         var replayed = 0
         var problems: [String] = []
-        try store.projection.foldEachAnnotation(rejected: { row, error in
+        try projection.foldEachAnnotation(rejected: { row, error in
             problems.append("changes: change \((try? Change.storedID(in: row)) ?? "?") is invalid: \(error)")
         }) { id, pending, expected in
             report.changeCount += pending.count
-            let stored = try store.projection.loadRegisters(id: id)
+            let stored = try projection.loadRegisters(id: id)
             if let annotation = expected.annotation {
                 replayed += 1
                 if let stored {

@@ -1,6 +1,6 @@
 // MARK: - Merging changes
 
-/// What a merge does with a new change made (`Change.madeAt`) ahead of this machine's store.clock.
+/// What a merge does with a new change made (`Change.madeAt`) ahead of this machine's transaction.clock.
 enum FutureChanges {
     /// Merged like any other: a store's own backup is judged by its own history (verifying, backing up and
     /// restoring), and `import --accept-future` takes them at once.
@@ -29,22 +29,22 @@ extension Merger {
     func merge(_ batch: [(change: Change, line: Int)], receipt: ReceiptSlot,
                into report: inout MergeReport,
                future: FutureChanges, sawOwnDevice: inout Bool, project: Bool = true) throws {
-        var stored = try StoredChanges(of: batch.map(\.change.changeID), in: store)
+        var stored = try StoredChanges(of: batch.map(\.change.changeID), in: db)
         // Changes under this store's id that a store it replaced (by a restore) made are its own past.
-        let ownThrough = try store.log.ownChangesThrough() ?? -1
+        let ownThrough = try transaction.log.ownChangesThrough() ?? -1
         func madeByACopy(_ change: Change) -> Bool {
-            change.device == store.deviceID && change.hlc.packed > ownThrough
+            change.device == transaction.deviceID && change.hlc.packed > ownThrough
         }
         var cache = ProjectionCache()
         if project {
             try cache.prepare(batch.compactMap { item in
                 item.change.entity == .annotation && stored.known[item.change.changeID] == nil
                     ? item.change.entityID : nil
-            }, in: store)
+            }, in: transaction.projection)
         }
         // First every change is checked, and the new ones go into the log in one statement; then they are applied.
         let fresh = try admit(batch, stored: &stored, receipt: receipt, future: future, into: &report)
-        if !fresh.isEmpty { try store.insert(fresh, receipt: try receipt.open(in: store)) }
+        if !fresh.isEmpty { try transaction.insert(fresh, receipt: try receipt.open(in: transaction)) }
         guard project else {
             report.newChanges += fresh.count
             if fresh.contains(where: { madeByACopy($0.change) }) { sawOwnDevice = true }
@@ -53,17 +53,17 @@ extension Merger {
         for (index, item) in fresh.enumerated() {
             let change = item.change
             let effect = change.entity == .annotation
-                ? try cache.apply(change, in: store, later: {
+                ? try cache.apply(change, in: transaction.projection, later: {
                     Set(fresh[(index + 1)...].filter { $0.change.entityID == change.entityID }.map(\.change.changeID))
                 })
-                : try store.project(change)
+                : try transaction.project(change)
             report.newChanges += 1
             report.count(effect)
             if effect.deleted { report.deletionsByDevice[change.device, default: 0] += 1 }
             report.conflicts += effect.conflicts.prefix(max(0, MergeConflict.listedLimit - report.conflicts.count))
             if madeByACopy(change) { sawOwnDevice = true }
         }
-        try cache.flush(to: store)
+        try cache.flush(to: transaction.projection)
     }
 
     /// Checks each change of `batch` against what the log and the quarantine hold under its id (`stored`), in
@@ -82,7 +82,7 @@ extension Merger {
             try stored.check(change, incoming, line: line)
             let id = change.changeID
             if stored.known[id] != nil {
-                if stored.held.removeValue(forKey: id) != nil { try store.quarantine.remove(id) }
+                if stored.held.removeValue(forKey: id) != nil { try quarantine.remove(id) }
                 report.duplicates += 1
                 continue
             }
@@ -90,14 +90,14 @@ extension Merger {
             // ahead once keeps stamping its changes ahead of that moment, and they are plausible all the same.
             if case .quarantine(let latestAllowed, let source) = future, change.madeAt > latestAllowed {
                 if stored.held[id] == nil {
-                    try store.quarantine.hold(change, fieldsText: fieldsText, source: source,
-                                        receipt: try receipt.open(in: store), seenAt: store.clock.wallMilliseconds)
+                    try quarantine.hold(change, fieldsText: fieldsText, source: source,
+                                        receipt: try receipt.open(in: transaction), seenAt: transaction.wallMilliseconds)
                     stored.held[id] = incoming
                 }
                 report.quarantined += 1
                 continue
             }
-            if stored.held.removeValue(forKey: id) != nil { try store.quarantine.remove(id) }
+            if stored.held.removeValue(forKey: id) != nil { try quarantine.remove(id) }
             stored.known[id] = incoming
             fresh.append((change, incoming[5]))
         }
@@ -111,11 +111,11 @@ private struct StoredChanges {
     var known: [String: [String]]
     var held: [String: [String]]
 
-    init(of ids: [String], in store: StoreConnection) throws {
+    init(of ids: [String], in db: WriteBehindDatabase) throws {
         let list = try ProjectionCache.jsonList(ids)
         func storedByID(sql: String) throws -> [String: [String]] {
             var found: [String: [String]] = [:]
-            try store.db.forEachRow(sql: sql, arguments: [list]) { row in
+            try db.forEachRow(sql: sql, arguments: [list]) { row in
                 found[try Change.storedID(in: row)] = try Change.storedText(in: row)
             }
             return found

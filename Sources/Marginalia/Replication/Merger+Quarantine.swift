@@ -7,7 +7,7 @@ extension Merger {
     func releaseQuarantine(latestAllowed: Int64) throws -> Int {
         var released = 0
         while true {
-            let due = try store.quarantine.due(latestAllowed: latestAllowed, limit: 1000)
+            let due = try quarantine.due(latestAllowed: latestAllowed, limit: 1000)
             guard !due.isEmpty else { return released }
             var report = MergeReport()
             var sawOwnDevice = false
@@ -20,7 +20,7 @@ extension Merger {
                 // A change carried over from a store without receipts came by an unknown way.
                 let receipt = try ReceiptSlot(
                     existing: due[start].receipt
-                        ?? store.receipts.open(ReceiptSource(kind: .unrecorded), receivedAt: store.clock.wallMilliseconds))
+                        ?? receipts.open(ReceiptSource(kind: .unrecorded), receivedAt: transaction.wallMilliseconds))
                 try merge(due[start..<end].map { ($0.change, 0) }, receipt: receipt,
                           into: &report, future: .accept, sawOwnDevice: &sawOwnDevice)
                 start = end
@@ -29,21 +29,13 @@ extension Merger {
         }
     }
 
-    /// On opening a store for writing: merges the quarantined changes that have become plausible (dated no more
-    /// than the allowed drift ahead of the wall clock). Takes the write lock only when there is one.
-    func releaseDueQuarantine() throws {
-        let latest = store.clock.wallMilliseconds + store.clock.maxDrift
-        guard try store.quarantine.hasDue(latestAllowed: latest) else { return }
-        _ = try store.batch { try releaseQuarantine(latestAllowed: latest) }
-    }
-
     /// Merges every change held in quarantine now, whenever it was made (`import --accept-future`,
-    /// `quarantine --release`), in one transaction; returns how many.
+    /// `quarantine --release`), in the merger's transaction; returns how many.
     /// - Throws: `StoreError.invalidChange` naming a held change whose clock the log cannot hold (one an earlier
     ///   version held): nothing is merged.
     func releaseAllQuarantined() throws -> Int {
-        try store.batch {
-            if let held = try store.quarantine.unstorable() {
+        do {
+            if let held = try quarantine.unstorable() {
                 do {
                     try held.hlc.checkStorable()
                 } catch {

@@ -4,6 +4,11 @@ extension Merger {
     /// Whether the log and the current tables are empty, so that a merge may fill the log first and project it
     /// once at the end (`projectWholeLog`) instead of change by change.
     func projectionIsEmpty() throws -> Bool {
+        try Self.projectionIsEmpty(db)
+    }
+
+    /// Whether the log and the current tables of `db` are empty (`projectionIsEmpty()`).
+    static func projectionIsEmpty(_ db: any Database) throws -> Bool {
         try db.int(sql: """
             SELECT (SELECT count(*) FROM (SELECT 1 FROM changes LIMIT 1))
                 + (SELECT count(*) FROM (SELECT 1 FROM annotations LIMIT 1))
@@ -14,7 +19,7 @@ extension Merger {
     /// Builds the current tables, empty until now, from the whole log in one pass, and counts in `report` what each
     /// change did exactly as merging them one by one in the log's order would have: which created, updated or
     /// deleted an annotation, which waited for their create, which fields kept a newer value (listed in log
-    /// order). Call it inside the write transaction that filled the store.log.
+    /// order). Call it inside the write transaction that filled the transaction.log.
     ///
     /// The log is read through its entity index (entity id, then seq), a thousand annotations' changes at a time,
     /// so memory stays bounded; each row is written once, with its final state, in id order: the annotations' id
@@ -58,7 +63,7 @@ extension Merger {
                 try projecting.wait().get()
                 throw StoreError.corruptRow(reason: "the projection of the log ended before its last page")
             }
-            try store.projection.save(page.rows)
+            try transaction.projection.save(page.rows)
             if let records {
                 for (id, text) in page.records {
                     try db.execute(sql: "INSERT INTO \(records.table) (id, text) VALUES (?, ?)", arguments: [id, text])
@@ -70,7 +75,7 @@ extension Merger {
             if conflicts.count > 2 * MergeConflict.listedLimit { Self.trim(&conflicts) }
             done += page.changes
             waiting -= 1
-            try store.reportProgress("projecting changes", done: done, every: 1)
+            try transaction.reportProgress("projecting changes", done: done, every: 1)
         }
         // A page of annotations at a time: their ids, then all their changes, read whole before any row is written
         // (no write runs while a statement reads the log).
@@ -123,13 +128,13 @@ extension Merger {
             sql: "SELECT \(Change.columns), seq FROM changes WHERE entity IN ('position', 'device') ORDER BY seq"
         ) { row in (try Change(row: row), try row.int64(Change.columnCount)) }
         for (change, seq) in changes {
-            let effect = try store.project(change)
+            let effect = try transaction.project(change)
             report.count(effect)
             conflicts += effect.conflicts.map { (seq, $0) }
         }
     }
 
-    /// Keeps the `MergeConflict.listedLimit` conflicts earliest in the store.log.
+    /// Keeps the `MergeConflict.listedLimit` conflicts earliest in the transaction.log.
     private static func trim(_ conflicts: inout [(seq: Int64, conflict: MergeConflict)]) {
         conflicts.sort { $0.seq < $1.seq }
         conflicts.removeLast(max(0, conflicts.count - MergeConflict.listedLimit))

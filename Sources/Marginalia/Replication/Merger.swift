@@ -5,14 +5,22 @@
 /// empty store takes a whole log and projects it once (`+WholeLog`), the fast path an archive import's plan
 /// chooses (`ArchiveMergePlan`).
 struct Merger {
-    /// The connection the changes are merged through.
-    let store: StoreConnection
+    /// The write transaction the changes are merged in.
+    let transaction: StoreTransaction
 
-    var db: WriteBehindDatabase { store.db }
+    init(_ transaction: StoreTransaction) {
+        self.transaction = transaction
+    }
+
+    var db: WriteBehindDatabase { transaction.db }
+    /// The changes held back until their time is plausible, in this transaction.
+    var quarantine: Quarantine { Quarantine(db: db) }
+    /// What each change arrived by, in this transaction.
+    var receipts: Receipts { Receipts(db: db) }
 }
 
 extension Merger {
-    /// Merges changes from another store, by any transport, in one transaction: all of them or none.
+    /// Merges changes from another store, by any transport, in the merger's transaction: all of them or none.
     ///
     /// Each change is checked as a change (`Change.check()`: ids, clock, fields for its operation). Changes
     /// already here (by change id) are counted as duplicates, so merging the same changes again adds nothing; each
@@ -32,9 +40,9 @@ extension Merger {
     {
         var report = MergeReport()
         var sawOwnDevice = false
-        let latest = store.clock.wallMilliseconds + HybridLogicalClock.defaultMaxDrift
-        try store.batch {
-            let before = store.allowsMassDeletion ? nil : try DeletionBrake.Snapshot(store.db)
+        let latest = transaction.wallMilliseconds + HybridLogicalClock.defaultMaxDrift
+        do {
+            let before = transaction.allowsMassDeletion ? nil : try DeletionBrake.Snapshot(transaction.db)
             report.releasedFromQuarantine = try releaseQuarantine(latestAllowed: latest)
             let receipt = ReceiptSlot(source)
             var batch: [(change: Change, line: Int)] = []
@@ -62,11 +70,10 @@ extension Merger {
                 if batch.count >= Self.batchSize { try mergeBatch() }
             }
             try mergeBatch()
-            try before?.check(store.db, byDevice: report.deletionsByDevice)
-            try store.receipts.finish(receipt, report)
-            if sawOwnDevice { report.renewedDeviceID = try store.renewDeviceID() }
+            try before?.check(transaction.db, byDevice: report.deletionsByDevice)
+            try receipts.finish(receipt, report)
+            if sawOwnDevice { report.renewedDeviceID = try transaction.renewDeviceID() }
         }
-        if let renewed = report.renewedDeviceID { store.deviceID = renewed }
         return report
     }
 }

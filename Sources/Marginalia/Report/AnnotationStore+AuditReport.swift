@@ -22,7 +22,7 @@ extension AnnotationStore {
                  backup: String?) throws -> AuditReport {
         var devices = try DeviceNames(db: store.db).infos(own: store.deviceID)
         for index in devices.indices where devices[index].name == nil {
-            devices[index].name = DerivedIdentifiers.deviceName(of: devices[index].id)
+            devices[index].name = DeviceNames.derivedName(of: devices[index].id)
         }
         let builder = try AuditReportBuilder(store: store, filter: filter)
         let counts = try builder.deviceCounts()

@@ -97,6 +97,6 @@ private struct EngineSyncRunner: SyncRunner {
     }
     func yieldToWriters() { engine.yieldToWaitingWriters() }
     func applied(_ done: Int, of total: Int) throws {
-        try StoreConnection.reportProgress(to: progress, "applying sync files", done: done, total: total, every: 1)
+        try StoreTransaction.reportProgress(to: progress, "applying sync files", done: done, total: total, every: 1)
     }
 }

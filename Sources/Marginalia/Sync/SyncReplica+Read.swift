@@ -19,7 +19,7 @@ extension SyncReplica {
         let folder = try SyncFolder(path: path)
         try folder.refuseStore(at: store.path)
         // Another connection may have renewed the id (a restore).
-        if let stored = try db.text(sql: "SELECT value FROM meta WHERE key = 'device_id'") { store.deviceID = stored }
+        try store.refreshDeviceID()
         var round = SyncRound(folder: folder, report: SyncReport(folder: folder.root, deviceID: store.deviceID),
                               log: try store.createdAt())
         try resolveKeys(request, for: &round)
@@ -108,20 +108,19 @@ extension SyncReplica {
     func renewIfCopied() throws -> (old: String, reason: String)? {
         guard store.path != ":memory:", let identity = FileIdentity.of(store.path),
               try db.text(sql: "SELECT value FROM meta WHERE key = 'store_file'") != identity else { return nil }
-        return try db.transaction(.immediate) { try renewIfCopiedInTransaction() }
+        return try store.write { try renewIfCopiedInTransaction($0) }
     }
 
-    /// `renewIfCopied()` in the caller's transaction.
-    func renewIfCopiedInTransaction() throws -> (old: String, reason: String)? {
+    /// `renewIfCopied()` in the caller's transaction, which has read the device id under the write lock: another
+    /// round of this store may have renewed meanwhile.
+    func renewIfCopiedInTransaction(_ transaction: StoreTransaction) throws -> (old: String, reason: String)? {
         guard store.path != ":memory:", let identity = FileIdentity.of(store.path) else { return nil }
-        // Under the write lock: another round of this store may have renewed meanwhile.
-        try store.observeStoredState()
         let recorded = try db.text(sql: "SELECT value FROM meta WHERE key = 'store_file'")
         guard recorded != identity else { return nil }
         try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('store_file', ?)", arguments: [identity])
         guard let recorded else { return nil }
-        let old = store.deviceID
-        store.deviceID = try store.renewDeviceID()
+        let old = transaction.deviceID
+        try transaction.renewDeviceID()
         try admitSuccessor(of: old)
         return (old, "the store file is a copy of the one that synced as device \(old) (another file, \(identity), "
             + "than the one it was, \(recorded)): the copy takes a new id before it writes")

@@ -65,7 +65,7 @@ extension SyncReplica {
             throw MarginaliaError(category: .invalidArgument, reason: .other(
                 "the invitation expired at \(invitation.expires); ask for a new one; nothing was changed"))
         }
-        return try db.transaction(.immediate) {
+        return try store.write { transaction in
             let ledger = rosterLedger
             if let current = try ledger.roster(), current.id != roster.id, current.members.count > 1 {
                 throw MarginaliaError(category: .invalidArgument, reason: .other(
@@ -74,7 +74,7 @@ extension SyncReplica {
             }
             // A copy of a store takes its new id now, as its first round would: a request made under the old id
             // would lie in the new id's directory, which is not the device it names, and never be admitted.
-            _ = try renewIfCopiedInTransaction()
+            _ = try renewIfCopiedInTransaction(transaction)
             let keys = try ledger.ensureKeys(of: store.deviceID, at: now)
             try ledger.append(roster.entries, at: now)
             try ledger.setRosterID(roster.id)

@@ -44,7 +44,7 @@ struct SyncReplica {
         let merged: MergeReport
         do {
             let source = ReceiptSource(kind: .sync, file: segment.relative, size: summary.size, sha256: summary.sha256)
-            merged = try store.merger.merge(accepted, source: source, acceptFuture: round.acceptFuture)
+            merged = try store.merging { try $0.merge(accepted, source: source, acceptFuture: round.acceptFuture) }
         } catch let error as StoreError {
             if case .massDeletion = error {
                 report.heldForDeletion.append(SyncFileIssue(path: segment.relative, reason: "\(error)"))

@@ -41,7 +41,7 @@ extension SyncRound {
         round.acceptFuture = acceptFuture
         try runner.read { try $0.readFolder(&round) }
         if acceptFuture {
-            round.report.releasedFromQuarantine = try runner.write { try $0.store.merger.releaseAllQuarantined() }
+            round.report.releasedFromQuarantine = try runner.write { try $0.store.merging { try $0.releaseAllQuarantined() } }
         }
         let now = Int64(time(nil))
         for (index, segment) in round.segments.enumerated() {

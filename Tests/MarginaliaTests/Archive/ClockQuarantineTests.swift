@@ -255,7 +255,7 @@ import Testing
                             hlc: HLC(milliseconds: Fixtures.epoch + 5 * Self.day, counter: 0), device: "other-device",
                             entity: .position, entityID: "luceafarul", operation: .set, fields: fields,
                             wall: Fixtures.epoch + 5 * Self.day)
-        try store.engine.write { _ = try $0.merger.merge([future], acceptFuture: true) }
+        try store.engine.write { _ = try $0.merging { try $0.merge([future], acceptFuture: true) } }
         clock.advance(60_000)
         let note = try store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.1"), note: "now")
         let made = try #require(try store.history(id: note.id).first)

@@ -128,7 +128,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try makeStore(directory, source: source)
         let alone = try makeStore(directory, source: source, name: "alone.db")
-        let count = StoreConnection.deferredCreateLimit * 2 + 300
+        let count = StoreTransaction.deferredCreateLimit * 2 + 300
         func request(_ index: Int) -> (AnchorRequest, String?) {
             (AnchorRequest(passage: "luceafarul.\(index % 2 + 1)", start: 2, end: 6),
              index % 3 == 0 ? "stiinta \(index)" : nil)

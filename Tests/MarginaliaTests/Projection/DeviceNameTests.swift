@@ -63,8 +63,8 @@ import Testing
     @Test func aStoreWhoseNameRowWasTamperedWithFailsVerify() throws {
         let directory = try TemporaryDirectory()
         let connection = try StoreConnection.open(path: directory.path("user.db"), access: .create)
-        _ = try connection.db.transaction(.immediate) {
-            try connection.record(.device, connection.deviceID, .set, ChangeFields(name: "laptop"))
+        _ = try connection.write { transaction in
+            try transaction.record(.device, transaction.deviceID, .set, ChangeFields(name: "laptop"))
         }
         try connection.db.execute(sql: "UPDATE devices SET name = 'someone else'")
         let report = try connection.verifier.verify()

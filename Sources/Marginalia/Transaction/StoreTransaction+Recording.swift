@@ -1,18 +1,10 @@
-// MARK: - Recording the changes made here: the one path a local change takes into the log and the current tables
+// MARK: - Recording: the one path a change takes into the log and the current tables
 
-extension StoreConnection {
-    /// Gives the store a new device id for its future changes, and returns it: changes made under its old id
-    /// were found elsewhere (the store was copied to another machine). Call it inside the write transaction; the
-    /// caller takes the new id as `deviceID` once that transaction commits.
-    func renewDeviceID() throws -> String {
-        let renewed = Identifiers.make()
-        try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'device_id'", arguments: [renewed])
-        return renewed
-    }
-
+extension StoreTransaction {
     /// Records a change made on this device now: a fresh timestamp and change id, written to the log and
-    /// applied to the current tables. Call it inside a write transaction.
+    /// applied to the current tables.
     /// - Throws: `StoreError.clockBeyondLog` when the timestamp would be after the latest the log holds.
+    @discardableResult
     func record(_ entity: EntityKind, _ entityID: String, _ operation: ChangeOperation,
                 _ fields: ChangeFields) throws -> Change {
         try recordState(entity, entityID, operation, fields).change
@@ -24,16 +16,13 @@ extension StoreConnection {
                      _ fields: ChangeFields, freshID: Bool = false) throws
         -> (change: Change, registers: AnnotationRegisters?)
     {
-        // Another process may have written since this one read the clock; the write lock is held, so the
-        // log's latest timestamp is final until commit.
-        if !clockIsCurrent { try observeStoredState() }
         let changeID = Identifiers.make()
         // The wall clock as read for this change: when the person made it. The HLC, which orders it, never goes
         // back, so it can be ahead of this.
-        let wall = max(0, clock.wallMilliseconds)
+        let wall = max(0, wallMilliseconds)
         // Stamped before the clock is noted: a clock after the latest the log holds refuses the write, and notes
         // nothing.
-        let hlc = try clock.tick()
+        let hlc = try tick()
         try noteClock(wall, changeID: changeID)
         let change = Change(
             changeID: changeID, hlc: hlc, device: deviceID, entity: entity, entityID: entityID,
@@ -46,15 +35,15 @@ extension StoreConnection {
         var cache = ProjectionCache()
         // A fresh id has no row and no earlier changes: nothing to load.
         let fresh = freshID && operation == .create
-        if !fresh { try cache.prepare([entityID], in: self) }
-        _ = try cache.apply(change, in: self)
+        if !fresh { try cache.prepare([entityID], in: projection) }
+        _ = try cache.apply(change, in: projection)
         let registers = cache.registers(of: entityID)
-        // Inside a batch, a new annotation's row waits to be written with the batch's other new ones.
-        if fresh, isInBatch, let registers {
+        // A new annotation's row waits to be written with the transaction's other new ones.
+        if fresh, let registers {
             for row in try projection.registerRows([(registers, nil)]) { try deferCreate(row) }
             return (change, registers)
         }
-        try cache.flush(to: self)
+        try cache.flush(to: projection)
         return (change, registers)
     }
 
@@ -64,11 +53,10 @@ extension StoreConnection {
     }
 
     /// Appends changes to the log (`ChangeLog.append`), each with the receipt it arrived by (nil: made on this
-    /// device), and moves the clock past them. Every row the log gains goes through the `ChangeLog`; call it
-    /// inside a write transaction.
+    /// device), and moves the clock past them. Every row the log gains goes through the `ChangeLog`.
     func insert(_ changes: [(change: Change, fieldsText: String)], receipt: Int64?) throws {
-        if try log.append(changes, receipt: receipt, knownDevices: batchState?.devices) { batchState?.devices = nil }
-        for (change, _) in changes { clock.observe(change.hlc) }
+        if try log.append(changes, receipt: receipt, knownDevices: state.devices) { state.devices = nil }
+        for (change, _) in changes { observe(change.hlc) }
     }
 
     /// Applies a change that is already in the log to the current tables.
@@ -83,8 +71,8 @@ extension StoreConnection {
     /// Applies a device's naming change to `devices`.
     func projectDeviceName(_ change: Change) throws -> ProjectionEffect {
         let (updated, added) = try DeviceNames(db: db).apply(change)
-        // A device new to the table has a number the batch's copy of the table lacks.
-        if added { batchState?.devices = nil }
+        // A device new to the table has a number the transaction's copy of the table lacks.
+        if added { state.devices = nil }
         var effect = ProjectionEffect()
         effect.updated = updated
         return effect
@@ -92,9 +80,9 @@ extension StoreConnection {
 
     private func projectAnnotation(_ change: Change) throws -> ProjectionEffect {
         var cache = ProjectionCache()
-        try cache.prepare([change.entityID], in: self)
-        let effect = try cache.apply(change, in: self)
-        try cache.flush(to: self)
+        try cache.prepare([change.entityID], in: projection)
+        let effect = try cache.apply(change, in: projection)
+        try cache.flush(to: projection)
         return effect
     }
 
@@ -117,10 +105,10 @@ extension StoreConnection {
     }
 
     /// Notes a local write about to be stamped with `wall` when the clock is set back (`ClockNotes.note`), keeping
-    /// the batch's knowledge of the newest wall time in its state.
+    /// the transaction's knowledge of the newest wall time in its state.
     func noteClock(_ wall: Int64, changeID: String) throws {
-        var batch = batchState.map { $0.ownWall ?? OwnWall() }
-        if let warning = try clockNotes.note(wall, changeID: changeID, batch: &batch) { clockWarnings.append(warning) }
-        if batchState != nil { batchState?.ownWall = batch }
+        var known: OwnWall? = state.ownWall ?? OwnWall()
+        if let warning = try clockNotes.note(wall, changeID: changeID, batch: &known) { warn(warning) }
+        state.ownWall = known
     }
 }

@@ -51,13 +51,13 @@ extension Anchoring {
         -> ReconciliationReport
     {
         let content = try store.requireContent()
-        return try store.batch {
+        return try store.write { transaction in
             var planned = plan
             if try newestClock() != plan.seen || content.edition != plan.edition {
                 planned = try planReanchoring(allowOlder: allowOlder)
             }
             for (id, operation, anchor) in planned.writes {
-                _ = try store.record(.annotation, id, operation, ChangeFields(anchor: anchor))
+                try transaction.record(.annotation, id, operation, ChangeFields(anchor: anchor))
             }
             try recordReconciled(content, recordingPath: recordingPath)
             return planned.report
@@ -134,8 +134,8 @@ extension Anchoring {
     func reattachAnnotation(id: String, at request: AnchorRequest) throws -> Annotation {
         let current = try store.annotation(id: id)
         let anchor = try resolveAnchor(request, kind: current.kind)
-        return try db.transaction(.immediate) {
-            _ = try store.record(.annotation, current.id, .reattach, ChangeFields(anchor: anchor))
+        return try store.write { transaction in
+            try transaction.record(.annotation, current.id, .reattach, ChangeFields(anchor: anchor))
             return try store.annotation(id: current.id)
         }
     }

@@ -64,10 +64,11 @@ final class ReceiptSlot {
         self.id = id
     }
 
-    /// The receipt's id, made in `store` now if it does not exist yet; call it inside the merge's transaction.
-    func open(in store: StoreConnection) throws -> Int64 {
+    /// The receipt's id, made in `receipts` now (received at `wall`, milliseconds) if it does not exist yet; call
+    /// it inside the merge's transaction.
+    func open(in receipts: Receipts, at wall: Int64) throws -> Int64 {
         if let id { return id }
-        let made = try store.receipts.open(source, receivedAt: store.clock.wallMilliseconds)
+        let made = try receipts.open(source, receivedAt: wall)
         id = made
         return made
     }
@@ -158,5 +159,12 @@ extension Receipt {
                   sha256: row.optionalString(first + 5), changesRead: try row.int(first + 6),
                   newChanges: try row.int(first + 7), duplicates: try row.int(first + 8),
                   quarantined: try row.int(first + 9))
+    }
+}
+
+extension ReceiptSlot {
+    /// The receipt's id, made in `transaction` now if it does not exist yet.
+    func open(in transaction: StoreTransaction) throws -> Int64 {
+        try open(in: Receipts(db: transaction.db), at: transaction.wallMilliseconds)
     }
 }
