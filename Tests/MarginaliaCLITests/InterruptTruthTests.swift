@@ -133,7 +133,7 @@ import Darwin
         try workspace.ok(["export", archive])
         // A busy machine may finish an import before `imports` runs beside it: a few tries, each on a new store.
         var watched = false
-        for attempt in 0..<5 where !watched {
+        for attempt in 0..<12 where !watched {
             let store = try workspace.newStore("other-\(attempt).db")
             try workspace.ok(["--store", store, "note", "mai-am-un-singur-dor.1", "its own"])
             let running = try InterruptionTests.Running(workspace, ["--store", store, "import", archive])

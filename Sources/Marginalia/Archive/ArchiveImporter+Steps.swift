@@ -161,3 +161,13 @@ private enum LockedCopy {
         close(descriptor)
     }
 }
+
+extension ArchiveImporter {
+    /// The imports stopped midway, which the next open of the store for writing finishes (`UnfinishedWork`,
+    /// registered in the library's composition).
+    static let interruptedImports = UnfinishedWork(
+        isLeft: { store in
+            try ArchiveImporter(store: store).hasInterruptedImports() && PendingImport.mayFinish(store: store.path)
+        },
+        finish: { store in ArchiveImporter(store: store).finishInterruptedImportsIfAble() })
+}

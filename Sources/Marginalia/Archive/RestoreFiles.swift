@@ -45,7 +45,7 @@ enum RestoreFiles {
             let applicationID = Int32(truncatingIfNeeded: try db.int(sql: "PRAGMA application_id") ?? 0)
             let objects = try db.int(sql: "SELECT count(*) FROM sqlite_schema") ?? 0
             if applicationID != UserSchema.applicationID && (applicationID != 0 || objects != 0) {
-                throw StoreError.notAStore(path: path, reason: applicationID == 0x4D52_4743
+                throw StoreError.notAStore(path: path, reason: applicationID == ApplicationID.content
                     ? "it is a content database; restore will not replace it"
                     : "its application_id is \(applicationID); restore will not replace it")
             }

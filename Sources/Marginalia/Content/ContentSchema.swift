@@ -1,7 +1,7 @@
 /// The content database's schema, as `marginalia content build` writes it (`schemas/content.sql`).
 enum ContentSchema {
     /// `PRAGMA application_id` of a content database: 0x4D524743, "MRGC".
-    static let applicationID: Int32 = 0x4D52_4743
+    static let applicationID = ApplicationID.content
 
     /// The content schema version this build writes, and the newest it reads; a newer one is refused at attach.
     /// Version 2 adds `vocabulary`; content of version 1 is still read (its search matches no other forms).

@@ -104,11 +104,11 @@ final class StoreConnection {
         store.allowsMassDeletion = configuration.allowsMassDeletion
         if access != .readOnly {
             try store.releaseDueQuarantine()
-            store.finishedImports = ArchiveImporter(store: store).finishInterruptedImportsIfAble()
-        } else if !alreadyOpen, path != ":memory:", try ArchiveImporter(store: store).hasInterruptedImports(),
-                  PendingImport.mayFinish(store: path) {
-            // Like a migration, finishing an interrupted import is the one write a read may make: the store is then
-            // read whole, as it will be from now on.
+            store.finishedImports = UnfinishedWork.registered.flatMap { $0.finish(store) }
+        } else if !alreadyOpen, path != ":memory:",
+                  try UnfinishedWork.registered.contains(where: { try $0.isLeft(store) }) {
+            // Like a migration, finishing what an adapter left (an interrupted import) is the one write a read may
+            // make: the store is then read whole, as it will be from now on.
             let writer = try open(path: path, access: .readWrite, wallClock: wallClock, vfs: vfs,
                                   configuration: configuration)
             store.finishedImports = writer.finishedImports

@@ -8,7 +8,7 @@ enum UserSchema {
     static let minimumSQLiteVersion: Int32 = 3_037_000
 
     /// `PRAGMA application_id` of a user database: 0x4D524755, "MRGU".
-    static let applicationID: Int32 = 0x4D52_4755
+    static let applicationID = ApplicationID.store
 
     /// The schema version this build writes; a store with a greater `user_version` is refused.
     static var currentVersion: Int32 { migrations[migrations.count - 1].version }

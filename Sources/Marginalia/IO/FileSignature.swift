@@ -110,11 +110,20 @@ enum FileSignature: Equatable {
     /// What a user would call this file, for an SQLite database or log; nil for other files.
     var databaseDescription: String? {
         switch self {
-        case .sqlite(let id) where id == UserSchema.applicationID: return "a Marginalia store"
-        case .sqlite(let id) where id == ContentSchema.applicationID: return "a Marginalia content database"
+        case .sqlite(let id) where id == ApplicationID.store: return "a Marginalia store"
+        case .sqlite(let id) where id == ApplicationID.content: return "a Marginalia content database"
         case .sqlite: return "an SQLite database"
         case .sqliteWAL: return "an SQLite write-ahead log"
         default: return nil
         }
     }
+}
+
+/// The `application_id` each kind of Marginalia database carries in its header (`PRAGMA application_id`), by
+/// which a file is known before it is opened.
+enum ApplicationID {
+    /// A user database (a store).
+    static let store: Int32 = 0x4D52_4755
+    /// A content database.
+    static let content: Int32 = 0x4D52_4743
 }

@@ -85,7 +85,7 @@ package struct OutputTarget: Equatable, Sendable {
         guard let signature = FileSignature.of(databaseAt: path) else {
             throw refuse("a file that cannot be read, so it cannot be told from a store")
         }
-        if signature == .sqlite(applicationID: ContentSchema.applicationID), policy.replaceContent {
+        if signature == .sqlite(applicationID: ApplicationID.content), policy.replaceContent {
             guard policy.force else { throw refuse("a Marginalia content database", .forceRebuild) }
         } else if let database = signature.databaseDescription {
             throw refuse(database, .anotherFile)

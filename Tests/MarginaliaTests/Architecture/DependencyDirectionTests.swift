@@ -1,25 +1,105 @@
 import Foundation
 import Testing
 
-/// The library's dependencies point inward (`../shared/docs/design.md`, section 7): the core — the model, the change
-/// log, the projection, the merger — and the infrastructure under it (SQLite, JSON, IO, Support) name no type of an
-/// adapter (the archive, the sync folder, the interop formats); and the archive names neither of the other two. Gzip
-/// is IO's and the line of a change the core's: no adapter holds code of its own for either.
+/// The library's dependencies point one way (`../shared/docs/design.md`, section 7): every folder has a place in
+/// `layers`, and names no type declared in a folder above it. The infrastructure (Support, SQLite, JSON, IO) is at
+/// the bottom; the core (Model, ChangeLog, Projection, Transaction, Replication) names neither the engine nor any
+/// adapter; the engine, where the connection lives, names no adapter (what it runs of them is registered in the
+/// library's composition, `Marginalia.swift`); the adapters (the archive, interop, the sync folder, the report)
+/// come last. Gzip is IO's and the line of a change the core's: no adapter holds code of its own for either.
 ///
-/// It reads the sources as text: every top-level type an adapter's folder declares, then every word of every other
+/// One vocabulary is shared by every folder: the library's one public error, `MarginaliaError` (with
+/// `CategorizedError` and `ErrorFacts`), which names each folder's error so that an app sees them all as one.
+///
+/// It reads the sources as text: every top-level type a folder declares, then every word of every other
 /// folder's code (comments and string literals left out).
 @Suite struct DependencyDirectionTests {
-    /// Folders whose files must not name a type declared in any of `adapters`.
-    static let core = ["Model", "ChangeLog", "Projection", "Replication", "SQLite", "JSON", "IO", "Support"]
-    static let adapters = ["Archive", "Sync", "Interop"]
+    /// The library's folders, lowest first: each may name the types of the folders before it, none after it.
+    static let layers = ["Support", "SQLite", "JSON", "IO", "Model", "Privacy", "Roster", "ChangeLog", "Projection",
+                         "Transaction", "Replication", "Search", "Content", "Anchoring", "Engine",
+                         "Archive", "Interop", "Sync", "Report"]
+    /// The core, which must name neither the engine nor an adapter.
+    static let core = ["Model", "ChangeLog", "Projection", "Transaction", "Replication"]
+    static let adapters = ["Archive", "Sync", "Interop", "Report"]
+    /// The public error, and what every error of the library is declared with: any folder may name them.
+    static let sharedVocabulary: Set<String> = ["MarginaliaError", "CategorizedError", "ErrorFacts"]
+    /// The file of the public error, which names the error of each folder it carries.
+    static let publicErrorFile = "Model/MarginaliaError.swift"
+
+    @Test func everyFolderNamesOnlyTheFoldersBelowIt() throws {
+        let sources = try Self.sources()
+        let folders = Set(sources.map(\.folder))
+        #expect(folders == Set(Self.layers), "every folder has one place in the layers: \(folders.sorted())")
+        let violations = Self.upwardDependencies(of: sources)
+        #expect(violations.isEmpty, "folders that name a folder above them:\n\(violations.joined(separator: "\n"))")
+    }
+
+    /// Each loop the layers forbid is found when planted: the core taking the connection, the engine calling an
+    /// adapter, the change log reading the projection.
+    @Test func aPlantedLoopIsFound() throws {
+        let sources = try Self.sources()
+        let planted = [
+            Source(folder: "Replication", name: "PlantedMerger.swift", text: """
+                // StoreConnection in a comment is no dependency.
+                struct PlantedMerger { let store: StoreConnection }
+                """),
+            Source(folder: "Engine", name: "PlantedOpen.swift", text: """
+                func plantedOpen(_ store: StoreConnection) { _ = ArchiveImporter(store: store) }
+                """),
+            Source(folder: "ChangeLog", name: "PlantedLog.swift", text: "func plantedLog(_ p: Projection) {}\n"),
+        ]
+        let violations = Self.upwardDependencies(of: sources + planted)
+        #expect(violations.filter { $0.contains("Planted") } == [
+            "ChangeLog/PlantedLog.swift:1 names Projection (Projection)",
+            "Engine/PlantedOpen.swift:1 names ArchiveImporter (Archive)",
+            "Replication/PlantedMerger.swift:2 names StoreConnection (Engine)",
+        ])
+    }
 
     @Test func theCoreNamesNoAdapterType() throws {
         let sources = try Self.sources()
-        let adapterTypes = Self.declaredTypes(in: sources.filter { Self.adapters.contains($0.folder) })
+        let adapterTypes = Self.declaredTypes(
+            in: sources.filter { Self.adapters.contains($0.folder) || $0.folder == "Engine" })
         #expect(adapterTypes["ArchiveError"] == "Archive" && adapterTypes["SyncFolder"] == "Sync"
-            && adapterTypes["KindleClippings"] == "Interop", "the scan must find the adapters' types")
+            && adapterTypes["KindleClippings"] == "Interop" && adapterTypes["StoreConnection"] == "Engine",
+                "the scan must find the adapters' and the engine's types")
         let violations = Self.violations(of: sources.filter { Self.core.contains($0.folder) }, naming: adapterTypes)
-        #expect(violations.isEmpty, "the core names adapter types:\n\(violations.joined(separator: "\n"))")
+        #expect(violations.isEmpty, "the core names engine or adapter types:\n\(violations.joined(separator: "\n"))")
+    }
+
+    /// No file outside `Engine/` writes the connection's state: its device id and clock change only through a
+    /// transaction (`StoreTransaction`), which the connection settles after the commit.
+    @Test func onlyTheEngineWritesTheConnectionsState() throws {
+        let state = ["deviceID", "clock", "progressHandler", "allowsMassDeletion", "content", "schemaUpgrade",
+                     "finishedImports", "clockWarnings", "transaction"]
+        let names = state.joined(separator: "|")
+        let pattern = try Regex("\\b(store|connection|writer|reader)\\.(\(names))\\s*(=|\\+=)[^=]")
+        func writes(_ sources: [Source]) -> [String] {
+            sources.flatMap { source in
+                Self.parts(ofCode: source.text).compactMap { line in
+                    line.code.contains(pattern) ? "\(source.folder)/\(source.name):\(line.number)" : nil
+                }
+            }
+        }
+        let found = writes(try Self.sources().filter { $0.folder != "Engine" })
+        #expect(found.isEmpty,
+                "files outside Engine/ that write the connection's state:\n\(found.joined(separator: "\n"))")
+        let planted = Source(folder: "Sync", name: "Planted.swift",
+                             text: "store.deviceID = renewed\nlet a = store.clock == b\n")
+        #expect(writes([planted]) == ["Sync/Planted.swift:1"])
+    }
+
+    /// "FOLDER/FILE:LINE names TYPE (ITS FOLDER)" for each use of a type declared in a folder above the user's.
+    static func upwardDependencies(of sources: [Source]) -> [String] {
+        let declared = declaredTypes(in: sources).filter { !sharedVocabulary.contains($0.key) }
+        let rank = Dictionary(uniqueKeysWithValues: layers.enumerated().map { ($1, $0) })
+        return sources.filter { "\($0.folder)/\($0.name)" != publicErrorFile }.flatMap { source in
+            words(inCodeOf: source.text).compactMap { use in
+                guard let owner = declared[use.word], owner != source.folder,
+                      (rank[owner] ?? .max) > (rank[source.folder] ?? .max) else { return nil }
+                return "\(source.folder)/\(source.name):\(use.line) names \(use.word) (\(owner))"
+            }
+        }.sorted()
     }
 
     @Test func theArchiveNamesNoOtherAdapterType() throws {
@@ -123,7 +203,7 @@ import Testing
         var types: [String: String] = [:]
         for source in sources {
             for line in source.text.split(separator: "\n", omittingEmptySubsequences: false)
-            where !line.hasPrefix(" ") && !line.hasPrefix("\t") {
+            where !line.hasPrefix(" ") && !line.hasPrefix("\t") && !line.hasPrefix("//") {
                 let words = line.split(whereSeparator: { !$0.isLetter && !$0.isNumber && $0 != "_" })
                 if let index = words.firstIndex(where: { keywords.contains(String($0)) }), index + 1 < words.count {
                     types[String(words[index + 1])] = source.folder
@@ -168,7 +248,7 @@ import Testing
 
     /// Each line of `text` as its identifiers outside string literals and the string literals themselves, comments
     /// left out.
-    static func parts(ofCode text: String) -> [(number: Int, words: [String], literals: [String])] {
+    static func parts(ofCode text: String) -> [(number: Int, words: [String], literals: [String], code: String)] {
         text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { index, line in
             var code = ""
             var literals: [String] = []
@@ -187,7 +267,7 @@ import Testing
                 previous = character
             }
             let words = code.split(whereSeparator: { !$0.isLetter && !$0.isNumber && $0 != "_" }).map(String.init)
-            return (index + 1, words, literals)
+            return (index + 1, words, literals, code)
         }
     }
 }
