@@ -54,8 +54,8 @@ final class StoreConnection {
     var content: ContentInfo?
     /// How the store, of an older schema, was made readable when this connection opened it to read.
     var schemaUpgrade: SchemaUpgrade?
-    /// The archives whose interrupted imports were finished when the store was opened (`PendingImport`).
-    var finishedImports: [String] = []
+    /// The interrupted imports finished or abandoned when the store was opened (`PendingImport`).
+    var interruptedImports = InterruptedImports()
     /// Called every so many items by long operations (export, import, anchor checks), to show progress.
     var progressHandler: ProgressHandler?
     /// Whether a merge may delete most of the live annotations (`DeletionBrake`); from the configuration.
@@ -115,14 +115,14 @@ final class StoreConnection {
         store.allowsMassDeletion = configuration.allowsMassDeletion
         if access != .readOnly {
             try store.merger.releaseDueQuarantine()
-            store.finishedImports = ArchiveImporter(store: store).finishInterruptedImportsIfAble()
+            store.interruptedImports = ArchiveImporter(store: store).finishInterruptedImportsIfAble()
         } else if !alreadyOpen, path != ":memory:", try ArchiveImporter(store: store).hasInterruptedImports(),
                   PendingImport.mayFinish(store: path) {
             // Like a migration, finishing an interrupted import is the one write a read may make: the store is then
             // read whole, as it will be from now on.
             let writer = try open(path: path, access: .readWrite, wallClock: wallClock, vfs: vfs,
                                   configuration: configuration)
-            store.finishedImports = writer.finishedImports
+            store.interruptedImports = writer.interruptedImports
         }
         return store
     }
