@@ -145,11 +145,19 @@ final class Context {
         return store
     }
 
-    /// Says on stderr, once, how opening the store changed it: an interrupted import finished, an older store made
-    /// readable (the writes a read may make).
+    /// Says on stderr, once, how opening the store changed it: an interrupted import finished or abandoned, an older
+    /// store made readable (the writes a read may make).
     private func reportUpgrade(of store: AnnotationStore) {
         for archive in store.finishedImports {
             console.err("Finished the import of \(archive) that was stopped midway")
+        }
+        for abandoned in store.abandonedImports {
+            let total = abandoned.total.map { "\($0) " } ?? ""
+            console.err("Warning: abandoned the import of \(abandoned.archive) that was stopped midway: the copy kept "
+                + "beside the store, \(abandoned.copy), \(abandoned.problemDescription), so nothing more was merged "
+                + "from it. \(abandoned.changesRead) of its \(total)changes are in the store (each was checked when "
+                + "it was merged); importing \(abandoned.archive) again finishes it (what is there already is not "
+                + "merged twice)")
         }
         guard let upgrade = store.schemaUpgrade else { return }
         switch upgrade.kind {

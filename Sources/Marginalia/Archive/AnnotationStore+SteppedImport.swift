@@ -1,6 +1,12 @@
 import Foundation
 
 extension AnnotationStore {
+    /// The imports that had been stopped midway and that opening the store abandoned instead of finishing, because
+    /// the copy of the archive kept beside the store was not the file kept (changed, missing, not a regular file):
+    /// nothing of the copy was merged, what the import merged before it stopped stays, and importing the archive
+    /// again finishes it; usually none.
+    public var abandonedImports: [AbandonedImport] { engine.unfinishedWork.abandoned.compactMap { $0 as? AbandonedImport } }
+
     /// How long one step of an import holds the writer, at most (but for the last batch of changes it began).
     static let importStepNanoseconds: UInt64 = 20_000_000
 
@@ -26,13 +32,14 @@ extension AnnotationStore {
         } catch {
             throw MarginaliaError(error)
         }
+        let keptCopy: KeptCopy.Fingerprint
         do {
-            try staging.keep(as: PendingImport.newStagingPath(beside: path))
+            keptCopy = try staging.keep(as: PendingImport.newStagingPath(beside: path))
         } catch {
             throw MarginaliaError(error)
         }
-        var pending = PendingImport(staged: staged, stagingPath: staging.path, acceptFuture: acceptFuture,
-                                    limits: limits)
+        var pending = PendingImport(staged: staged, stagingPath: staging.path, keptCopy: keptCopy,
+                                    acceptFuture: acceptFuture, limits: limits)
         var finished = false
         // Stopped midway, the import is finished by the next open of the store from the copy kept beside it; a
         // copy no step recorded is removed then.

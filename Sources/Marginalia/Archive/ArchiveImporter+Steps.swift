@@ -81,67 +81,100 @@ extension ArchiveImporter {
 
     /// `finishInterruptedImports`, for opening a store: an import that cannot be finished now (a full disk) is
     /// left for the next open, and one that conflicts with the store's log is dropped where it stopped.
-    func finishInterruptedImportsIfAble() -> [String] {
-        (try? finishInterruptedImports()) ?? []
+    /// What was finished or abandoned before an error stopped it is reported all the same.
+    func finishInterruptedImportsIfAble() -> InterruptedImports {
+        var outcome = InterruptedImports()
+        try? finishInterruptedImports(into: &outcome)
+        return outcome
     }
 
     /// The `meta` keys of pending imports, as a condition.
     private static let pendingImportKeys = "key LIKE 'pending\\_import:%' ESCAPE '\\'"
 
     /// Finishes every import that a process stopped in the middle of (`PendingImport`) whose staged copy no live
-    /// process holds: from where it came to, to its end. A record whose copy is gone is dropped (the import can
-    /// only be run again: what it merged stays), and a copy without a record is removed.
-    /// - Returns: the imports finished, by archive.
-    @discardableResult
-    func finishInterruptedImports() throws -> [String] {
-        guard store.path != ":memory:" else { return [] }
+    /// process holds: from where it came to, to its end, once the copy is shown to be the file the import kept
+    /// (`KeptCopy`). An import whose copy is not (missing, changed, not a regular file, or never fingerprinted) is
+    /// abandoned: its record alone is removed, and what it merged stays; it can only be run again. A copy without a
+    /// record is removed.
+    /// - Parameter outcome: told each import finished, by archive, and each abandoned, as it is.
+    func finishInterruptedImports(into outcome: inout InterruptedImports) throws {
+        guard store.path != ":memory:" else { return }
         let records = try db.fetchAll(sql: "SELECT key, value FROM meta WHERE \(Self.pendingImportKeys)") {
             (key: try $0.string(0), text: try $0.string(1))
         }
         let directory = FileSync.parentDirectory(of: store.path)
-        var finished: [String] = []
         for record in records {
             var pending = try PendingImport(key: record.key, text: record.text)
-            let copy = directory + "/" + pending.stagingName
-            let (descriptor, missing) = LockedCopy.lock(copy)
-            guard let descriptor else {
-                if missing { try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [record.key]) }
+            let path = directory + "/" + pending.stagingName
+            func abandoned(_ problem: AbandonedImport.Problem) throws {
+                guard try abandon(record) else { return }
+                outcome.abandoned.append(AbandonedImport(archive: pending.archive, copy: path, problem: problem,
+                                                         changesRead: pending.changesRead, total: pending.total))
+            }
+            let copy: KeptCopy
+            switch KeptCopy.lock(path) {
+            case .held:
+                continue
+            case .refused(let problem):
+                // Not a file this process can hold: left where it is.
+                try abandoned(problem)
+                continue
+            case .locked(let locked):
+                copy = locked
+            }
+            defer { copy.close() }
+            if let problem = copy.problem(against: pending.keptCopy) {
+                try abandoned(problem)
+                copy.remove()
                 continue
             }
-            defer { LockedCopy.release(descriptor) }
             var report = MergeReport()
             do {
-                try StagingFile.attach(copy, to: store) {
+                try StagingFile.attach(copy.path, to: store) {
+                    // Attached by its name: still the file checked, not one renamed over it since.
+                    guard copy.isStillInPlace else { throw KeptCopyReplaced() }
                     while try !applyImportStep(&pending, budget: .max, into: &report) {}
                 }
+            } catch is KeptCopyReplaced {
+                try abandoned(.changed)
+                continue
             } catch is ChangeConflict {
                 // A change that came another way meanwhile under the same id, with other content: the import ends
                 // where it stopped, as one that met it would have.
                 try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [record.key])
             }
-            unlink(copy)
-            finished.append(pending.archive)
+            copy.remove()
+            outcome.finished.append(pending.archive)
         }
         try removeOrphanedImportCopies(in: directory)
-        return finished
+    }
+
+    /// Removes the record of an import that cannot be finished, in a transaction that changes nothing else: only
+    /// the record as it was read (a live importer may have moved it on, or finished, since).
+    /// - Returns: whether the record was removed.
+    private func abandon(_ record: (key: String, text: String)) throws -> Bool {
+        try db.execute(sql: "DELETE FROM meta WHERE key = ? AND value = ?", arguments: [record.key, record.text])
+        return db.changedRowCount == 1
     }
 
     /// Removes the kept copies beside the store that no record names and no live process holds: those of imports
-    /// stopped before their first step committed.
+    /// stopped before their first step committed. Only regular files are opened (`KeptCopy`).
     private func removeOrphanedImportCopies(in directory: String) throws {
         let prefix = (store.path.split(separator: "/").last.map(String.init) ?? store.path) + "-import-"
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
         for name in names where name.hasPrefix(prefix) {
-            let copy = directory + "/" + name
-            guard let descriptor = LockedCopy.lock(copy).descriptor else { continue }
-            defer { LockedCopy.release(descriptor) }
+            guard case .locked(let copy) = KeptCopy.lock(directory + "/" + name) else { continue }
+            defer { copy.close() }
             // Read under the lock: a live importer commits its first step before it lets the lock go.
             let named = try db.int(sql: "SELECT count(*) FROM meta WHERE key = ?",
                                    arguments: [PendingImport.keyPrefix + name]) ?? 0
-            if named == 0 { unlink(copy) }
+            if named == 0 { copy.remove() }
         }
     }
 }
+
+/// Thrown when the kept copy attached is no longer the file checked: another was renamed over it.
+private struct KeptCopyReplaced: Error {}
 
 /// The lock on a kept copy: the importing process holds it while it lives.
 private enum LockedCopy {
@@ -169,5 +202,8 @@ extension ArchiveImporter {
         isLeft: { store in
             try ArchiveImporter(store: store).hasInterruptedImports() && PendingImport.mayFinish(store: store.path)
         },
-        finish: { store in ArchiveImporter(store: store).finishInterruptedImportsIfAble() })
+        finish: { store in
+            let imports = ArchiveImporter(store: store).finishInterruptedImportsIfAble()
+            return UnfinishedWork.Outcome(finished: imports.finished, abandoned: imports.abandoned)
+        })
 }

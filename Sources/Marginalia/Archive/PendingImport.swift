@@ -14,7 +14,10 @@ import Darwin
 /// (`<store>-import-<uuid>`), locked by the importing process. If that process stops before the last step — a
 /// crash, a kill, a full disk, the store closed — the next process to open the store for writing finishes the
 /// import from the kept copy (`ArchiveImporter.finishInterruptedImports`) before anything else: an import is, once
-/// the store has been opened again, either not there at all or there whole.
+/// the store has been opened again, either not there at all or there whole. The copy's size and SHA-256 are
+/// recorded with the first step, and a copy that no longer has them (changed, removed, replaced by something that
+/// is not a regular file) is never merged: the import is then abandoned (`AbandonedImport`), its record removed,
+/// and what its committed steps merged stays, as when it is stopped by a conflict.
 struct PendingImport: Equatable {
     /// The name of the staged copy, in the store's directory.
     var stagingName: String
@@ -31,6 +34,9 @@ struct PendingImport: Equatable {
     /// The archive's size and SHA-256, for the receipt.
     var size: Int64
     var sha256: String
+    /// The kept copy's size and SHA-256, taken once it was kept, that it must still have for the import to be
+    /// finished from it (`KeptCopy`); nil in a record an earlier version kept, whose import is then abandoned.
+    var keptCopy: KeptCopy.Fingerprint?
     /// What the steps so far counted.
     var changesRead = 0, newChanges = 0, duplicates = 0, quarantined = 0
     /// How many changes the archive holds (nil in a record an earlier version kept).
@@ -61,6 +67,7 @@ struct PendingImport: Equatable {
                 ("new_changes", .int(Int64(newChanges))), ("duplicates", .int(Int64(duplicates))),
                 ("quarantined", .int(Int64(quarantined))),
             ] + (total.map { [("changes_total", JSONValue.int(Int64($0)))] } ?? [])
+                + (keptCopy.map { [("copy_size", JSONValue.int($0.size)), ("copy_sha256", .string($0.sha256))] } ?? [])
             return try JSONWriter.encodeString(.object(JSONObject(members)))
         }
     }
@@ -86,10 +93,15 @@ struct PendingImport: Equatable {
         duplicates = Int(object["duplicates"]?.intValue ?? 0)
         quarantined = Int(object["quarantined"]?.intValue ?? 0)
         total = object["changes_total"]?.intValue.map { Int($0) }
+        if let size = object["copy_size"]?.intValue, let sha256 = object["copy_sha256"]?.stringValue {
+            keptCopy = KeptCopy.Fingerprint(size: size, sha256: sha256)
+        }
     }
 
-    /// A new import of `staged`, whose copy is kept at `stagingPath`.
-    init(staged: StagedArchive, stagingPath: String, acceptFuture: Bool, limits: ArchiveLimits) {
+    /// A new import of `staged`, whose copy is kept at `stagingPath` with `keptCopy`'s size and SHA-256.
+    init(staged: StagedArchive, stagingPath: String, keptCopy: KeptCopy.Fingerprint, acceptFuture: Bool,
+         limits: ArchiveLimits) {
+        self.keptCopy = keptCopy
         maxClockDrift = limits.maxClockDrift
         stagingName = String(stagingPath.split(separator: "/").last ?? "")
         archive = staged.path

@@ -89,9 +89,11 @@ final class StagingFile {
 
     /// Flushes the staged file to disk and renames it to `destination`, still locked by this process: from now on
     /// it outlives an interruption or a crash, for `PendingImport` to finish the import from it.
-    func keep(as destination: String) throws {
-        guard kept == nil else { return }
-        kept = (destination, try file.keepLocked(as: destination))
+    /// - Returns: the kept file's size and SHA-256, which it must still have for an import to be finished from it.
+    func keep(as destination: String) throws -> KeptCopy.Fingerprint {
+        if kept == nil { kept = (destination, try file.keepLocked(as: destination)) }
+        guard let kept else { throw IOError.closed(destination) }
+        return try KeptCopy.fingerprint(of: kept.descriptor, path: kept.path)
     }
 
     /// Attaches the staged file to `store`'s connection as `staging`, runs `body`, and detaches it.

@@ -71,7 +71,7 @@ public final class AnnotationStore: Sendable {
 
     /// The archives whose imports had been stopped midway (a crash, a kill, the store closed) and that opening the
     /// store finished, before anything else could read it; usually none.
-    public var finishedImports: [String] { engine.finishedImports }
+    public var finishedImports: [String] { engine.unfinishedWork.finished }
 
     /// This store's device id: the `device` of every change it makes.
     public var deviceID: String { engine.deviceID }

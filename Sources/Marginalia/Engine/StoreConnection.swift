@@ -54,8 +54,8 @@ final class StoreConnection {
     var content: ContentInfo?
     /// How the store, of an older schema, was made readable when this connection opened it to read.
     var schemaUpgrade: SchemaUpgrade?
-    /// The archives whose interrupted imports were finished when the store was opened (`PendingImport`).
-    var finishedImports: [String] = []
+    /// What opening the store finished, or gave up, of the work adapters left (an interrupted import).
+    var unfinishedWork = UnfinishedWork.Outcome()
     /// Called every so many items by long operations (export, import, anchor checks), to show progress.
     var progressHandler: ProgressHandler?
     /// Whether a merge may delete most of the live annotations (`DeletionBrake`); from the configuration.
@@ -104,14 +104,14 @@ final class StoreConnection {
         store.allowsMassDeletion = configuration.allowsMassDeletion
         if access != .readOnly {
             try store.releaseDueQuarantine()
-            store.finishedImports = UnfinishedWork.registered.flatMap { $0.finish(store) }
+            for work in UnfinishedWork.registered { store.unfinishedWork.absorb(work.finish(store)) }
         } else if !alreadyOpen, path != ":memory:",
                   try UnfinishedWork.registered.contains(where: { try $0.isLeft(store) }) {
             // Like a migration, finishing what an adapter left (an interrupted import) is the one write a read may
             // make: the store is then read whole, as it will be from now on.
             let writer = try open(path: path, access: .readWrite, wallClock: wallClock, vfs: vfs,
                                   configuration: configuration)
-            store.finishedImports = writer.finishedImports
+            store.unfinishedWork = writer.unfinishedWork
         }
         return store
     }

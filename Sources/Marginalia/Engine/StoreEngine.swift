@@ -52,7 +52,7 @@ final class StoreEngine: @unchecked Sendable {
         self.vfs = vfs
         self.configuration = configuration
         schemaUpgrade = writer.schemaUpgrade
-        finishedImports = writer.finishedImports
+        unfinishedWork = writer.unfinishedWork
         sharedPath = writer.path == ":memory:" ? nil : writer.path
         cachedDeviceID = writer.deviceID
         observer = StoreObserver(pollMicroseconds: configuration.eventPollMicroseconds)
@@ -193,8 +193,8 @@ final class StoreEngine: @unchecked Sendable {
     var deviceID: String { state.withLock { cachedDeviceID } }
     /// How the store, of an older schema, was made readable when it was opened to read.
     let schemaUpgrade: SchemaUpgrade?
-    /// The interrupted imports that opening the store finished.
-    let finishedImports: [String]
+    /// The interrupted imports that opening the store finished or abandoned.
+    let unfinishedWork: UnfinishedWork.Outcome
     var content: ContentInfo? { state.withLock { cachedContent } }
     var clockWarnings: [ClockWarning] { state.withLock { cachedClockWarnings } }
 

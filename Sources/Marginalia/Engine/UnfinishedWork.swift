@@ -5,6 +5,19 @@ struct UnfinishedWork: Sendable {
     /// Whether a store opened to read has work left that may be finished now (the open then takes a writer to
     /// finish it, as a migration would: the store is then read whole, as it will be from now on).
     let isLeft: @Sendable (_ store: StoreConnection) throws -> Bool
-    /// Finishes what can be finished on a store opened to write; returns what it finished (the files it names).
-    let finish: @Sendable (_ store: StoreConnection) -> [String]
+    /// Finishes what can be finished on a store opened to write; returns what it finished and what it gave up.
+    let finish: @Sendable (_ store: StoreConnection) -> Outcome
+
+    /// What opening a store did of the work left.
+    struct Outcome: Sendable {
+        /// The files whose work was finished (an archive whose import was stopped midway).
+        var finished: [String] = []
+        /// The work given up, as its adapter describes it (an `AbandonedImport`).
+        var abandoned: [any Sendable] = []
+
+        mutating func absorb(_ other: Outcome) {
+            finished += other.finished
+            abandoned += other.abandoned
+        }
+    }
 }
