@@ -15,6 +15,9 @@ enum Advice {
         case StoreError.massDeletion:
             guard command.options.contains(where: { $0.name == "allow-mass-delete" }) else { return "" }
             return ". If those deletions are wanted, run the command again with --allow-mass-delete"
+        case is AuditReportTooLarge:
+            return ". A page that large is slow to open, or does not open, in a browser: write it as a directory of "
+                + "pages, index.html and a page per document, with --split (FILE then names the directory)"
         case StoreError.changeNotOfAnnotation(_, let annotation):
             return " (see 'history \(annotation)')"
         case let refusal as SyncFolderError where refusal.kind == .identityNeeded:

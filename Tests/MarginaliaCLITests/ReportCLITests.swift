@@ -72,9 +72,14 @@ import Testing
             """)
         #expect(rewrite.status == 0, "\(rewrite.stderr)")
         let path = workspace.path("audit.html")
+        // Written, showing the damage, and exit 1 as verify's.
         let result = try workspace.run(["report", path])
-        #expect(result.status == 0)
-        #expect(result.stderr.hasSuffix("; verification FAILED, as the report shows\n"))
+        #expect(result.status == 1, "\(result.stderr)")
+        let verify = try workspace.run(["verify"])
+        let problems = verify.stdout.split(separator: "\n").filter { $0.hasPrefix("problem: ") }.count
+        #expect(verify.status == 1 && problems > 0)
+        #expect(result.stderr.hasSuffix("; verification FAILED, as the report shows\n"
+            + "Error: verification found \(problems) problem\(problems == 1 ? "" : "s")\n"), "\(result.stderr)")
         let html = try String(contentsOfFile: path, encoding: .utf8)
         #expect(html.contains("data-ok=\"false\"><strong>FAILED</strong>"))
         #expect(html.contains("the hash chain breaks at seq 2"))

@@ -13,14 +13,24 @@ struct Verifier {
     /// Reads only; memory stays bounded by one annotation's changes at a time.
     func verify() throws -> VerificationReport {
         var report = VerificationReport()
+        try checkStorage(into: &report)
+        try replayAnnotations(into: &report)
+        try checkOthers(into: &report)
+        return report
+    }
+
+    /// The checks before the replay: SQLite's integrity check, the log's guards and its hash chain.
+    func checkStorage(into report: inout VerificationReport) throws {
         try checkIntegrity(into: &report)
         try checkLogGuards(into: &report)
         try checkChain(into: &report)
-        try replayAnnotations(into: &report)
+    }
+
+    /// The checks after the annotations' replay: positions, device names and the roster.
+    func checkOthers(into report: inout VerificationReport) throws {
         try replayPositions(into: &report)
         try replayDeviceNames(into: &report)
         try checkRoster(into: &report)
-        return report
     }
 
     /// The roster's entries: their own hash chain whole, and every entry of the store's roster verifying.
@@ -79,39 +89,76 @@ struct Verifier {
 
     /// Folds each annotation's changes (streamed entity by entity) and compares with its current row.
     private func replayAnnotations(into report: inout VerificationReport) throws {
-        var replayed = 0
-        var problems: [String] = []
+        var replay = AnnotationReplay()
         try projection.foldEachAnnotation(rejected: { row, error in
-            problems.append("changes: change \((try? Change.storedID(in: row)) ?? "?") is invalid: \(error)")
+            replay.reject(row, error)
         }) { id, pending, expected in
-            report.changeCount += pending.count
+            try replay.compare(id: id, pending, expected, in: projection)
+        }
+        try replay.finish(into: &report, in: projection)
+    }
+
+    /// The replay of the annotations, fed one annotation at a time: what `verify` finds of them. Fed in the log's
+    /// entity order (as `verify` streams it), the problems come in that order; fed in another order, `finish` with
+    /// `inEntityOrder` puts them in it, which is the same order when no change was rejected.
+    struct AnnotationReplay {
+        /// Each problem with the annotation id it was found at, in the order found.
+        private var problems: [(entity: String, text: String)] = []
+        private var changeCount = 0
+        private var replayed = 0
+        /// Whether some change was rejected (its problem's place in the stream depends on the stream's order).
+        private(set) var hasRejected = false
+
+        /// A change that cannot be read, or whose fields do not fit its operation: left out of the fold.
+        mutating func reject(_ row: Row, _ error: any Error) {
+            hasRejected = true
+            let entity = (try? row.string(Change.Column.entityID.rawValue)) ?? ""
+            problems.append((entity, "changes: change \((try? Change.storedID(in: row)) ?? "?") is invalid: \(error)"))
+        }
+
+        /// Compares the fold of one annotation's changes with its current row.
+        mutating func compare(id: String, _ pending: [Change], _ expected: AnnotationRegisters,
+                              in projection: Projection) throws {
+            changeCount += pending.count
             let stored = try projection.loadRegisters(id: id)
             if let annotation = expected.annotation {
                 replayed += 1
                 if let stored {
                     if stored.annotation != annotation || stored.clocks != expected.clocks {
                         problems.append(
-                            "annotations: row \(id) differs from the replay of its \(pending.count) changes")
+                            (id, "annotations: row \(id) differs from the replay of its \(pending.count) changes"))
                     }
                 } else {
-                    problems.append("annotations: row \(id) is missing; its changes create it")
+                    problems.append((id, "annotations: row \(id) is missing; its changes create it"))
                 }
             } else if stored != nil {
-                problems.append("annotations: row \(id) exists but the log never creates it")
+                problems.append((id, "annotations: row \(id) exists but the log never creates it"))
             }
         }
-        // In the log's order: each change found invalid where the stream met it, between the rows.
-        report.problems += problems
-        let rows = Int(try db.int(sql: "SELECT count(*) FROM annotations") ?? 0)
-        report.annotationCount = rows
-        if rows > replayed {
-            try db.forEachRow(
-                sql: """
-                    SELECT id FROM annotations WHERE id NOT IN
-                    (SELECT entity_id FROM changes WHERE entity = 'annotation' AND op = 'create')
-                    """
-            ) { row in
-                report.problems.append("annotations: row \(try row.string(0)) exists but the log never creates it")
+
+        /// Adds the problems and counts to `report`, then the rows no change creates; with `inEntityOrder`, the
+        /// problems sorted by annotation id as the log's stream meets them (entity_id compared as bytes, SQLite's
+        /// BINARY collation; the sort is stable).
+        func finish(into report: inout VerificationReport, in projection: Projection,
+                    inEntityOrder: Bool = false) throws {
+            report.changeCount += changeCount
+            let ordered = !inEntityOrder ? problems : problems.enumerated().sorted { left, right in
+                let (a, b) = (left.element.entity, right.element.entity)
+                return a == b ? left.offset < right.offset : a.utf8.lexicographicallyPrecedes(b.utf8)
+            }.map(\.element)
+            // In the log's order: each change found invalid where the stream met it, between the rows.
+            report.problems += ordered.map(\.text)
+            let rows = Int(try projection.db.int(sql: "SELECT count(*) FROM annotations") ?? 0)
+            report.annotationCount = rows
+            if rows > replayed {
+                try projection.db.forEachRow(
+                    sql: """
+                        SELECT id FROM annotations WHERE id NOT IN
+                        (SELECT entity_id FROM changes WHERE entity = 'annotation' AND op = 'create')
+                        """
+                ) { row in
+                    report.problems.append("annotations: row \(try row.string(0)) exists but the log never creates it")
+                }
             }
         }
     }

@@ -77,6 +77,16 @@ struct AuditReportBuilder {
     /// Hands over each document's annotations with their versions, one document at a time, in document order.
     /// With `checkAnchors` (content attached), each live annotation is checked and an orphan carries its reason.
     func forEachDocument(checkAnchors: Bool, _ body: (AuditDocument) throws -> Void) throws {
+        var replay: Verifier.AnnotationReplay?
+        try forEachDocument(checkAnchors: checkAnchors, replay: &replay, body)
+    }
+
+    /// As `forEachDocument(checkAnchors:_:)`, also feeding `replay` (when given) each annotation's changes and
+    /// their fold, for verify's check of the annotations (`AuditVerification`, which gives it only a filter that
+    /// reads every annotation change). A change that cannot be read, or whose fields do not fit its operation, is
+    /// then handed to it and left out, as `verify` does, instead of ending the report.
+    func forEachDocument(checkAnchors: Bool, replay: inout Verifier.AnnotationReplay?,
+                         _ body: (AuditDocument) throws -> Void) throws {
         var arguments: [DatabaseValue] = []
         var clauses = ["c.entity = 'annotation'"]
         if let document = filter.document {
@@ -91,12 +101,15 @@ struct AuditReportBuilder {
         var annotations: [AuditAnnotation] = []
         var annotationID: String?
         var changes: [Change] = []
-        func endAnnotation() {
-            if let id = annotationID, let annotation = annotation(id: id, changes) { annotations.append(annotation) }
+        func endAnnotation() throws {
+            if let id = annotationID {
+                try replay?.compare(id: id, changes, AnnotationRegisters.fold(id: id, changes), in: store.projection)
+                if let annotation = annotation(id: id, changes) { annotations.append(annotation) }
+            }
             changes.removeAll(keepingCapacity: true)
         }
         func endDocument() throws {
-            endAnnotation()
+            try endAnnotation()
             if let id = document, !annotations.isEmpty {
                 if checkAnchors { try markOrphans(&annotations) }
                 try body(AuditDocument(id: id, annotations: annotations))
@@ -114,7 +127,18 @@ struct AuditReportBuilder {
                 """,
             arguments: StatementArguments(arguments)
         ) { row in
-            let change = try Change(row: row)
+            let change: Change
+            if replay != nil {
+                do {
+                    change = try Change(row: row)
+                    try change.fields.validate(for: change.operation, on: change.entity)
+                } catch {
+                    replay?.reject(row, error)
+                    return
+                }
+            } else {
+                change = try Change(row: row)
+            }
             let rowDocument = try row.string(Change.columnCount)
             if rowDocument != document {
                 try endDocument()
@@ -122,7 +146,7 @@ struct AuditReportBuilder {
                 annotationID = nil
             }
             if change.entityID != annotationID {
-                endAnnotation()
+                try endAnnotation()
                 annotationID = change.entityID
             }
             changes.append(change)

@@ -18,33 +18,36 @@ extension AuditReportHTML {
         try out.text(annotation.id)
         try out.raw("\"><summary>")
         if let deleted = annotation.deletedBy {
-            try out.raw("<span class=\"mark\">[deleted by ")
+            try out.raw("<b>[deleted by ")
             try out.text(name(deleted.device))
-            try out.raw(" \(Timestamp.iso8601(milliseconds: deleted.madeAt))]</span> ")
+            try out.raw(" \(Timestamp.iso8601(milliseconds: deleted.madeAt))]</b> ")
         }
         if let reason = annotation.orphanReason {
-            try out.raw("<span class=\"mark\">[orphaned: ")
+            try out.raw("<b>[orphaned: ")
             try out.text(reason)
-            try out.raw("]</span> ")
+            try out.raw("]</b> ")
         }
         if let current = annotation.current {
-            try out.raw("<span class=\"muted\">\(current.kind.rawValue)</span> ")
-            if !current.anchor.quote.isEmpty { try out.element("span", "class=\"quote\"", "«\(current.anchor.quote)»") }
+            // In a summary, <i> is the muted kind and tags, <q> the quote and <span> the note (the style sheet).
+            try out.raw("<i>\(current.kind.rawValue)</i>")
+            if !current.anchor.quote.isEmpty {
+                try out.raw(" ")
+                try out.element("q", "", "«\(current.anchor.quote)»")
+            }
             if let note = current.note {
                 try out.raw(" — ")
-                try out.element("span", "class=\"note\"", note)
+                try out.element("span", "", note)
             }
             if !current.tags.isEmpty {
                 try out.raw(" ")
-                try out.element("span", "class=\"muted\"", "#" + current.tags.joined(separator: " #"))
+                try out.element("i", "", "#" + current.tags.joined(separator: " #"))
             }
         } else {
-            try out.element("span", "class=\"id\"", annotation.id)
+            try out.element("code", "", annotation.id)
         }
-        try out.raw(" <span class=\"muted\">(\(count(annotation.versions.count, "version")))</span></summary>\n"
-            + "<p><code>")
+        try out.raw(" <i>(\(count(annotation.versions.count, "version")))</i></summary>\n<code>")
         try out.text(annotation.id)
-        try out.raw("</code></p>\n<ol class=\"versions\">\n")
+        try out.raw("</code>\n<ol>\n")
         for entry in annotation.versions { try version(entry) }
         try out.raw("</ol></details>\n")
     }
@@ -72,9 +75,9 @@ extension AuditReportHTML {
             try out.text(shown(field.value))
             try out.raw("</ins>")
             if let kept = field.keptBy {
-                try out.raw(" <span class=\"mark\">(lost the merge: change ")
+                try out.raw(" <b>(lost the merge: change ")
                 try out.text(String(kept.prefix(13)))
-                try out.raw(" kept its value)</span>")
+                try out.raw(" kept its value)</b>")
             }
             try out.raw("</li>")
         }
@@ -90,7 +93,9 @@ extension AuditReportHTML {
         case .kind(let kind): return kind.rawValue
         case .tags(let tags): return tags.isEmpty ? "(none)" : tags.joined(separator: ", ")
         case .anchor(let anchor):
-            return "\(anchor.start.passage):\(anchor.start.offset)–\(anchor.end.passage):\(anchor.end.offset) "
+            // A range within one passage names it once: calin.25:8–44.
+            let end = anchor.end.passage == anchor.start.passage ? "" : "\(anchor.end.passage):"
+            return "\(anchor.start.passage):\(anchor.start.offset)–\(end)\(anchor.end.offset) "
                 + "«\(anchor.quote)» (\(anchor.edition))"
         }
     }

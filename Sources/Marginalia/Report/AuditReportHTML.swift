@@ -136,10 +136,10 @@ struct AuditReportHTML {
 
     // MARK: - Pieces
 
-    /// An operation's label: its name as text, its colour from the style sheet.
+    /// An operation's label: its name as text, in a box of its colour from the style sheet (`b.create`, …).
     func operation(_ change: Change) -> String {
         let name = change.operation.rawValue
-        return "<span class=\"op op-\(name)\">\(name)</span>"
+        return "<b class=\"\(name)\">\(name)</b>"
     }
 
     /// "3 changes", "1 change".

@@ -19,8 +19,14 @@ struct AuditReportPages {
     /// The page of the document at `index` (0-based) in `report.documents`.
     static func pageName(_ index: Int) -> String { "document-\(index + 1).html" }
 
+    /// Each listed document's place in `report.documents`.
+    private let documentIndex: [String: Int]
+    /// Documents written that the list leaves out.
+    private var unlisted = 0
+
     init(report: AuditReport, directory: String, policy: OutputTarget.Policy) {
         self.report = report
+        documentIndex = Dictionary(report.documents.enumerated().map { ($1.id, $0) }) { first, _ in first }
         self.directory = directory
         self.policy = policy
     }
@@ -28,22 +34,24 @@ struct AuditReportPages {
     /// Writes a page per document `builder` hands over; returns the changes they show.
     mutating func writeDocuments(_ builder: AuditReportBuilder, checkAnchors: Bool) throws -> Int {
         var changes = 0
-        var written: [(path: String, bytes: Int)] = []
-        let index = Dictionary(report.documents.enumerated().map { ($1.id, $0) }) { first, _ in first }
-        try builder.forEachDocument(checkAnchors: checkAnchors) { document in
-            changes += document.changeCount
-            let name = Self.pageName(index[document.id] ?? report.documents.count + written.count)
-            written.append(try page(name) { html in
-                let title = document.id.isEmpty ? "annotations not yet made" : document.id
-                try html.open(title: "Audit report: " + title,
-                              sections: [("index.html", "Summary"), ("index.html#documents", "All documents")])
-                try html.document(document, heading: "h2")
-                try html.close()
-            })
-        }
-        paths += written.map(\.path)
-        bytes += written.reduce(0) { $0 + $1.bytes }
+        try builder.forEachDocument(checkAnchors: checkAnchors) { changes += try writeDocument($0) }
         return changes
+    }
+
+    /// Writes the page of one document; returns the changes it shows.
+    mutating func writeDocument(_ document: AuditDocument) throws -> Int {
+        let name = Self.pageName(documentIndex[document.id] ?? report.documents.count + unlisted)
+        if documentIndex[document.id] == nil { unlisted += 1 }
+        let written = try page(name) { html in
+            let title = document.id.isEmpty ? "annotations not yet made" : document.id
+            try html.open(title: "Audit report: " + title,
+                          sections: [("index.html", "Summary"), ("index.html#documents", "All documents")])
+            try html.document(document, heading: "h2")
+            try html.close()
+        }
+        paths.append(written.path)
+        bytes += written.bytes
+        return document.changeCount
     }
 
     /// Writes `index.html`: the summary, integrity first, and a link to each document's page.

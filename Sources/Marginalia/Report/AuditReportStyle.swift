@@ -22,15 +22,17 @@ enum AuditReportStyle {
         table{border-collapse:collapse;margin:.5rem 0}
         th,td{border:1px solid var(--line);padding:.2rem .45rem;text-align:left;vertical-align:top}
         td.n{text-align:right;font-variant-numeric:tabular-nums}td.time,td code{white-space:nowrap}
-        .op{display:inline-block;font-size:.8em;font-weight:600;padding:0 .35em;border:1px solid;border-radius:.25em}
-        .op-create{color:var(--ok)}.op-delete{color:var(--bad)}.op-edit,.op-set{color:var(--fg)}
-        .op-undelete,.op-reanchor,.op-reattach,.op-confirm{color:var(--warn)}
+        b[class]{display:inline-block;font-size:.8em;font-weight:600;padding:0 .35em;border:1px solid;\
+        border-radius:.25em}
+        b.create{color:var(--ok)}b.delete{color:var(--bad)}b.edit,b.set{color:var(--fg)}
+        b.undelete,b.reanchor,b.reattach,b.confirm{color:var(--warn)}
         details.annotation{border:1px solid var(--line);border-radius:.3rem;margin:.4rem 0;padding:.2rem .6rem}
         details.annotation>summary{cursor:pointer;overflow-wrap:anywhere}
-        .quote{font-style:italic}.note{white-space:pre-wrap}
-        ol.versions{padding-left:1.2rem}ol.versions li{margin:.3rem 0;overflow-wrap:anywhere}
+        summary i{font-style:normal;color:var(--muted)}summary q{quotes:none;font-style:italic}\
+        summary span{white-space:pre-wrap}details.annotation>code{display:block;margin:.5rem 0}
+        details.annotation ol{padding-left:1.2rem}details.annotation li{margin:.3rem 0;overflow-wrap:anywhere}
         del{color:var(--bad)}ins{color:var(--ok);text-decoration:none}
-        .mark{font-weight:600}
+        b{font-weight:600}
         figure{margin:0}svg.timeline{max-width:100%;height:auto;border:1px solid var(--line)}
         .swatch{display:inline-block;width:.8em;height:.8em;margin-right:.3em;vertical-align:middle}
         @media (max-width:40rem){body{font-size:15px}th,td{padding:.15rem .3rem}}

@@ -14,9 +14,11 @@ enum ReportCommand {
                 its versions, field by field: old → new, by which device, when; deleted ones say who deleted \
                 them, orphaned ones why (with content attached). The page makes no network request, needs no \
                 other file and reads the same with JavaScript off; every note, quote, tag and name is shown as \
-                text, with control and direction characters as their code points (<U+202E>). With --split, \
-                FILE is a directory: index.html and a page per document, for a store whose one page would be \
-                too large. TIME is ISO 8601, as for 'log'. Reads only.
+                text, with control and direction characters as their code points (<U+202E>). One page is at \
+                most 20 MB: a larger report is not written (exit 1), and --split writes it as a directory \
+                instead, index.html and a page per document. When verification finds a problem, the report is \
+                still written, showing it, and the command exits 1, as 'verify' does. TIME is ISO 8601, as for \
+                'log'. Reads only.
                 """,
             arguments: [.init(name: "FILE", help: "The HTML file to write (a directory with --split).")],
             options: [
@@ -54,7 +56,8 @@ enum ReportCommand {
             let force = arguments.flag("force")
             let (report, files) = arguments.flag("split")
                 ? try store.writeAuditReport(filter, against: backup, key: key, toDirectory: path, force: force)
-                : try store.writeAuditReport(filter, against: backup, key: key, toFile: path, force: force)
+                : try store.writeAuditReport(filter, against: backup, key: key, toFile: path, force: force,
+                                             maxBytes: maxPageBytes)
             if context.json {
                 try Output.print(.object(JSONObject([
                     ("ok", .bool(report.verification.isHealthy)), ("files", .array(files.paths.map(JSONValue.string))),
@@ -66,8 +69,12 @@ enum ReportCommand {
                 + "\(Output.count(files.changes, "change")) in \(Output.count(files.documents, "document")), "
                 + "\(files.bytes) bytes"
                 + (report.verification.isHealthy ? "" : "; verification FAILED, as the report shows"))
-            if !arguments.flag("split") && files.bytes > 20_000_000 {
-                context.console.err("The page is over 20 MB, slow to open: --split writes a page per document.")
+            // The report shows the damage; the status says it, as verify's does.
+            if !report.verification.isHealthy {
+                throw VerificationFailed(count: report.verification.problems.count)
             }
         })
+
+    /// The largest one-page report written: a larger page opens slowly, or not at all, in a browser.
+    static let maxPageBytes = 20_000_000
 }
