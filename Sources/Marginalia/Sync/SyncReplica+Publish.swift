@@ -112,7 +112,7 @@ extension SyncReplica {
             if let evidence {
                 round.report.renewedFromDeviceID = store.deviceID
                 round.report.renewalReason = evidence
-                try store.write { try $0.renewDeviceID() }
+                _ = try store.write { try $0.renewDeviceID() }
             }
         }
         // Renewed here, or by the merger meeting changes of its id it never made: write from the new directory.
