@@ -176,25 +176,6 @@ extension ArchiveImporter {
 /// Thrown when the kept copy attached is no longer the file checked: another was renamed over it.
 private struct KeptCopyReplaced: Error {}
 
-/// The lock on a kept copy: the importing process holds it while it lives.
-private enum LockedCopy {
-    /// Opens the copy at `path` and takes its lock without waiting: the descriptor holding it, or nil (with
-    /// `missing` true when there is no such file, false when a live process holds the lock).
-    static func lock(_ path: String) -> (descriptor: Int32?, missing: Bool) {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW)
-        guard descriptor >= 0 else { return (nil, errno == ENOENT) }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(descriptor)
-            return (nil, false)
-        }
-        return (descriptor, false)
-    }
-
-    static func release(_ descriptor: Int32) {
-        close(descriptor)
-    }
-}
-
 extension ArchiveImporter {
     /// The imports stopped midway, which the next open of the store for writing finishes (`UnfinishedWork`,
     /// registered in the library's composition).

@@ -45,7 +45,7 @@ struct KeptCopy {
     static func lock(_ path: String) -> Locking {
         var info = stat()
         guard lstat(path, &info) == 0 else { return .refused(errno == ENOENT ? .missing : .unreadable(errno)) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { return .refused(.notARegularFile(kind(of: info))) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return .refused(.notARegularFile(FileKind.words(for: info.st_mode))) }
         let descriptor: Int32
         do {
             // "When opening a FIFO with O_RDONLY or O_WRONLY set: If O_NONBLOCK is set, an open() for reading-only
@@ -62,7 +62,7 @@ struct KeptCopy {
         }
         guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             let problem: AbandonedImport.Problem = (info.st_mode & S_IFMT) == S_IFREG
-                ? .unreadable(errno) : .notARegularFile(kind(of: info))
+                ? .unreadable(errno) : .notARegularFile(FileKind.words(for: info.st_mode))
             try? SystemIO.close(descriptor, path: path)
             return .refused(problem)
         }
@@ -123,18 +123,6 @@ struct KeptCopy {
     /// Releases the copy's lock.
     func close() {
         try? SystemIO.close(descriptor, path: path)
-    }
-
-    /// What a file that is not a regular one is, in words.
-    private static func kind(of info: stat) -> String {
-        switch info.st_mode & S_IFMT {
-        case S_IFDIR: "a directory"
-        case S_IFIFO: "a FIFO (named pipe)"
-        case S_IFLNK: "a symbolic link"
-        case S_IFCHR, S_IFBLK: "a device"
-        case S_IFSOCK: "a socket"
-        default: "not a regular file"
-        }
     }
 }
 

@@ -75,11 +75,9 @@ package struct OutputTarget: Equatable, Sendable {
         }
         switch info.st_mode & S_IFMT {
         case S_IFREG: break
-        case S_IFDIR: throw refuse("a directory", .nameAFile)
-        case S_IFIFO: throw refuse("a FIFO (named pipe)", .streamInstead)
-        case S_IFCHR, S_IFBLK: throw refuse("a device", .streamInstead)
-        case S_IFSOCK: throw refuse("a socket")
-        default: throw refuse("not a regular file")
+        case S_IFDIR: throw refuse(FileKind.words(for: info.st_mode), .nameAFile)
+        case S_IFIFO, S_IFCHR, S_IFBLK: throw refuse(FileKind.words(for: info.st_mode), .streamInstead)
+        default: throw refuse(FileKind.words(for: info.st_mode))
         }
         try refuseProtected(path, requested: requested, info: info, policy: policy)
         guard let signature = FileSignature.of(databaseAt: path) else {

@@ -16,7 +16,7 @@ package enum DeletionBrake {
     /// `StagedArchive` stages it, in a database attached to `db`) would trip the brake: counted before any of it is
     /// merged, for an import that commits in steps. A deletion counts when its annotation is live here.
     static func checkStaged(_ table: String, in db: some Database) throws {
-        let live = Int(try db.int(sql: "SELECT count(*) FROM main.annotations WHERE deleted = 0") ?? 0)
+        let live = try Snapshot(db).live
         var byDevice: [String: Int] = [:]
         try db.forEachRow(
             sql: """
@@ -37,10 +37,15 @@ package enum DeletionBrake {
         let deleted: Int
         let newestRow: Int64
 
+        /// Reads the store's annotations (`main`'s, whatever else is attached) in one pass.
         init(_ db: some Database) throws {
-            live = Int(try db.int(sql: "SELECT count(*) FROM annotations WHERE deleted = 0") ?? 0)
-            deleted = Int(try db.int(sql: "SELECT count(*) FROM annotations WHERE deleted = 1") ?? 0)
-            newestRow = try db.int(sql: "SELECT coalesce(max(number), 0) FROM annotations") ?? 0
+            (live, deleted, newestRow) = try db.fetchOne(
+                sql: """
+                    SELECT count(*) FILTER (WHERE deleted = 0), count(*) FILTER (WHERE deleted = 1),
+                        coalesce(max(number), 0)
+                    FROM main.annotations
+                    """
+            ) { row in (Int(try row.int64(0)), Int(try row.int64(1)), try row.int64(2)) } ?? (0, 0, 0)
         }
 
         /// How many annotations live at the snapshot the store now holds deleted (less any brought back).

@@ -104,14 +104,13 @@ extension AuditReportHTML {
 
     /// The reading-position and device-name changes in the report.
     func otherChanges() throws {
-        try out.raw("<section id=\"other\" aria-labelledby=\"other-title\">\n<h2 id=\"other-title\">"
-            + "Reading positions and device names</h2>\n")
+        try out.openSection("other", title: "Reading positions and device names")
         guard !report.otherChanges.isEmpty else {
             try out.raw("<p>No such change in this report.</p>\n</section>\n")
             return
         }
-        try out.raw("<div class=\"scroll\"><table><thead><tr><th scope=\"col\">Made</th><th scope=\"col\">Operation"
-            + "</th><th scope=\"col\">What</th><th scope=\"col\">Device</th></tr></thead>\n<tbody>\n")
+        try out.raw("<div class=\"scroll\"><table>" + HTMLOutput.tableHead(["Made", "Operation", "What", "Device"])
+            + "<tbody>\n")
         for change in report.otherChanges {
             try out.raw("<tr data-change=\"")
             try out.text(change.changeID)
@@ -131,17 +130,14 @@ extension AuditReportHTML {
 
     /// Every receipt: imports, restores, sync segments and merges, with the file, its SHA-256 and counts.
     func outside() throws {
-        try out.raw("<section id=\"outside\" aria-labelledby=\"outside-title\">\n<h2 id=\"outside-title\">"
-            + "What came from outside</h2>\n")
+        try out.openSection("outside", title: "What came from outside")
         guard !report.receipts.isEmpty else {
             try out.raw("<p>Nothing was received: every change was made here.</p>\n</section>\n")
             return
         }
         try out.raw("<div class=\"scroll\"><table id=\"receipts\"><caption>Imports, restores and sync rounds"
-            + "</caption>\n<thead><tr><th scope=\"col\">#</th><th scope=\"col\">Received</th><th scope=\"col\">Kind"
-            + "</th><th scope=\"col\">File</th><th scope=\"col\">Bytes</th><th scope=\"col\">SHA-256</th>"
-            + "<th scope=\"col\">Read</th><th scope=\"col\">New</th><th scope=\"col\">Already here</th>"
-            + "<th scope=\"col\">Held</th></tr></thead>\n<tbody>\n")
+            + "</caption>\n" + HTMLOutput.tableHead(["#", "Received", "Kind", "File", "Bytes", "SHA-256", "Read", "New",
+                                                       "Already here", "Held"]) + "<tbody>\n")
         for receipt in report.receipts {
             try out.raw("<tr data-receipt=\"\(receipt.id)\" data-kind=\"\(receipt.kind)\"><th scope=\"row\">"
                 + "\(receipt.id)</th><td>")

@@ -116,9 +116,8 @@ struct AuditReportHTML {
             return
         }
         try out.raw("<div class=\"scroll\"><table id=\"quarantine\"><caption>\(count(held.count, "change")) held, "
-            + "dated ahead of this machine's clock</caption>\n<thead><tr><th scope=\"col\">Made</th>"
-            + "<th scope=\"col\">Operation</th><th scope=\"col\">Annotation or document</th>"
-            + "<th scope=\"col\">Device</th><th scope=\"col\">From</th><th scope=\"col\">Seen</th></tr></thead>\n"
+            + "dated ahead of this machine's clock</caption>\n"
+            + HTMLOutput.tableHead(["Made", "Operation", "Annotation or document", "Device", "From", "Seen"])
             + "<tbody>\n")
         for item in held {
             let change = item.change

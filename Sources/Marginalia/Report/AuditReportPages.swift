@@ -71,14 +71,13 @@ struct AuditReportPages {
 
     /// The list of documents, each linked to its page.
     private func contents(_ out: HTMLOutput) throws {
-        try out.raw("<section id=\"documents\" aria-labelledby=\"documents-title\">\n<h2 id=\"documents-title\">"
-            + "Annotations by document</h2>\n")
+        try out.openSection("documents", title: "Annotations by document")
         guard !report.documents.isEmpty else {
             try out.raw("<p>No annotation changed in this report.</p>\n</section>\n")
             return
         }
-        try out.raw("<div class=\"scroll\"><table><thead><tr><th scope=\"col\">Document</th><th scope=\"col\">"
-            + "Annotations</th><th scope=\"col\">Changes</th></tr></thead>\n<tbody>\n")
+        try out.raw("<div class=\"scroll\"><table>" + HTMLOutput.tableHead(["Document", "Annotations", "Changes"])
+            + "<tbody>\n")
         for (number, document) in report.documents.enumerated() {
             try out.raw("<tr><th scope=\"row\"><a href=\"\(Self.pageName(number))\">")
             try out.text(document.id.isEmpty ? "(annotations not yet made)" : document.id)

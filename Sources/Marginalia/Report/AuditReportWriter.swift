@@ -164,8 +164,7 @@ struct AuditReportPage {
             try html.activity()
             try html.outside()
             try html.otherChanges()
-            try out.raw("<section id=\"documents\" aria-labelledby=\"documents-title\">\n<h2 id=\"documents-title\">"
-                + "Annotations by document</h2>\n")
+            try out.openSection("documents", title: "Annotations by document")
             if try body(out) == 0 { try out.raw("<p>No annotation changed in this report.</p>\n") }
             try out.raw("</section>\n")
             try html.close()

@@ -31,6 +31,17 @@ final class HTMLOutput {
         try raw("</\(tag)>")
     }
 
+    /// Opens a section with its heading: `<section id="ID" aria-labelledby="ID-title">` and `<h2 id="ID-title">`
+    /// holding `title` (the renderer's own text).
+    func openSection(_ id: String, title: String) throws {
+        try raw("<section id=\"\(id)\" aria-labelledby=\"\(id)-title\">\n<h2 id=\"\(id)-title\">\(title)</h2>\n")
+    }
+
+    /// The head of a table, a column header cell for each of `columns` (the renderer's own text).
+    static func tableHead(_ columns: [String]) -> String {
+        "<thead><tr>" + columns.map { "<th scope=\"col\">\($0)</th>" }.joined() + "</tr></thead>\n"
+    }
+
     /// Appends every byte `source` holds, as it is: a part of the page written earlier by this renderer.
     func copy(from source: any ByteSource) throws {
         try flush()

@@ -16,8 +16,6 @@ final class StoreTransaction {
     let db: WriteBehindDatabase
     /// This device's id: the `device` of every change the transaction records.
     private(set) var deviceID: String
-    /// The id the transaction replaced (`renewDeviceID`), if it did.
-    private(set) var renewedFrom: String?
     /// The hybrid logical clock, moved on by every change the transaction records or takes in.
     private(set) var clock: HybridLogicalClock
     /// Called every so many items by long work, to show progress.
@@ -28,7 +26,7 @@ final class StoreTransaction {
     private(set) var clockWarnings: [ClockWarning] = []
     /// What the transaction knows between its statements: the devices table, the newest own wall time, a failed
     /// local write, the rows of new annotations held back.
-    var state = BatchState()
+    var state = TransactionState()
 
     /// A transaction on `db`, which holds the write lock, with the store's state read from it.
     /// - Parameter clock: the connection's clock, which then observes the latest change the log holds.
@@ -65,9 +63,7 @@ final class StoreTransaction {
     @discardableResult
     func renewDeviceID() throws -> String {
         let renewed = Identifiers.make()
-        try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'device_id'", arguments: [renewed])
-        if renewedFrom == nil { renewedFrom = deviceID }
-        deviceID = renewed
+        try keepDeviceID(renewed)
         return renewed
     }
 
@@ -159,7 +155,7 @@ extension StoreTransaction: Sendable {}
 
 /// What a running transaction knows, from when it takes the write lock (and has observed the log's latest clock)
 /// to when it commits or rolls back.
-struct BatchState {
+struct TransactionState {
     /// The devices table as read in the transaction (nil until read, and after a device was added): a batch of
     /// local writes reads it once, not once per write. It never outlives the transaction, so it never holds a
     /// number a rolled-back transaction gave out.
