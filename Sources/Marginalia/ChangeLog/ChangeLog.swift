@@ -142,7 +142,7 @@ struct ChangeLog {
 
     /// The cursor after the newest change the log holds.
     func cursor() throws -> ChangeCursor {
-        ChangeCursor(sequence: try db.int(sql: "SELECT coalesce(max(seq), 0) FROM changes") ?? 0, log: try name())
+        ChangeCursor(sequence: try db.int(sql: "SELECT coalesce(max(seq), 0) FROM changes") ?? 0, log: try identity())
     }
 
     /// Every change after `cursor`, in the log's order; `nil` means from the start.
@@ -157,7 +157,7 @@ struct ChangeLog {
 
     /// At most `limit` changes after `cursor`, and the cursor after them: for reading a large log in pages.
     func changePage(after cursor: ChangeCursor?, limit: Int) throws -> ChangePage {
-        let log = try name()
+        let log = try identity()
         let start = try startSequence(of: cursor, log: log)
         let changes = try db.fetchAll(
             sql: """
@@ -177,7 +177,7 @@ struct ChangeLog {
         -> ChangeCursor
     {
         try db.transaction(.deferred) {
-            let log = try name()
+            let log = try identity()
             var last = try startSequence(of: cursor, log: log)
             try db.forEachRow(
                 sql: "SELECT \(Change.columns), seq FROM changes WHERE seq > ? ORDER BY seq",
@@ -196,16 +196,12 @@ struct ChangeLog {
         return cursor.sequence
     }
 
-    /// The log's name: the store's creation time, which a restore renews (a restore makes a new log).
-    private func name() throws -> String {
-        try db.text(sql: "SELECT value FROM meta WHERE key = 'created_at'") ?? ""
-    }
-
     // MARK: - Identity across restores
 
-    /// The log's name, as sync segments and cursors record it: the store's creation time.
+    /// The log's name, as sync segments and cursors record it: the store's creation time, which a restore renews
+    /// (a restore makes a new log).
     func identity() throws -> String {
-        try name()
+        try db.text(sql: "SELECT value FROM meta WHERE key = 'created_at'") ?? ""
     }
 
     /// The names of the logs this store continues (those of the stores a restore replaced, newest first).

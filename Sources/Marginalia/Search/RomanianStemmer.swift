@@ -41,25 +41,22 @@ final class RomanianStemmer {
 
     /// `word` lowercased, with the comma letters ș ț for the cedilla ones, its î kept (`cîţi` → `cîți`).
     static func commaSpelled(_ word: String) -> String {
-        var scalars = Array(word.lowercased().precomposedStringWithCanonicalMapping.unicodeScalars)
-        for index in scalars.indices {
-            switch scalars[index] {
-            case "ş": scalars[index] = "ș"
-            case "ţ": scalars[index] = "ț"
-            default: break
-            }
-        }
-        return String(String.UnicodeScalarView(scalars))
+        respelled(word, modernizingÎ: false)
     }
 
     /// `word` lowercased, in today's orthography: ş ţ → ș ț, and î between two letters of the word → â.
     static func modernized(_ word: String) -> String {
+        respelled(word, modernizingÎ: true)
+    }
+
+    /// `word` lowercased with ş ţ → ș ț, and with `modernizingÎ`, î between two letters of the word → â.
+    private static func respelled(_ word: String, modernizingÎ: Bool) -> String {
         var scalars = Array(word.lowercased().precomposedStringWithCanonicalMapping.unicodeScalars)
         for index in scalars.indices {
             switch scalars[index] {
             case "ş": scalars[index] = "ș"
             case "ţ": scalars[index] = "ț"
-            case "î" where index > 0 && index < scalars.count - 1: scalars[index] = "â"
+            case "î" where modernizingÎ && index > 0 && index < scalars.count - 1: scalars[index] = "â"
             default: break
             }
         }
