@@ -67,9 +67,12 @@ enum StandardInput {
     }
 }
 
-/// Input given to a command that is not what it must be (exit status 65): text that is not UTF-8, too long.
-struct InputError: Error, CustomStringConvertible {
+/// Input given to a command that is not what it must be (invalid data, exit status 65): text that is not UTF-8, too
+/// long.
+struct InputError: CategorizedError, Equatable {
     let description: String
+
+    var category: MarginaliaError.Category { .invalidData }
 
     init(_ description: String) {
         self.description = description
@@ -77,8 +80,8 @@ struct InputError: Error, CustomStringConvertible {
 }
 
 /// A file a command reads whole before handing it to the library (an interop file, or standard input) that cannot
-/// be read (exit 1) or is larger than the command reads (invalid input, 65).
-struct InputFileError: Error, CustomStringConvertible {
+/// be read (I/O, exit 1) or is larger than the command reads (invalid data, 65).
+struct InputFileError: CategorizedError, Equatable {
     let file: String
     let reason: String
     let isTooLarge: Bool
@@ -100,6 +103,10 @@ struct InputFileError: Error, CustomStringConvertible {
         self.reason = reason
         isTooLarge = true
     }
+
+    var category: MarginaliaError.Category { isTooLarge ? .invalidData : .io }
+
+    var facts: ErrorFacts { ErrorFacts(file: file) }
 
     var description: String { "\(file): \(reason)" }
 }

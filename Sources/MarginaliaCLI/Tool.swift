@@ -50,6 +50,10 @@ enum Tool {
         discussion: """
             Annotations live in a user store that no update touches; they refer to a read-only content database \
             by stable passage ids. Every change is kept in an append-only log.
+
+            Exit status: 0 success, 64 a usage error, 65 input that does not fit (a damaged or newer file, an \
+            anchor, id or key that does not fit), 74 output that could not be written to stdout, 75 the store \
+            busy, 1 anything else (a missing store or annotation, a file not replaced without --force, I/O).
             """,
         subcommands: commands.map { ($0.spec.name, $0.spec.summary) })
 
@@ -145,7 +149,7 @@ enum Tool {
             } else {
                 console.err("Error: \(error)" + Advice.text(for: error, command: spec))
             }
-            return exitStatus(for: error)
+            return ErrorTable.status(for: error)
         }
     }
 
@@ -219,54 +223,5 @@ enum Tool {
             return 64
         }
         return 0
-    }
-
-    /// 65 for invalid or corrupt input data (files, and values that do not fit the data), 74 for a failure to
-    /// write stdout, 1 for the rest.
-    static func exitStatus(for error: Error) -> Int32 {
-        if let error = error as? MarginaliaError, !(error.underlyingError is MarginaliaError) {
-            return exitStatus(for: error.underlyingError)
-        }
-        switch error {
-        case let error as ContentError:
-            if case .missing = error { return 1 }
-            return 65
-        case is FieldError, is ReanchorError:
-            return 65
-        case let error as ArchiveError:
-            // A key that does not open the file is the wrong key given, not bad data.
-            return error.kind == .io || error.kind == .key ? 1 : 65
-        case let error as AgeError:
-            return error.category == .invalidData ? 65 : 1
-        case let error as SyncFolderError:
-            return error.kind == .identityNeeded ? 1 : 65
-        case is InteropError:
-            return 65
-        case let error as StoreError:
-            switch error {
-            case .notAStore, .newerSchema, .invalidAnchor, .invalidChange, .changeRefused, .changeNotOfAnnotation,
-                 .corruptRow,
-                 .passageNotFound, .documentNotFound, .unchanged:
-                return 65
-            case .storeMissing, .unreadable, .sqliteTooOld, .annotationNotFound, .ambiguousID, .idPrefixTooShort,
-                 .idNotFound, .contentUnavailable, .wouldOverwrite, .clockBeyondLog, .massDeletion:
-                return 1
-            }
-        case let error as SQLiteError:
-            return error.isCorrupt ? 65 : 1
-        case let error as IOError where error.path == "stdout":
-            // `export -` streams through a FileSink named stdout: its output failed, like Console's (74).
-            return 74
-        case is InputError:
-            return 65
-        case let error as InputFileError:
-            return error.isTooLarge ? 65 : 1
-        case is OutputRefusal:
-            return 1
-        case let error as RemoteError:
-            return error.kind.exitStatus
-        default:
-            return 1
-        }
     }
 }

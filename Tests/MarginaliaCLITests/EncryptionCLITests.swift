@@ -87,7 +87,7 @@ let hasAge = FileManager.default.isExecutableFile(atPath: "/usr/bin/age")
         let before = try workspace.bytes(other)
 
         let missing = try workspace.run(["--store", other, "import", backup])
-        #expect(missing.status == 1)
+        #expect(missing.status == 65)
         #expect(missing.stderr == "Error: \(backup): the file is encrypted (age), and no identity or passphrase was "
             + "given; it opens only with the age identity it was encrypted to (--identity FILE) or its passphrase "
             + "(--passphrase)\n")
@@ -95,7 +95,7 @@ let hasAge = FileManager.default.isExecutableFile(atPath: "/usr/bin/age")
         let wrongKey = workspace.path("wrong.txt")
         #expect(try ChildProcess("/usr/bin/age-keygen", ["-o", wrongKey]).run().status == 0)
         let wrong = try workspace.run(["--store", other, "restore", backup, "--identity", wrongKey])
-        #expect(wrong.status == 1)
+        #expect(wrong.status == 65)
         #expect(wrong.stderr.hasPrefix("Error: \(backup): encrypted file: no identity matches the file's recipients"))
 
         var flipped = try workspace.bytes(backup)
@@ -178,7 +178,7 @@ let hasAge = FileManager.default.isExecutableFile(atPath: "/usr/bin/age")
         let restoredStore = workspace.path("restored.db")
         let wrong = try workspace.run(["--store", restoredStore, "restore", backup, "--passphrase"],
                                       environment: ["MARGINALIA_PASSPHRASE": "wrong horse"])
-        #expect(wrong.status == 1)
+        #expect(wrong.status == 65)
         #expect(wrong.stderr.hasPrefix("Error: \(backup): encrypted file: the passphrase is wrong; "))
         #expect(!FileManager.default.fileExists(atPath: restoredStore))
         let restored = try workspace.run(["--store", restoredStore, "restore", backup, "--passphrase"],

@@ -238,7 +238,7 @@ import Testing
         #expect(refused.status == 65 && refused.stdout.isEmpty)
         #expect(refused.stderr.hasPrefix("Error: change \(foreign)"))
         #expect(refused.stderr.hasSuffix(" is not a change of annotation \(id) (see 'history \(id)')\n"))
-        #expect(try workspace.run(["revert", id, "--to", "ab"]).status == 1)
+        #expect(try workspace.run(["revert", id, "--to", "ab"]).status == 65)
         #expect(try workspace.run(["revert", "ffffffff", "--to", foreign]).status == 1)
         #expect(try workspace.bytes(workspace.store) == bytes)
     }

@@ -21,14 +21,14 @@ import Testing
         #expect(try workspace.ok(["history", String(id.prefix(5))]).contains("create"))
 
         let short = try workspace.run(["log", "--device", String(device.prefix(3))])
-        #expect(short.status == 1 && short.stdout.isEmpty)
+        #expect(short.status == 65 && short.stdout.isEmpty)
         #expect(short.stderr == "Error: '\(device.prefix(3))' is too short for a device id: give at least 4 "
             + "characters (the short ids shown have 8 or more)\n")
         let unknown = try workspace.run(["log", "--device", "zzzzzzzz"])
         #expect(unknown.status == 1)
         #expect(unknown.stderr.contains("no device zzzzzzzz in this store"))
         let tooShortID = try workspace.run(["delete", String(id.prefix(2))])
-        #expect(tooShortID.status == 1 && tooShortID.stderr.contains("too short for an annotation id"))
+        #expect(tooShortID.status == 65 && tooShortID.stderr.contains("too short for an annotation id"))
     }
 
     @Test func aDeviceIsFoundByItsNameWhereverAnIdIsTaken() throws {

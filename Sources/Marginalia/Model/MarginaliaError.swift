@@ -35,7 +35,8 @@ public struct MarginaliaError: Error, Equatable, Sendable, CustomStringConvertib
         case closed
         /// The work was cancelled (by its progress handler or its task); nothing was written.
         case cancelled
-        /// The work would do something that must be allowed first (delete most of the notes); nothing was written.
+        /// The work would do something that must be allowed first (delete most of the notes, replace a file) or is
+        /// never done (write over the store itself); nothing was written.
         case refused
     }
 
@@ -169,8 +170,8 @@ extension MarginaliaError {
         case let error as any CategorizedError:
             self.init(category: error.category, reason: .format(error))
         case let error as OutputRefusal:
-            // Writing there would replace what was not asked to be replaced: the caller's choice of file.
-            self.init(category: .invalidArgument, reason: .output(error))
+            // What is there is replaced only when that is asked for (force), or never (the store itself).
+            self.init(category: .refused, reason: .output(error))
         case let error as ReanchorError:
             // The content given does not fit the store's annotations: the caller's choice of content.
             self.init(category: .invalidArgument, reason: .reanchor(error))
@@ -207,7 +208,7 @@ extension MarginaliaError {
         // The input may be right (a person did delete most notes): it waits for them to say so.
         case .massDeletion: return .refused
         case .ambiguousID, .idPrefixTooShort, .passageNotFound, .documentNotFound, .invalidAnchor, .invalidChange,
-             .changeRefused, .changeNotOfAnnotation, .unchanged, .wouldOverwrite:
+             .changeRefused, .changeNotOfAnnotation, .unchanged:
             return .invalidArgument
         }
     }

@@ -40,8 +40,6 @@ package enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case unchanged(id: String, reason: String)
     /// A row the store holds cannot be read: the store is damaged (never the caller's mistake).
     case corruptRow(reason: String)
-    /// Writing to this path would overwrite the store itself, its write-ahead log, or the attached content.
-    case wouldOverwrite(path: String, what: String)
     /// A change made now would take a clock after the latest the log holds (`HLC.latestStored`): this machine's
     /// clock reads `wallClock` (milliseconds since 1970), after it, or the store's clock has reached it. Nothing
     /// was written.
@@ -97,8 +95,6 @@ package enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             return "this SQLite (\(found)) is too old for Marginalia's stores, which need \(required) or later"
         case .corruptRow(let reason):
             return "the store is damaged: \(reason)"
-        case .wouldOverwrite(let path, let what):
-            return "\(path) is \(what); write the archive to another file"
         case .clockBeyondLog(let wallClock):
             return "this machine's clock reads \(Timestamp.iso8601(milliseconds: wallClock)): a change made now "
                 + "would take a clock after \(Timestamp.iso8601(milliseconds: HLC.maxStoredMilliseconds)), which "
@@ -116,8 +112,7 @@ extension StoreError {
     /// The file and the id the refusal names.
     package var facts: ErrorFacts {
         switch self {
-        case .storeMissing(let path), .unreadable(let path, _), .notAStore(let path, _), .newerSchema(let path, _, _),
-             .wouldOverwrite(let path, _):
+        case .storeMissing(let path), .unreadable(let path, _), .notAStore(let path, _), .newerSchema(let path, _, _):
             return ErrorFacts(file: path)
         case .annotationNotFound(let id), .idNotFound(let id, _), .passageNotFound(let id),
              .documentNotFound(let id), .unchanged(let id, _):
