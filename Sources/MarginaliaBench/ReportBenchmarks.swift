@@ -19,9 +19,10 @@ struct ReportBenchmarks {
         // Interleaved, verify first: each pair sees the same machine.
         let verify = try Subprocess.run([cli, "--store", store, "verify"], underTime: true)
         let one = try Subprocess.run([cli, "--store", store, "--content", content, "report", page, "--force"],
-                                     underTime: true)
+                                     underTime: true, accepting: [1])
         // Exit 1 with no page: over 20 MB, refused (`--split` below writes it).
-        let bytes = one.status == 0 ? workspace.size(page) : 0
+        let written = FileManager.default.fileExists(atPath: page)
+        let bytes = written ? workspace.size(page) : 0
         let split = try Subprocess.run([cli, "--store", store, "--content", content, "report", pages, "--split",
                                         "--force"], underTime: true)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: pages)) ?? []
@@ -29,13 +30,13 @@ struct ReportBenchmarks {
         let label = Report.grouped(Double(changes))
         report.add(Measurement(
             id: "report.seconds", name: "marginalia report, one page, \(label) changes"
-                + (one.status == 0 ? "" : " (refused: over 20 MB)"),
+                + (written ? "" : " (refused: over 20 MB)"),
             figure: Quantity(value: one.seconds * 1000, unit: "ms"), seconds: one.seconds,
             referenceName: "marginalia verify", reference: Quantity(value: verify.seconds * 1000, unit: "ms"),
             referenceSeconds: verify.seconds, target: .below(3000)))
         report.add(Measurement(
             id: "report.megabytes", name: "the report, \(label) changes, one page or all pages",
-            figure: Quantity(value: Double(one.status == 0 ? bytes : splitBytes) / 1_048_576, unit: "MiB"),
+            figure: Quantity(value: Double(written ? bytes : splitBytes) / 1_048_576, unit: "MiB"),
             seconds: nil, target: .below(20_000_000 / 1_048_576)))
         report.add(Measurement(
             id: "report.peakMemory", name: "peak memory, marginalia report, \(label) changes",
@@ -45,7 +46,7 @@ struct ReportBenchmarks {
             figure: Quantity(value: split.seconds * 1000, unit: "ms"), seconds: split.seconds,
             referenceName: "marginalia verify", reference: Quantity(value: verify.seconds * 1000, unit: "ms"),
             referenceSeconds: verify.seconds, target: .below(3000)))
-        report.extra("report.pageWritten", one.status == 0 ? 1 : 0)
+        report.extra("report.pageWritten", written ? 1 : 0)
         report.extra("report.bytes", bytes)
         report.extra("report.split.bytes", splitBytes)
         report.extra("report.split.pages", names.count)

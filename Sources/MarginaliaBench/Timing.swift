@@ -85,10 +85,13 @@ enum Subprocess {
 
     /// Runs `arguments` (the first is looked up on PATH), stdout to `stdout` (a path, or /dev/null).
     ///
-    /// - Parameter underTime: run it under `/usr/bin/time -v` (when present) and read its peak memory there.
+    /// - Parameters:
+    ///   - underTime: run it under `/usr/bin/time -v` (when present) and read its peak memory there.
+    ///   - accepting: the exit codes besides 0 that are an outcome to measure, not a failure.
     /// - Throws: `BenchError` when it cannot start or exits with a failure.
     @discardableResult
-    static func run(_ arguments: [String], stdout: String = "/dev/null", underTime: Bool = false) throws -> ProcessRun {
+    static func run(_ arguments: [String], stdout: String = "/dev/null", underTime: Bool = false,
+                    accepting: Set<Int32> = []) throws -> ProcessRun {
         let wrapped = underTime && hasGNUTime ? ["/usr/bin/time", "-v"] + arguments : arguments
         let errorFile = FileManager.default.temporaryDirectory
             .appendingPathComponent("marginalia-bench-\(getpid())-\(UUID().uuidString).err").path
@@ -120,7 +123,7 @@ enum Subprocess {
            let kib = Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") {
             peak = kib
         }
-        guard exitCode == 0 else {
+        guard exitCode == 0 || accepting.contains(exitCode) else {
             throw BenchError("\(arguments.joined(separator: " ")) exited with \(exitCode):\n\(errorText.suffix(2000))")
         }
         return ProcessRun(status: exitCode, seconds: seconds, maxResidentKiB: peak, stderr: errorText)

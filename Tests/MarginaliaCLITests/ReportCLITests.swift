@@ -21,7 +21,7 @@ import Testing
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
         #expect(result.stderr == "Wrote \(path): 2 changes in 1 document, \(size) bytes\n")
         let html = try String(contentsOfFile: path, encoding: .utf8)
-        #expect(html.contains("data-annotation=\"\(id)\"") && html.contains("&lt;b&gt;"))
+        #expect(html.contains("<code>\(id)</code>") && html.contains("&lt;b&gt;"))
 
         let again = try workspace.run(["report", path])
         #expect(again.status == 1 && again.stderr.hasPrefix("Error: "), "\(again.status): \(again.stderr)")

@@ -1,37 +1,45 @@
 extension Annotation {
     /// Decodes a row selected with `Projection.annotationColumns(of:)`.
     init(row: Row) throws {
-        let id = try row.string(0)
+        try self.init(row: row, from: 0)
+    }
+
+    /// Decodes a row that selects `Projection.annotationColumns(of:)` from its column `first` on.
+    init(row: Row, from first: Int) throws {
+        func text(_ column: Int) throws -> String { try row.string(first + column) }
+        func int(_ column: Int) throws -> Int { try row.int(first + column) }
+        let id = try text(0)
         func corrupt(_ what: String) -> StoreError {
             StoreError.corruptRow(reason: "annotation \(id) has an unreadable \(what)")
         }
-        guard let kind = AnnotationKind(rawValue: try row.string(1)) else { throw corrupt("kind") }
-        guard case .array(let tagValues)? = try? JSONParser.parse(try row.string(14)) else { throw corrupt("tags") }
+        guard let kind = AnnotationKind(rawValue: try text(1)) else { throw corrupt("kind") }
+        guard case .array(let tagValues)? = try? JSONParser.parse(try text(14)) else { throw corrupt("tags") }
         let tags = try tagValues.map { value -> String in
             guard case .string(let tag) = value else { throw corrupt("tags") }
             return tag
         }
-        guard let created = HLC(packed: try row.int64(16)), let updated = HLC(packed: try row.int64(17)) else {
+        guard let created = HLC(packed: try row.int64(first + 16)),
+              let updated = HLC(packed: try row.int64(first + 17)) else {
             throw corrupt("timestamp")
         }
         self.init(
             id: id, kind: kind,
             anchor: Anchor(
-                document: try row.string(2),
-                start: TextPosition(passage: try row.string(3), offset: try row.int(4)),
-                end: TextPosition(passage: try row.string(5), offset: try row.int(6)),
-                quote: try row.string(7), prefix: try row.string(8), suffix: try row.string(9),
-                edition: try row.string(11)),
-            createdEdition: try row.string(10), note: row.optionalString(12), color: row.optionalString(13),
-            tags: tags, deleted: try row.bool(15), createdAt: created, updatedAt: updated)
+                document: try text(2),
+                start: TextPosition(passage: try text(3), offset: try int(4)),
+                end: TextPosition(passage: try text(5), offset: try int(6)),
+                quote: try text(7), prefix: try text(8), suffix: try text(9),
+                edition: try text(11)),
+            createdEdition: try text(10), note: row.optionalString(first + 12), color: row.optionalString(first + 13),
+            tags: tags, deleted: try row.bool(first + 15), createdAt: created, updatedAt: updated)
     }
 }
 
 extension AnnotationRegisters {
-    /// Decodes a row selected with `Projection.registerColumns`: the annotation, then its clocks, their
-    /// devices numbered by `devices`.
-    init(row: Row, devices: DeviceTable) throws {
-        let annotation = try Annotation(row: row)
+    /// Decodes a row selected with `Projection.registerColumns`, from its column `first` on: the annotation, then
+    /// its clocks, their devices numbered by `devices`.
+    init(row: Row, devices: DeviceTable, from first: Int = 0) throws {
+        let annotation = try Annotation(row: row, from: first)
         self.init(id: annotation.id)
         kind = annotation.kind
         createdEdition = annotation.createdEdition
@@ -40,7 +48,7 @@ extension AnnotationRegisters {
         color = annotation.color
         deleted = annotation.deleted
         updatedHLC = annotation.updatedAt
-        guard let stored = FieldClocks.decode(Array(row.bytes(at: 18)), devices: devices) else {
+        guard let stored = FieldClocks.decode(Array(row.bytes(at: first + 18)), devices: devices) else {
             throw StoreError.corruptRow(reason: "annotation \(annotation.id) has unreadable clocks")
         }
         clocks = stored

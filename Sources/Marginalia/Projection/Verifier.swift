@@ -119,8 +119,14 @@ struct Verifier {
         /// Compares the fold of one annotation's changes with its current row.
         mutating func compare(id: String, _ pending: [Change], _ expected: AnnotationRegisters,
                               in projection: Projection) throws {
+            compare(id: id, pending, expected, stored: try projection.loadRegisters(id: id))
+        }
+
+        /// Compares the fold of one annotation's changes with its current row, `stored` (nil: it has none), read
+        /// by the caller in the same transaction as the changes.
+        mutating func compare(id: String, _ pending: [Change], _ expected: AnnotationRegisters,
+                              stored: AnnotationRegisters?) {
             changeCount += pending.count
-            let stored = try projection.loadRegisters(id: id)
             if let annotation = expected.annotation {
                 replayed += 1
                 if let stored {

@@ -81,10 +81,11 @@ struct AuditReportBuilder {
         try forEachDocument(checkAnchors: checkAnchors, replay: &replay, body)
     }
 
-    /// As `forEachDocument(checkAnchors:_:)`, also feeding `replay` (when given) each annotation's changes and
-    /// their fold, for verify's check of the annotations (`AuditVerification`, which gives it only a filter that
-    /// reads every annotation change). A change that cannot be read, or whose fields do not fit its operation, is
-    /// then handed to it and left out, as `verify` does, instead of ending the report.
+    /// As `forEachDocument(checkAnchors:_:)`, also feeding `replay` (when given) each annotation's changes, their
+    /// fold and its current row, for verify's check of the annotations (`AuditVerification`, which gives it only a
+    /// filter that reads every annotation change). A change that cannot be read, or whose fields do not fit its
+    /// operation, is then handed to it and left out, as `verify` does, instead of ending the report. The current
+    /// rows come with the changes, from the join that gives each change its document, not a query each.
     func forEachDocument(checkAnchors: Bool, replay: inout Verifier.AnnotationReplay?,
                          _ body: (AuditDocument) throws -> Void) throws {
         var arguments: [DatabaseValue] = []
@@ -101,9 +102,12 @@ struct AuditReportBuilder {
         var annotations: [AuditAnnotation] = []
         var annotationID: String?
         var changes: [Change] = []
+        // For the replay: the current row of the annotation whose changes are being read (nil: it has none).
+        let devices = replay == nil ? nil : try store.deviceTable()
+        var stored: AnnotationRegisters?
         func endAnnotation() throws {
             if let id = annotationID {
-                try replay?.compare(id: id, changes, AnnotationRegisters.fold(id: id, changes), in: store.projection)
+                replay?.compare(id: id, changes, AnnotationRegisters.fold(id: id, changes), stored: stored)
                 if let annotation = annotation(id: id, changes) { annotations.append(annotation) }
             }
             changes.removeAll(keepingCapacity: true)
@@ -118,9 +122,10 @@ struct AuditReportBuilder {
         }
         // Every change of each annotation is read, those the filter leaves out too: the diffs and the text shown
         // are the ones the whole history makes.
+        let registerColumns = devices == nil ? "" : ", " + Projection.annotationColumns(of: "a") + ", a.clocks"
         try store.db.forEachRow(
             sql: """
-                SELECT \(Change.columns), coalesce(a.document, '') FROM changes c
+                SELECT \(Change.columns), coalesce(a.document, '')\(registerColumns) FROM changes c
                 LEFT JOIN annotations a ON a.id = c.entity_id
                 WHERE \(clauses.joined(separator: " AND "))
                 ORDER BY coalesce(a.document, ''), c.entity_id, c.seq
@@ -148,6 +153,11 @@ struct AuditReportBuilder {
             if change.entityID != annotationID {
                 try endAnnotation()
                 annotationID = change.entityID
+                // Every row of an annotation's changes holds its current row, or NULLs when it has none.
+                let first = Change.columnCount + 1
+                if let devices {
+                    stored = row.isNull(first) ? nil : try AnnotationRegisters(row: row, devices: devices, from: first)
+                }
             }
             changes.append(change)
         }

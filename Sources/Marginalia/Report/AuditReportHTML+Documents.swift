@@ -2,6 +2,11 @@
 
 extension AuditReportHTML {
     /// One document's section: a `<details>` per annotation, its versions inside with their field diffs.
+    ///
+    /// The markup per version is kept short, as it is most of a large page: optional end tags (`</li>`) are left
+    /// out, a value set for the first time is plain text (only a replaced one is `<del>` → `<ins>`), the
+    /// annotation's id is written once, as text, and a version's id only as its `data-change` (its time and device
+    /// are what a person reads; the id's first characters are that time again).
     func document(_ document: AuditDocument, heading: String = "h3") throws {
         try out.raw("<section class=\"document\" data-document=\"")
         try out.text(document.id)
@@ -14,9 +19,7 @@ extension AuditReportHTML {
     }
 
     private func annotation(_ annotation: AuditAnnotation) throws {
-        try out.raw("<details class=\"annotation\" data-annotation=\"")
-        try out.text(annotation.id)
-        try out.raw("\"><summary>")
+        try out.raw("<details class=\"annotation\"><summary>")
         if let deleted = annotation.deletedBy {
             try out.raw("<b>[deleted by ")
             try out.text(name(deleted.device))
@@ -45,43 +48,58 @@ extension AuditReportHTML {
         } else {
             try out.element("code", "", annotation.id)
         }
-        try out.raw(" <i>(\(count(annotation.versions.count, "version")))</i></summary>\n<code>")
+        // One version is the usual case: only another number is said.
+        if annotation.versions.count != 1 { try out.raw(" <i>(\(count(annotation.versions.count, "version")))</i>") }
+        try out.raw("</summary>\n<code>")
         try out.text(annotation.id)
         try out.raw("</code>\n<ol>\n")
-        for entry in annotation.versions { try version(entry) }
+        for entry in annotation.versions { try version(entry, among: annotation.versions) }
         try out.raw("</ol></details>\n")
     }
 
-    private func version(_ entry: HistoryEntry) throws {
+    /// One version and its field diffs; a field that lost the merge names the version that kept its value, found
+    /// in `versions` (the annotation's, as shown).
+    private func version(_ entry: HistoryEntry, among versions: [HistoryEntry]) throws {
         let change = entry.change
         try out.raw("<li data-change=\"")
         try out.text(change.changeID)
-        try out.raw("\">\(operation(change)) \(Timestamp.iso8601(milliseconds: change.madeAt)) by ")
-        try out.text(name(change.device))
-        try out.raw(" <code>")
-        try out.text(String(change.changeID.prefix(13)))
-        try out.raw("</code><ul>")
+        try out.raw("\">\(operation(change)) ")
+        try madeBy(change)
+        try out.raw("<ul>")
         for field in entry.fields {
             try out.raw("<li>")
             try out.text(field.register.description)
             // A field set for the first time has no old value to show.
             if field.previous == .none {
-                try out.raw(": <ins>")
+                try out.raw(": ")
+                try out.text(shown(field.value))
             } else {
                 try out.raw(": <del>")
                 try out.text(shown(field.previous))
                 try out.raw("</del> → <ins>")
+                try out.text(shown(field.value))
+                try out.raw("</ins>")
             }
-            try out.text(shown(field.value))
-            try out.raw("</ins>")
             if let kept = field.keptBy {
-                try out.raw(" <b>(lost the merge: change ")
-                try out.text(String(kept.prefix(13)))
+                try out.raw(" <b>(lost the merge: ")
+                if let keeper = versions.first(where: { $0.change.changeID == kept })?.change {
+                    try out.raw("the version of ")
+                    try madeBy(keeper)
+                } else {
+                    try out.raw("change <code>")
+                    try out.text(kept)
+                    try out.raw("</code>")
+                }
                 try out.raw(" kept its value)</b>")
             }
-            try out.raw("</li>")
         }
-        try out.raw("</ul></li>\n")
+        try out.raw("</ul>\n")
+    }
+
+    /// When and by which device `change` was made: `2026-11-02T10:15:00.000Z by laptop`.
+    private func madeBy(_ change: Change) throws {
+        try out.raw("\(Timestamp.iso8601(milliseconds: change.madeAt)) by ")
+        try out.text(name(change.device))
     }
 
     /// A field's value as the report prints it.

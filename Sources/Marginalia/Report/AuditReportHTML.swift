@@ -138,7 +138,7 @@ struct AuditReportHTML {
     /// An operation's label: its name as text, in a box of its colour from the style sheet (`b.create`, …).
     func operation(_ change: Change) -> String {
         let name = change.operation.rawValue
-        return "<b class=\"\(name)\">\(name)</b>"
+        return "<b class=\(name)>\(name)</b>"
     }
 
     /// "3 changes", "1 change".
