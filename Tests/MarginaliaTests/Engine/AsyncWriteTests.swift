@@ -121,6 +121,8 @@ import Testing
         var all: [String] { lock.withLock { items } }
     }
 
+    /// (An async form that ran the blocking call on its caller's executor, as a `nonisolated(nonsending)` one
+    /// does, would hold the actor until the batch gives up.)
     @Test func anActorAwaitingAWriteStaysFreeWhileTheWriterIsBusy() async throws {
         let directory = try TemporaryDirectory()
         let store = try makeStore(directory, source: source)
