@@ -20,6 +20,34 @@ extension StoreConnection {
     /// The annotations that match `filter`: in reading order when content is attached (document, passage,
     /// offset), else in the order they were made.
     func annotations(matching filter: AnnotationFilter = AnnotationFilter()) throws -> [Annotation] {
+        let (conditions, arguments) = try self.conditions(of: filter)
+        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let columns = Projection.annotationColumns(of: "a")
+        let sql = content == nil
+            ? "SELECT \(columns) FROM annotations a \(whereClause) ORDER BY a.created_hlc, a.id"
+            : """
+                SELECT \(columns) FROM annotations a
+                LEFT JOIN content.documents d ON d.id = a.document
+                LEFT JOIN content.passages p ON p.id = a.start_passage
+                \(whereClause)
+                ORDER BY d.ord IS NULL, d.ord, p.ord IS NULL, p.ord, a.start_offset, a.created_hlc, a.id
+                """
+        return try db.fetchAll(sql: sql, arguments: StatementArguments(arguments), Annotation.init(row:))
+    }
+
+    /// Whether any of the annotations `ids` names matches `filter` now: what decides whether a commit that touched
+    /// them may add to the annotations an app shows.
+    func anyAnnotation(among ids: Set<String>, matching filter: AnnotationFilter) throws -> Bool {
+        guard !ids.isEmpty else { return false }
+        var (conditions, arguments) = try self.conditions(of: filter)
+        conditions.append("a.id IN (SELECT value FROM json_each(?))")
+        arguments.append(.text(try JSONWriter.encodeString(.array(ids.sorted().map(JSONValue.string)))))
+        let sql = "SELECT 1 FROM annotations a WHERE " + conditions.joined(separator: " AND ") + " LIMIT 1"
+        return try db.int(sql: sql, arguments: StatementArguments(arguments)) != nil
+    }
+
+    /// The SQL conditions on `annotations a` that `filter` sets, and their arguments.
+    private func conditions(of filter: AnnotationFilter) throws -> (conditions: [String], arguments: [DatabaseValue]) {
         var conditions: [String] = []
         var arguments: [DatabaseValue] = []
         if !filter.includeDeleted { conditions.append("a.deleted = 0") }
@@ -43,18 +71,7 @@ extension StoreConnection {
                 """)
             arguments.append(.text(try JSONWriter.encodeString(.array(spellings.map(JSONValue.string)))))
         }
-        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let columns = Projection.annotationColumns(of: "a")
-        let sql = content == nil
-            ? "SELECT \(columns) FROM annotations a \(whereClause) ORDER BY a.created_hlc, a.id"
-            : """
-                SELECT \(columns) FROM annotations a
-                LEFT JOIN content.documents d ON d.id = a.document
-                LEFT JOIN content.passages p ON p.id = a.start_passage
-                \(whereClause)
-                ORDER BY d.ord IS NULL, d.ord, p.ord IS NULL, p.ord, a.start_offset, a.created_hlc, a.id
-                """
-        return try db.fetchAll(sql: sql, arguments: StatementArguments(arguments), Annotation.init(row:))
+        return (conditions, arguments)
     }
 
     /// The tags as stored (deleted annotations' too) that are `tag` when case and diacritics are ignored as search

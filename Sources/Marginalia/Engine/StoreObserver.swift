@@ -91,6 +91,9 @@ final class StoreObserver: @unchecked Sendable {
         for continuation in ending { continuation.finish() }
     }
 
+    /// How many streams are alive.
+    var streamCount: Int { lock.withLock { subscribers.count } }
+
     /// Whether a watcher thread is running.
     var isWatching: Bool { lock.withLock { watching } }
 

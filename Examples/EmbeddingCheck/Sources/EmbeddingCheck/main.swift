@@ -88,6 +88,23 @@ guard report.newChanges == 1, try store.merge(incoming).newChanges == 0 else { f
 // GRDB's names stay the app's own beside Marginalia's (BesideGRDB.swift): the merged note goes into the app's table.
 guard try copyIntoAppDatabase(store) == 1 else { fail("the app's own table did not take the one note") }
 
+// The passage's annotations as a screen shows them: the list now, then the list after an awaited write.
+let watchdog = Task {
+    try await Task.sleep(nanoseconds: 10_000_000_000)
+    fail("the observed list did not follow the write")
+}
+/// Whether the list observed in `passage` gains the bookmark an awaited write adds.
+func observedListFollows(_ store: AnnotationStore, passage: String) async throws -> Bool {
+    var lists = store.observeAnnotations(matching: AnnotationFilter(passage: passage)).makeAsyncIterator()
+    let before = try await lists.next() ?? []
+    let added = try await store.createAnnotation(.bookmark, at: AnchorRequest(passage: passage), progress: nil)
+    let after = try await lists.next() ?? []
+    return after.count == before.count + 1 && after.contains(added)
+}
+let followed = try await observedListFollows(store, passage: passage)
+watchdog.cancel()
+guard followed else { fail("the observed list is not the new one") }
+
 // Errors have their own category.
 do {
     try store.createAnnotation(.highlight, at: AnchorRequest(passage: "NO.SUCH"))
@@ -105,4 +122,4 @@ do {
     guard error.category == .closed else { fail("a closed store threw \(error.category)") }
 }
 print("ok: 400 writes from 4 tasks, \(seen.count) ids announced, merge added \(report.newChanges) once, "
-    + "GRDB's names unambiguous, errors typed")
+    + "GRDB's names unambiguous, the observed list followed a write, errors typed")
