@@ -56,6 +56,25 @@ import Testing
         ])
     }
 
+    /// The rows move in the migration's one transaction: a migration that fails after moving them leaves the
+    /// schema-9 store as it was, its rows in `meta`.
+    @Test func aFailedMigrationLeavesTheRowsInMeta() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("user.db")
+        try Self.schemaNineStore(at: path, storeFile: "1:2")
+        let before = try canonicalDump(path)
+        struct Injected: Error {}
+        let failing = UserSchema.migrations.filter { $0.version <= 9 }
+            + [UserSchema.Migration(version: 10, steps: [.sql(UserSchema.version10), .code({ _ in throw Injected() })])]
+        let db = try SQLiteDatabase(path: path, mode: .readWrite)
+        #expect(throws: Injected.self) { try UserDatabase.migrate(db, migrations: failing, newDeviceID: { "x" }) }
+        #expect(try db.int(sql: "PRAGMA user_version") == 9)
+        #expect(try !AdapterState.isKept(in: db))
+        #expect(try canonicalDump(path) == before)
+        #expect(try Self.metaKeys(db) == ["created_at", "device_id", "pending_import:user.db-import-a",
+                                          "pending_import:user.db-import-b", "reconciled_edition", "store_file"])
+    }
+
     /// The store's open finishes the imports from where they are kept now: their copies are gone, so both are
     /// abandoned and their records removed.
     @Test func theMovedRecordsAreTheOnesTheOpenFinishes() throws {
