@@ -1,12 +1,15 @@
--- Marginalia user database: the readable end state of every migration (schema version 9).
+-- Marginalia user database: the readable end state of every migration (schema version 10).
 --
 --   PRAGMA application_id = 1297237845;  -- 0x4D524755, "MRGU"
---   PRAGMA user_version = 9;
+--   PRAGMA user_version = 10;
 --
 -- The change log `changes` is the source of truth; `annotations`, `positions` and `notes_fts` are its
 -- projection, rebuilt by replaying the log. Nothing here names the content database.
 
--- Store-wide settings: device_id (this store's id in every change it makes), created_at (ISO 8601).
+-- The store's own identity, read and written by the core alone: device_id (this store's id in every change it
+-- makes), created_at (ISO 8601, the log's name), former_logs and own_changes_through (what a restore carried over),
+-- newest_own_wall and clock_note_evidence (the clock notes), reconciled_edition and reconciled_content_path (the
+-- content the anchors were last reconciled with). What the adapters keep is in adapter_state (schema 10).
 CREATE TABLE meta (
     key TEXT PRIMARY KEY NOT NULL,
     value TEXT NOT NULL
@@ -274,4 +277,15 @@ CREATE TABLE sync_invitations (
     created_at TEXT NOT NULL,
     expires_at TEXT NOT NULL,
     used_by TEXT
+) STRICT, WITHOUT ROWID;
+
+-- What the adapters keep besides the log (schema 10), read and written only through the core's operations on it:
+-- small named text values, each under the adapter that owns it. Owner archive: the record of each stepped import
+-- not finished yet (pending_import:<kept copy>, a JSON object; before in meta). Owner sync: the identity of the
+-- store file its device id belongs to (store_file, before in meta).
+CREATE TABLE adapter_state (
+    owner TEXT NOT NULL,
+    name TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (owner, name)
 ) STRICT, WITHOUT ROWID;

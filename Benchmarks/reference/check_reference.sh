@@ -60,10 +60,10 @@ def dump(path):
     db = sqlite3.connect(path)
     annotation_columns = ", ".join(row[1] for row in db.execute("PRAGMA table_info(annotations)")
                                    if row[1] != "number")
-    # newest_own_wall and store_file are this machine's own facts (its clock's newest local write, the store's file
-    # identity), not the log's: a store that only imported has none.
-    for sql in ("SELECT key, value FROM meta WHERE key NOT IN ('device_id', 'created_at', 'newest_own_wall', "
-                "'store_file') ORDER BY key",
+    # newest_own_wall is this machine's own fact (its clock's newest local write), not the log's: a store that only
+    # imported has none. What the adapters keep (adapter_state: the store's file identity) is not dumped.
+    for sql in ("SELECT key, value FROM meta WHERE key NOT IN ('device_id', 'created_at', 'newest_own_wall') "
+                "ORDER BY key",
                 "SELECT number, id FROM devices ORDER BY number",
                 # The receipt differs between the store that made a change and one that imported it.
                 "SELECT seq, change_id, hlc, device, entity, entity_id, op, fields, digest FROM changes ORDER BY seq",

@@ -79,7 +79,7 @@ RULES = {  # (entity, op) -> (allowed field groups, required field groups), as C
 REVERT_RULE = ({"note", "color", "tags", "anchor", "deleted", "revertTo"}, {"revertTo"})
 # The user-database schema version schemas/user.sql describes. Unlike the Swift tool, which holds changes
 # dated more than a day ahead in its `quarantine` table and merges the rest, this reference refuses such a file.
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 GENESIS = "0" * 64
 USER_SQL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schemas", "user.sql")
 ANNOTATION_COLUMNS = ("id, kind, document, start_passage, start_offset, end_passage, end_offset, quote, prefix, "

@@ -25,7 +25,8 @@ import Darwin
             let text = try workspace.sqlite(store, """
                 SELECT (SELECT count(*) FROM changes) || '|' || (SELECT value FROM meta WHERE key = 'created_at')
                     || '|' || coalesce((SELECT json_extract(value, '$.changes_read') || '|'
-                    || json_extract(value, '$.changes_total') FROM meta WHERE key LIKE 'pending_import:%'), '');
+                    || json_extract(value, '$.changes_total') FROM adapter_state
+                    WHERE owner = 'archive' AND name LIKE 'pending_import:%'), '');
                 """).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             let parts = text.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
             changes = Int(parts[0]) ?? -1

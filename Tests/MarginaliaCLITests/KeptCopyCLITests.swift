@@ -54,7 +54,7 @@ import Darwin
     static func committed(_ workspace: CLIWorkspace, _ store: String) throws -> (changes: Int, read: Int?) {
         let text = try workspace.sqlite(store, """
             SELECT (SELECT count(*) FROM changes) || '|' || coalesce((SELECT json_extract(value, '$.changes_read')
-                FROM meta WHERE key LIKE 'pending_import:%'), '');
+                FROM adapter_state WHERE owner = 'archive' AND name LIKE 'pending_import:%'), '');
             """).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let parts = text.split(separator: "|", omittingEmptySubsequences: false)
         return (Int(parts[0]) ?? -1, parts.count > 1 ? Int(parts[1]) : nil)

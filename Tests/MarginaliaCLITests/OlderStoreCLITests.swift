@@ -13,7 +13,7 @@ import Testing
         ("schema-5", "user-schema5.db", 5), ("schema-6", "user-schema6.db", 6),
         ("schema-7", "user-schema7.db", 7), ("schema-8", "user-schema8.db", 8),
     ]
-    static let current = 9
+    static let current = 10
 
     /// A workspace whose store is a copy of the fixture `file` of `folder`.
     static func workspace(_ folder: String, _ file: String) throws -> CLIWorkspace {

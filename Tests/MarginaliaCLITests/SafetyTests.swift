@@ -55,14 +55,14 @@ import Testing
     @Test(.enabled(if: hasSQLiteShell)) func aStoreFromANewerVersionIsRefusedAndItsBytesKept() throws {
         let workspace = try CLIWorkspace()
         try workspace.ok(["highlight", "mai-am-un-singur-dor.1"])
-        #expect(try workspace.sqlite(workspace.store, "PRAGMA user_version = 10;").status == 0)
+        #expect(try workspace.sqlite(workspace.store, "PRAGMA user_version = 11;").status == 0)
         let before = try workspace.bytes(workspace.store)
         for command in [["list"], ["highlight", "mai-am-un-singur-dor.2"], ["verify"],
                         ["export", workspace.path("x.gz")], ["import", workspace.path("x.gz")]] {
             let result = try workspace.run(command)
             #expect(result.status == 65, "\(command)")
             #expect(result.stderr.contains(
-                "was created by a newer version of marginalia (store schema 10; this version reads up to 9)"))
+                "was created by a newer version of marginalia (store schema 11; this version reads up to 10)"))
         }
         #expect(try workspace.bytes(workspace.store) == before)
         #expect(!FileManager.default.fileExists(atPath: workspace.path("x.gz")))

@@ -55,7 +55,7 @@ extension AnnotationStore {
                     } catch let conflict as ChangeConflict {
                         // Met only by a change that came another way since the file was checked: the import ends
                         // here, with what it merged so far.
-                        try writer.db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [pending.key])
+                        try PendingImport.records(in: writer.db).remove(pending.key)
                         completed = true
                         throw ArchiveError(file: staged.path, line: conflict.position, kind: .conflict,
                                            reason: conflict.reason)

@@ -59,11 +59,10 @@ extension ArchiveImporter {
             if sawOwnDevice { renewed = try transaction.renewDeviceID() }
             if done {
                 try store.receipts.finish(receipt, next.counts, size: next.size, sha256: next.sha256)
-                try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [next.key])
+                try PendingImport.records(in: db).remove(next.key)
             } else {
                 if receipt.id != nil { try store.receipts.finish(receipt, next.counts) }
-                try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                               arguments: [next.key, try next.text])
+                try PendingImport.records(in: db).set(next.key, to: try next.text)
             }
             return done
         }
@@ -76,7 +75,7 @@ extension ArchiveImporter {
 
     /// Whether the store holds the record of an import stopped in the middle.
     func hasInterruptedImports() throws -> Bool {
-        try db.int(sql: "SELECT EXISTS (SELECT 1 FROM meta WHERE \(Self.pendingImportKeys))") == 1
+        try PendingImport.records(in: db).hasValues(prefix: PendingImport.keyPrefix)
     }
 
     /// `finishInterruptedImports`, for opening a store: an import that cannot be finished now (a full disk) is
@@ -88,9 +87,6 @@ extension ArchiveImporter {
         return outcome
     }
 
-    /// The `meta` keys of pending imports, as a condition.
-    private static let pendingImportKeys = "key LIKE 'pending\\_import:%' ESCAPE '\\'"
-
     /// Finishes every import that a process stopped in the middle of (`PendingImport`) whose staged copy no live
     /// process holds: from where it came to, to its end, once the copy is shown to be the file the import kept
     /// (`KeptCopy`). An import whose copy is not (missing, changed, not a regular file, or never fingerprinted) is
@@ -99,8 +95,8 @@ extension ArchiveImporter {
     /// - Parameter outcome: told each import finished, by archive, and each abandoned, as it is.
     func finishInterruptedImports(into outcome: inout InterruptedImports) throws {
         guard store.path != ":memory:" else { return }
-        let records = try db.fetchAll(sql: "SELECT key, value FROM meta WHERE \(Self.pendingImportKeys)") {
-            (key: try $0.string(0), text: try $0.string(1))
+        let records = try PendingImport.records(in: db).values(prefix: PendingImport.keyPrefix).map {
+            (key: $0.name, text: $0.value)
         }
         let directory = FileSync.parentDirectory(of: store.path)
         for record in records {
@@ -141,7 +137,7 @@ extension ArchiveImporter {
             } catch is ChangeConflict {
                 // A change that came another way meanwhile under the same id, with other content: the import ends
                 // where it stopped, as one that met it would have.
-                try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [record.key])
+                try PendingImport.records(in: db).remove(record.key)
             }
             copy.remove()
             outcome.finished.append(pending.archive)
@@ -153,8 +149,7 @@ extension ArchiveImporter {
     /// the record as it was read (a live importer may have moved it on, or finished, since).
     /// - Returns: whether the record was removed.
     private func abandon(_ record: (key: String, text: String)) throws -> Bool {
-        try db.execute(sql: "DELETE FROM meta WHERE key = ? AND value = ?", arguments: [record.key, record.text])
-        return db.changedRowCount == 1
+        try PendingImport.records(in: db).remove(record.key, ifStill: record.text)
     }
 
     /// Removes the kept copies beside the store that no record names and no live process holds: those of imports
@@ -166,9 +161,7 @@ extension ArchiveImporter {
             guard case .locked(let copy) = KeptCopy.lock(directory + "/" + name) else { continue }
             defer { copy.close() }
             // Read under the lock: a live importer commits its first step before it lets the lock go.
-            let named = try db.int(sql: "SELECT count(*) FROM meta WHERE key = ?",
-                                   arguments: [PendingImport.keyPrefix + name]) ?? 0
-            if named == 0 { copy.remove() }
+            if try PendingImport.records(in: db).value(of: PendingImport.keyPrefix + name) == nil { copy.remove() }
         }
     }
 }

@@ -59,14 +59,18 @@ public struct CommittedState: Equatable, Sendable {
 
     private static func read(_ db: SQLiteDatabase) throws -> CommittedState {
         do {
-            let log = try db.text(sql: "SELECT value FROM meta WHERE key = 'created_at'") ?? ""
+            let log = try ChangeLog(db: db).identity()
             let changes = Int(try db.int(sql: "SELECT count(*) FROM changes") ?? 0)
             let head = try db.int(sql: "SELECT coalesce(max(seq), 0) FROM changes") ?? 0
             var imports: [ImportInProgress] = []
-            try db.forEachRow(sql: "SELECT key, value FROM meta WHERE key LIKE 'pending\\_import:%' ESCAPE '\\'") {
-                let pending = try PendingImport(key: try $0.string(0), text: try $0.string(1))
-                imports.append(ImportInProgress(archive: pending.archive, changesRead: pending.changesRead,
-                                                total: pending.total))
+            // A store no open of this version has migrated yet keeps its records where this version does not read
+            // them; the migration of the next open that writes moves them.
+            if try AdapterState.isKept(in: db) {
+                for record in try PendingImport.records(in: db).values(prefix: PendingImport.keyPrefix) {
+                    let pending = try PendingImport(key: record.name, text: record.value)
+                    imports.append(ImportInProgress(archive: pending.archive, changesRead: pending.changesRead,
+                                                    total: pending.total))
+                }
             }
             return CommittedState(log: log, changes: changes, headSequence: head, imports: imports)
         } catch {

@@ -7,8 +7,9 @@ import Darwin
 #endif
 
 /// An archive import applied in steps, each a write transaction of its own, so that other writes take the writer
-/// between them: where it has come to, kept in the store's `meta` table (under `pending_import:<file name>`) in
-/// the same transaction as each step, so that it is always what the log holds.
+/// between them: where it has come to, kept among what the archive keeps in the store (`AdapterState`, owner
+/// `archive`, under `pending_import:<file name>`) in the same transaction as each step, so that it is always what
+/// the log holds.
 ///
 /// The archive is staged whole and checked first (`StagingFile`); its staged copy is then kept beside the store
 /// (`<store>-import-<uuid>`), locked by the importing process. If that process stops before the last step — a
@@ -44,6 +45,11 @@ struct PendingImport: Equatable {
 
     static let keyPrefix = "pending_import:"
 
+    /// Where the records of imports under way are kept in the store at `db`: with what the archive keeps.
+    static func records(in db: any Database) -> AdapterState {
+        AdapterState(db: db, owner: "archive")
+    }
+
     /// The kept copy's name for a store at `store`.
     static func newStagingPath(beside store: String) -> String {
         "\(store)-import-\(Identifiers.make())"
@@ -56,7 +62,7 @@ struct PendingImport: Equatable {
         access(store, R_OK | W_OK) == 0 && access(FileSync.parentDirectory(of: store), W_OK | X_OK) == 0
     }
 
-    /// The record as `meta` keeps it.
+    /// The record as the store keeps it.
     var text: String {
         get throws {
             let members: [(String, JSONValue)] = [

@@ -19,6 +19,8 @@ enum RestoreIdentity {
         let nameChanges = try old.log.changes(of: .device, id: deviceID)
         let formerLogs = [try old.log.identity()] + (try old.log.formerIdentities())
         let newest = try old.db.int(sql: "SELECT coalesce(max(hlc), 0) FROM changes") ?? 0
+        let (owner, key) = AdapterState.storeFile
+        let storeFile = try AdapterState(db: old.db, owner: owner).value(of: key)
         let db = store.db
         // "It is not possible to ATTACH … a database while a transaction is active"
         // https://www.sqlite.org/lang_attach.html
@@ -32,10 +34,7 @@ enum RestoreIdentity {
             for table in carriedTables {
                 try db.execute(sql: "INSERT OR REPLACE INTO main.\(table) SELECT * FROM previous.\(table)")
             }
-            try db.execute(sql: """
-                INSERT OR REPLACE INTO main.meta (key, value)
-                SELECT key, value FROM previous.meta WHERE key = 'store_file'
-                """)
+            if let storeFile { try AdapterState(db: db, owner: owner).set(key, to: storeFile) }
             try transaction.log.continueIdentity(formerLogs: formerLogs,
                                                  ownChangesThrough: max(newest, try transaction.tick().packed))
             try transaction.keepDeviceID(deviceID)

@@ -109,8 +109,8 @@ enum UserDatabase {
         try migrate(db, newDeviceID: newDeviceID)
         if created, path != ":memory:", let identity = FileIdentity.of(path) {
             // The file the device id belongs to: a copy of it (another file) takes a new id before it syncs.
-            try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('store_file', ?)",
-                           arguments: [identity])
+            let (owner, name) = AdapterState.storeFile
+            try AdapterState(db: db, owner: owner).set(name, to: identity)
         }
         return db
     }

@@ -47,6 +47,7 @@ enum UserSchema {
         Migration(version: 7, sql: version7),
         Migration(version: 8, sql: version8),
         Migration(version: 9, sql: version9),
+        Migration(version: 10, sql: version10),
     ]
 
     /// Version 1: the change log, the current annotations and reading positions, the notes index.

@@ -218,7 +218,9 @@ extension Verifier {
     /// security measure.
     func canonicalFingerprint() throws -> String {
         var hash = FNV1a()
-        for (table, key) in [("meta", "key"), ("changes", "seq"), ("annotations", "id"), ("positions", "document")] {
+        let tables = [("meta", "key"), ("adapter_state", "owner, name"), ("changes", "seq"), ("annotations", "id"),
+                      ("positions", "document")]
+        for (table, key) in tables {
             try db.forEachRow(sql: "SELECT * FROM main.\(table) ORDER BY \(key)") { row in
                 for column in 0..<row.count {
                     hash.feed(CollectionOfOne(UInt8(row.isNull(column) ? 0 : 1)))

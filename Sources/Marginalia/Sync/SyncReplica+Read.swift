@@ -107,7 +107,7 @@ extension SyncReplica {
     /// inode. Returns the id it had and why it took a new one; nil when it kept its id.
     func renewIfCopied() throws -> (old: String, reason: String)? {
         guard store.path != ":memory:", let identity = FileIdentity.of(store.path),
-              try db.text(sql: "SELECT value FROM meta WHERE key = 'store_file'") != identity else { return nil }
+              try storeFile.value(of: AdapterState.storeFile.name) != identity else { return nil }
         return try store.write { try renewIfCopiedInTransaction($0) }
     }
 
@@ -115,9 +115,9 @@ extension SyncReplica {
     /// round of this store may have renewed meanwhile.
     func renewIfCopiedInTransaction(_ transaction: StoreTransaction) throws -> (old: String, reason: String)? {
         guard store.path != ":memory:", let identity = FileIdentity.of(store.path) else { return nil }
-        let recorded = try db.text(sql: "SELECT value FROM meta WHERE key = 'store_file'")
+        let recorded = try storeFile.value(of: AdapterState.storeFile.name)
         guard recorded != identity else { return nil }
-        try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('store_file', ?)", arguments: [identity])
+        try storeFile.set(AdapterState.storeFile.name, to: identity)
         guard let recorded else { return nil }
         let old = transaction.deviceID
         try transaction.renewDeviceID()
@@ -125,6 +125,9 @@ extension SyncReplica {
         return (old, "the store file is a copy of the one that synced as device \(old) (another file, \(identity), "
             + "than the one it was, \(recorded)): the copy takes a new id before it writes")
     }
+
+    /// Where the identity of the store file its device id belongs to is kept.
+    private var storeFile: AdapterState { AdapterState(db: db, owner: AdapterState.storeFile.owner) }
 
     /// Lists, in every device's directory, the segments this store has not applied or written yet, for the round to
     /// check and apply one by one; notes the files still being copied (pending), those left for long (leftovers,

@@ -137,6 +137,37 @@ import Testing
             == ["Sync/Planted.swift:2 names \"changeId\"", "Sync/Planted.swift:3 names z_stream"])
     }
 
+    /// What an adapter keeps in the store goes through the core's operations on it (`AdapterState`): no adapter's
+    /// SQL names `meta`, the store's own identity, which the core alone reads and writes.
+    @Test func noAdapterSQLNamesMeta() throws {
+        let sources = try Self.sources()
+        let changeLog = try Self.metaSQL(in: sources.filter { $0.folder == "ChangeLog" })
+        #expect(!changeLog.isEmpty, "the scan must find the SQL on meta in ChangeLog/")
+        let found = try Self.metaSQL(in: sources.filter { Self.adapters.contains($0.folder) })
+        #expect(found.isEmpty, "adapter SQL that names meta:\n\(found.joined(separator: "\n"))")
+        let planted = Source(folder: "Sync", name: "Planted.swift", text: #"""
+            // SELECT value FROM meta in a comment is no SQL, nor is the word meta or an HTML <meta> in a string.
+            let found = try db.text(sql: "SELECT value FROM meta WHERE key = 'store_file'")
+            let tag = "<meta charset=\"utf-8\">, meta: the device id"
+            try db.execute(sql: """
+                INSERT OR REPLACE INTO main.meta (key, value)
+                """)
+            """#)
+        #expect(try Self.metaSQL(in: [planted]) == ["Sync/Planted.swift:2", "Sync/Planted.swift:5"])
+    }
+
+    /// "FOLDER/FILE:LINE" for each line of `sources` whose code or string literals read or write the table `meta`
+    /// (of any schema: `main.meta`), comments left out.
+    static func metaSQL(in sources: [Source]) throws -> [String] {
+        let pattern = try Regex(#"(?i)\b(from|into|update|join|table)\s+(\w+\.)?meta\b"#)
+        return sources.flatMap { source in
+            Self.parts(ofCode: source.text).compactMap { line in
+                ([line.code] + line.literals).contains { $0.contains(pattern) }
+                    ? "\(source.folder)/\(source.name):\(line.number)" : nil
+            }
+        }
+    }
+
     /// The parts are types that take the connection, not extensions of it: only `Engine/`, where the connection
     /// lives, extends `StoreConnection` (its batch, its recording path, its reads).
     @Test func onlyTheEngineExtendsTheConnection() throws {

@@ -19,10 +19,10 @@ import MarginaliaTestSupport
         /// How many changes the store holds, as the stopped import left it.
         let changes: Int
 
-        /// The pending record, as `meta` keeps it.
+        /// The pending record, as the store keeps it.
         func record() throws -> String? {
             try SQLiteDatabase(path: store, mode: .readOnly)
-                .text(sql: "SELECT value FROM meta WHERE key LIKE 'pending_import:%'")
+                .text(sql: "SELECT value FROM adapter_state WHERE owner = 'archive' AND name LIKE 'pending_import:%'")
         }
     }
 
@@ -100,8 +100,8 @@ import MarginaliaTestSupport
         do {
             let db = try SQLiteDatabase(path: stopped.store, mode: .readWrite)
             try db.execute(sql: """
-                UPDATE meta SET value = json_remove(value, '$.copy_size', '$.copy_sha256')
-                WHERE key LIKE 'pending_import:%'
+                UPDATE adapter_state SET value = json_remove(value, '$.copy_size', '$.copy_sha256')
+                WHERE owner = 'archive' AND name LIKE 'pending_import:%'
                 """)
             #expect(db.changedRowCount == 1)
         }

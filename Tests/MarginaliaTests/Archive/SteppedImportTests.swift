@@ -61,7 +61,8 @@ import MarginaliaTestSupport
         // Read as SQLite sees it, before any open of the store: one step in, the rest recorded as pending.
         let db = try SQLiteDatabase(path: store.path, mode: .readOnly)
         let merged = try db.int(sql: "SELECT count(*) FROM changes") ?? 0
-        let pending = try db.text(sql: "SELECT value FROM meta WHERE key LIKE 'pending_import:%'")
+        let pending = try db.text(
+            sql: "SELECT value FROM adapter_state WHERE owner = 'archive' AND name LIKE 'pending_import:%'")
         #expect(merged > 1 && merged < 6001, "not stopped midway: \(merged) changes")
         #expect(pending != nil)
         #expect(try Self.keptCopies(of: store.path).count == 1)
@@ -102,7 +103,7 @@ import MarginaliaTestSupport
         try reopened.importArchive(path: archive)
         #expect(try reopened.changeCount() == 6001)
         let db = try SQLiteDatabase(path: store.path, mode: .readOnly)
-        #expect(try db.int(sql: "SELECT count(*) FROM meta WHERE key LIKE 'pending_import:%'") == 0)
+        #expect(try db.int(sql: "SELECT count(*) FROM adapter_state WHERE owner = 'archive'") == 0)
     }
 
     @Test func aChangeThatDiffersFromTheStoresIsRefusedBeforeAnythingIsMerged() throws {
