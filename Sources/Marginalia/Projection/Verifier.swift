@@ -223,9 +223,9 @@ extension Verifier {
         for (table, key) in tables {
             try db.forEachRow(sql: "SELECT * FROM main.\(table) ORDER BY \(key)") { row in
                 for column in 0..<row.count {
-                    hash.feed(CollectionOfOne(UInt8(row.isNull(column) ? 0 : 1)))
+                    hash.feed(UInt8(row.isNull(column) ? 0 : 1))
                     hash.feed(row.bytes(at: column))
-                    hash.feed(CollectionOfOne(UInt8(0x1F)))
+                    hash.feed(UInt8(0x1F))
                 }
             }
         }

@@ -29,7 +29,7 @@ enum LemmaTable {
                         if fingerprints.contains(hash.value) { return true }
                         hash = FNV1a()
                     } else {
-                        hash.feed(CollectionOfOne(byte))
+                        hash.feed(byte)
                     }
                 }
                 return fingerprints.contains(hash.value)

@@ -13,10 +13,14 @@ package struct FNV1a {
 
     /// Feeds `bytes`, in order.
     package mutating func feed<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        for byte in bytes {
-            value ^= UInt64(byte)
-            value = value &* 0x100_0000_01b3
-        }
+        for byte in bytes { feed(byte) }
+    }
+
+    /// Feeds one byte: what a loop over a buffer calls, with no generic sequence in between (which an unoptimized
+    /// build, as the tests run, pays for at every byte).
+    package mutating func feed(_ byte: UInt8) {
+        value ^= UInt64(byte)
+        value = value &* 0x100_0000_01b3
     }
 
     /// The hash in lowercase hexadecimal, without leading zeros.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Marginalia
+import MarginaliaTestSupport
 
 /// An import into an empty store fills the log first and projects it once (`projectWholeLog`); it must end in the
 /// same tables and report the same as merging the same changes one by one (`merge`, which always projects as it
@@ -17,11 +18,30 @@ import Testing
         }
     }
 
+    /// The diverged phone's store (`makeDivergedPhone`), made once per test process and copied into `directory`:
+    /// every test reads it, and none needs to make its 2,600 annotations again.
+    func divergedPhone(_ directory: TemporaryDirectory) throws -> Replica {
+        let made = try BuiltOnce.shared.value(for: "diverged-phone") { shared in
+            let scratch = try TemporaryDirectory()
+            let phone = try makeDivergedPhone(scratch)
+            try phone.store.close()
+            let path = "\(shared)/phone.db"
+            for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: phone.path + suffix) {
+                try FileManager.default.copyItem(atPath: phone.path + suffix, toPath: path + suffix)
+            }
+            return path
+        }
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: made + suffix) {
+            try FileManager.default.copyItem(atPath: made + suffix, toPath: directory.path("phone.db") + suffix)
+        }
+        return try Replica("phone", in: directory, clock: ManualClock(ArchiveFixtures.epoch + 5000))
+    }
+
     /// A phone and a laptop that wrote 2,600 annotations, then edited, deleted and moved the same ones each on its
     /// own (the laptop first, so that its edits lose), and met again: the phone's store. Each side picks the
     /// annotations it changes by their place in the order they were made, one or two in 16 (ids sort by time, so
     /// their first characters would pick none or all).
-    func divergedPhone(_ directory: TemporaryDirectory) throws -> Replica {
+    func makeDivergedPhone(_ directory: TemporaryDirectory) throws -> Replica {
         let phone = try Replica("phone", in: directory, clock: ManualClock(ArchiveFixtures.epoch))
         let laptop = try Replica("laptop", in: directory, clock: ManualClock(ArchiveFixtures.epoch))
         let passages = ["luceafarul.1", "luceafarul.2", "luceafarul.3", "scrisoarea-i.1", "scrisoarea-i.2"]

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Marginalia
+import MarginaliaTestSupport
 
 /// The async calls: off the caller's thread, with their own progress, stopped by the task's cancellation.
 @Suite struct AsyncAPITests {
@@ -17,13 +18,24 @@ import Testing
     static func bookmarkArchive(_ directory: TemporaryDirectory, count: Int, source: ContentSource) throws
         -> String
     {
-        let laptop = try makeStore(directory, source: source, name: "laptop.db")
-        try laptop.batch {
-            for _ in 0..<count { try laptop.createAnnotation(.bookmark, at: AnchorRequest(passage: "luceafarul.1")) }
+        // Made once per test process for each count and source, and copied: the laptop's store and its archive.
+        let made = try BuiltOnce.shared.value(for: "bookmarks-\(count)-\(String(describing: source))") { shared in
+            let scratch = try TemporaryDirectory()
+            let laptop = try makeStore(scratch, source: source, name: "laptop.db")
+            try laptop.batch {
+                for _ in 0..<count {
+                    try laptop.createAnnotation(.bookmark, at: AnchorRequest(passage: "luceafarul.1"))
+                }
+            }
+            try laptop.exportArchive(toFile: "\(shared)/laptop.jsonl.gz")
+            try laptop.close()
+            try FileManager.default.copyItem(atPath: scratch.path("laptop.db"), toPath: "\(shared)/laptop.db")
+            return shared
         }
-        let path = directory.path("laptop.jsonl.gz")
-        try laptop.exportArchive(toFile: path)
-        return path
+        for name in ["laptop.db", "laptop.jsonl.gz"] {
+            try FileManager.default.copyItem(atPath: "\(made)/\(name)", toPath: directory.path(name))
+        }
+        return directory.path("laptop.jsonl.gz")
     }
 
     /// What a progress handler saw: each report and the name of the thread it ran on (the import's own threads

@@ -12,8 +12,9 @@ import Testing
     let luceafarul = AnnotationFilter(document: "luceafarul")
 
     /// Runs `body`, or stops it after `seconds` (a bound on a hang, not a measurement): its waits for values end,
-    /// and it fails on what it did not get.
-    static func within(seconds: Double = 30, _ body: @escaping @Sendable () async throws -> Void) async throws {
+    /// and it fails on what it did not get. The bound is long: in the whole suite on two cores, an awaiting test
+    /// waits its turn behind hundreds of others for the same threads.
+    static func within(seconds: Double = 300, _ body: @escaping @Sendable () async throws -> Void) async throws {
         try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
                 try await body()
