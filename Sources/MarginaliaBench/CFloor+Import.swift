@@ -73,12 +73,14 @@ extension CFloor {
 
     /// The filled tables of the store at `path` (ordinary tables: `pragma_table_list` names virtual and shadow
     /// tables by their own types), each with its columns and rows in key order: the primary key's columns in the
-    /// key's order, else the rowid.
+    /// key's order, else the rowid. The store's own rows (`meta`, and what adapters keep of it in `adapter_state`,
+    /// its file's identity) are its own, never imported.
     private static func readImported(_ path: String) throws -> [TableRows] {
         let db = try SQLiteDatabase(path: path, mode: .readOnly)
         let names = try db.fetchAll(sql: """
             SELECT name FROM pragma_table_list
-            WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'meta'
+            WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%'
+                AND name NOT IN ('meta', 'adapter_state')
             ORDER BY name
             """) { try $0.string(0) }
         var filled: [String] = []
