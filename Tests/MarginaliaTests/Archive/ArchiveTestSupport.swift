@@ -30,6 +30,21 @@ enum ArchiveFixtures {
         try makeStore(directory, source: source, name: name, wallClock: clock.now)
     }
 
+    /// Two replicas that made the same note ("prima"), then edited it each on its own, `b` ("din b") a second
+    /// after `a` ("din a"): whichever side receives the other's edit next keeps `b`'s value, and `a`'s is the one
+    /// that lost the merge. Neither has the other's edit yet.
+    static func rivalNoteEdits(in directory: TemporaryDirectory) throws -> (a: Replica, b: Replica, id: String) {
+        let a = try Replica("a", in: directory, clock: ManualClock(epoch))
+        let b = try Replica("b", in: directory, clock: ManualClock(epoch))
+        let made = try a.store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.2"), note: "prima")
+        try b.importArchive(try a.export())
+        a.clock.advance(1000)
+        b.clock.advance(2000)
+        try a.store.editAnnotation(id: made.id, note: "din a")
+        try b.store.editAnnotation(id: made.id, note: "din b")
+        return (a, b, made.id)
+    }
+
     /// Gives a store one of everything, one change a second: every kind, notes, colors, tags added and removed,
     /// a multi-passage range, two tombstones, an undelete, and positions in both documents.
     ///

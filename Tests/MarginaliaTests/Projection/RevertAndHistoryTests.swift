@@ -128,32 +128,25 @@ import Testing
 
     @Test func historyShowsTheValueThatLostAMerge() throws {
         let directory = try TemporaryDirectory()
-        let a = try Replica("a", in: directory, clock: ManualClock(Fixtures.epoch))
-        let b = try Replica("b", in: directory, clock: ManualClock(Fixtures.epoch))
-        let made = try a.store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.2"), note: "prima")
-        try b.importArchive(try a.export())
-        a.clock.advance(1000)
-        b.clock.advance(2000)
-        try a.store.editAnnotation(id: made.id, note: "din a")
-        try b.store.editAnnotation(id: made.id, note: "din b")
-        let onB = try #require(try b.store.history(id: made.id).last)
-        let onA = try #require(try a.store.history(id: made.id).last)
+        let (a, b, id) = try Fixtures.rivalNoteEdits(in: directory)
+        let onB = try #require(try b.store.history(id: id).last)
+        let onA = try #require(try a.store.history(id: id).last)
         try b.importArchive(try a.export())
         try a.importArchive(try b.export())
         // On b, a's older edit arrived after b's: it lost, and b's value stayed.
-        let seenOnB = try b.store.historyEntries(id: made.id)
-        #expect(seenOnB.map(\.change) == [try #require(try a.store.history(id: made.id).first), onB, onA])
+        let seenOnB = try b.store.historyEntries(id: id)
+        #expect(seenOnB.map(\.change) == [try #require(try a.store.history(id: id).first), onB, onA])
         #expect(seenOnB[1].fields == [FieldTransition(register: .note, previous: .text("prima"), value: .text("din b"))])
         #expect(seenOnB[2].fields == [FieldTransition(register: .note, previous: .text("din b"), value: .text("din a"),
                                                       keptBy: onB.changeID)])
         // On a, b's newer edit arrived after a's and won.
-        let seenOnA = try a.store.historyEntries(id: made.id)
+        let seenOnA = try a.store.historyEntries(id: id)
         #expect(seenOnA.map(\.change.changeID).suffix(2) == [onA.changeID, onB.changeID])
         #expect(seenOnA[2].fields == [FieldTransition(register: .note, previous: .text("din a"), value: .text("din b"))])
-        #expect(try a.store.annotation(id: made.id).note == "din b" && b.store.annotation(id: made.id).note == "din b")
+        #expect(try a.store.annotation(id: id).note == "din b" && b.store.annotation(id: id).note == "din b")
         // The value that lost can be brought back: a revert to its change, by the clocks.
         b.clock.advance(1000)
-        #expect(try b.store.revertAnnotation(id: made.id, to: onA.changeID).annotation.note == "din a")
+        #expect(try b.store.revertAnnotation(id: id, to: onA.changeID).annotation.note == "din a")
     }
 
     @Test func onlyARevertEditMaySetTheAnchorAndTheDeletedFlag() throws {

@@ -130,15 +130,8 @@ extension AuditReportHTMLTests {
 extension AuditReportHTMLTests {
     @Test func aFieldThatLostTheMergeNamesTheVersionThatKeptItsValue() throws {
         let directory = try TemporaryDirectory()
-        let a = try Replica("a", in: directory, clock: ManualClock(ArchiveFixtures.epoch))
-        let b = try Replica("b", in: directory, clock: ManualClock(ArchiveFixtures.epoch))
-        let made = try a.store.createAnnotation(.note, at: AnchorRequest(passage: "luceafarul.2"), note: "prima")
-        try b.importArchive(try a.export())
-        a.clock.advance(1000)
-        b.clock.advance(2000)
-        try a.store.editAnnotation(id: made.id, note: "din a")
-        try b.store.editAnnotation(id: made.id, note: "din b")
-        let kept = try #require(try b.store.history(id: made.id).last)
+        let (a, b, id) = try ArchiveFixtures.rivalNoteEdits(in: directory)
+        let kept = try #require(try b.store.history(id: id).last)
         try b.importArchive(try a.export())
         let path = directory.path("report.html")
         try b.store.writeAuditReport(AuditFilter(), toFile: path)
@@ -147,6 +140,6 @@ extension AuditReportHTMLTests {
         #expect(html.contains("<li>note: <del>«din b»</del> → <ins>«din a»</ins> <b>(lost the merge: the version of "
             + "\(Timestamp.iso8601(milliseconds: kept.madeAt)) by "))
         #expect(Self.occurrences(of: "kept its value)</b>", in: html) == 1)
-        #expect(html.contains("<li>note: «prima»") && html.contains("<code>\(made.id)</code>"))
+        #expect(html.contains("<li>note: «prima»") && html.contains("<code>\(id)</code>"))
     }
 }
