@@ -199,7 +199,8 @@ final class StoreConnection {
     }
 
     /// Catches up with what other connections may have committed: the device id (a restore through another
-    /// connection gives the store a new one).
+    /// connection gives the store a new one). The engine calls it as each outermost read or write begins, so that
+    /// outside a transaction the device id is the store's as that read or write found it.
     func refreshDeviceID() throws {
         guard transaction == nil else { return }
         if let device = try db.text(sql: "SELECT value FROM meta WHERE key = 'device_id'") {

@@ -85,6 +85,8 @@ final class StoreEngine: @unchecked Sendable {
         if outermost { writer.progressHandler = progress ?? progressHandler }
         defer { if outermost { writer.progressHandler = nil } }
         do {
+            // Another connection may have changed the device id since (a restore): each outermost use reads it.
+            if outermost { try writer.refreshDeviceID() }
             let result = try body(writer)
             if outermost {
                 state.withLock {
@@ -124,7 +126,10 @@ final class StoreEngine: @unchecked Sendable {
         do {
             reader.progressHandler = progress ?? progressHandler
             defer { reader.progressHandler = nil }
-            return try reader.db.transaction(.deferred) { try body(reader) }
+            return try reader.db.transaction(.deferred) {
+                try reader.refreshDeviceID()
+                return try body(reader)
+            }
         } catch {
             throw MarginaliaError(error)
         }

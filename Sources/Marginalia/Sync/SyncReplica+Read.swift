@@ -18,8 +18,6 @@ extension SyncReplica {
     func prepareRound(_ path: String, keys request: SyncKeyRequest = SyncKeyRequest()) throws -> SyncRound {
         let folder = try SyncFolder(path: path)
         try folder.refuseStore(at: store.path)
-        // Another connection may have renewed the id (a restore).
-        try store.refreshDeviceID()
         var round = SyncRound(folder: folder, report: SyncReport(folder: folder.root, deviceID: store.deviceID),
                               log: try store.createdAt())
         try resolveKeys(request, for: &round)

@@ -71,4 +71,18 @@ import Testing
         #expect(next.hlc > made.hlc)
         #expect(first.deviceID == renewed)
     }
+
+    /// The engine has each of its reads and writes begin with the device id the store holds then: another
+    /// connection (a restore) may have renewed it since the engine's connections last looked.
+    @Test func theEnginesReadsAndWritesSeeARenewedDeviceID() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("user.db")
+        let store = try AnnotationStore.open(path: path, access: .create)
+        let before = try store.engine.read { $0.deviceID }
+        let other = try StoreConnection.open(path: path, access: .readWrite)
+        let renewed = try other.write { try $0.renewDeviceID() }
+        #expect(renewed != before)
+        #expect(try store.engine.read { $0.deviceID } == renewed)
+        #expect(try store.engine.write { $0.deviceID } == renewed)
+    }
 }
