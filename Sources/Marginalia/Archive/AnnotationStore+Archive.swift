@@ -28,7 +28,7 @@ extension AnnotationStore {
     {
         // A store in memory has no file to stage beside; a thread inside a batch holds the writer already.
         guard self.path != ":memory:", !engine.currentThreadWrites else {
-            return try engine.write(progress: progress) {
+            return try engine.writing(progress: progress) {
                 try ArchiveImporter(store: $0).importArchive(path: path, dryRun: dryRun, acceptFuture: acceptFuture,
                                                              limits: limits)
             }
@@ -38,7 +38,7 @@ extension AnnotationStore {
         }
         let staging: StagingFile
         do {
-            let forEmptyStore = try engine.read { try $0.changeCount() == 0 }
+            let forEmptyStore = try engine.reading { try $0.changeCount() == 0 }
             let handler = progress ?? engine.progressHandler
             staging = try StagingFile(archive: path, limits: limits, forEmptyStore: forEmptyStore,
                                       beside: self.path) { staged in
@@ -52,7 +52,7 @@ extension AnnotationStore {
             return try importInSteps(staging, acceptFuture: acceptFuture, limits: limits,
                                      progress: progress ?? progressHandler)
         }
-        return try engine.write(progress: progress) { writer in
+        return try engine.writing(progress: progress) { writer in
             try staging.attached(to: writer) {
                 try ArchiveImporter(store: writer).importStaged(staging.staged, dryRun: false,
                                                                 acceptFuture: acceptFuture, limits: limits)
@@ -65,7 +65,7 @@ extension AnnotationStore {
     package func exportArchive(to sink: any ByteSink, filter: ExportFilter = ExportFilter(),
                               createdAt: String = Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds()),
                               level: Int = GzipWriter.defaultLevel) throws -> ArchiveCounts {
-        try engine.read {
+        try engine.reading {
             try ArchiveExporter(store: $0).exportArchive(to: sink, filter: filter, createdAt: createdAt, level: level)
         }
     }
@@ -78,7 +78,7 @@ extension AnnotationStore {
     public func exportArchive(toFile path: String, filter: ExportFilter = ExportFilter(), force: Bool = false,
                               encryptTo encryption: AgeKey? = nil) throws -> ArchiveCounts
     {
-        try engine.read {
+        try engine.reading {
             try ArchiveExporter(store: $0).exportArchive(toFile: path, filter: filter, force: force,
                                                          encryption: encryption)
         }
@@ -91,7 +91,7 @@ extension AnnotationStore {
     public func backup(to path: String, limits: ArchiveLimits = ArchiveLimits(), encryptTo encryption: AgeKey? = nil)
         throws -> BackupReport
     {
-        try engine.read { try ArchiveExporter(store: $0).backup(to: path, limits: limits, encryption: encryption) }
+        try engine.reading { try ArchiveExporter(store: $0).backup(to: path, limits: limits, encryption: encryption) }
     }
 
     /// Replaces the store at `storePath` with the one an archive holds, verified completely first; the previous

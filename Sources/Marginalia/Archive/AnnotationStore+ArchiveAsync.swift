@@ -20,7 +20,7 @@ extension AnnotationStore {
                               encryptTo encryption: AgeKey? = nil,
                               progress: ProgressHandler? = nil) async throws -> ArchiveCounts {
         try await Self.offActor(progress: progress) { handler in
-            try self.engine.read(progress: handler) {
+            try self.engine.reading(progress: handler) {
                 try ArchiveExporter(store: $0).exportArchive(toFile: path, filter: filter, force: force,
                                                              encryption: encryption)
             }
@@ -32,7 +32,7 @@ extension AnnotationStore {
     public func backup(to path: String, limits: ArchiveLimits = ArchiveLimits(), encryptTo encryption: AgeKey? = nil,
                        progress: ProgressHandler? = nil) async throws -> BackupReport {
         try await Self.offActor(progress: progress) { handler in
-            try self.engine.read(progress: handler) {
+            try self.engine.reading(progress: handler) {
                 try ArchiveExporter(store: $0).backup(to: path, limits: limits, encryption: encryption)
             }
         }

@@ -18,9 +18,9 @@ extension AnnotationStore {
             // written meanwhile. "If N is negative, all remaining source pages are copied."
             // https://www.sqlite.org/c3ref/backup_finish.html
             try db.replaceContents(with: source, pagesPerStep: -1)
-            let connection = try StoreConnection(database: db, path: copy.path, wallClock: engine.wallClockSource,
-                                                 progressHandler: progress ?? progressHandler)
-            return try ArchiveImporter(store: connection).importArchive(path: archive, dryRun: true,
+            let copied = try StoreWriter(copy: db, path: copy.path, wallClock: engine.wallClockSource,
+                                         progressHandler: progress ?? progressHandler)
+            return try ArchiveImporter(store: copied).importArchive(path: archive, dryRun: true,
                                                                         acceptFuture: acceptFuture, limits: limits)
         } catch {
             throw MarginaliaError(error)

@@ -23,7 +23,7 @@ extension AnnotationStore {
         (report.changesRead, report.duplicates) = (staged.known, staged.known)
         // The steps commit one by one: the brake on mass deletion looks at the whole file before the first.
         do {
-            try engine.write { writer in
+            try engine.writing { writer in
                 guard !writer.allowsMassDeletion else { return }
                 try staging.attached(to: writer) {
                     try DeletionBrake.checkStaged(StagedArchive.tables(in: "staging").staged, in: writer.db)
@@ -47,7 +47,7 @@ extension AnnotationStore {
         defer { if !completed { staging.leaveForNextOpen() } }
         while !finished {
             engine.yieldToWaitingWriters()
-            finished = try engine.write { writer in
+            finished = try engine.writing { writer in
                 try staging.attached(to: writer) {
                     do {
                         return try ArchiveImporter(store: writer).applyImportStep(

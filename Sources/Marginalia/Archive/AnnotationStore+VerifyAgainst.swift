@@ -23,7 +23,7 @@ extension AnnotationStore {
         } catch {
             throw MarginaliaError(error)
         }
-        return try engine.read { store in
+        return try engine.reading { store in
             var report = try store.verifier.verify()
             report.problems += try store.log.checkHistory(against: head, file: archive)
             report.against = head

@@ -5,7 +5,7 @@ import Foundation
 /// store through the core's own operations (the log and its hash chain, the projection's rows).
 struct ArchiveExporter {
     /// The connection the archive is read from.
-    let store: StoreConnection
+    let store: StoreReader
 
     var db: WriteBehindDatabase { store.db }
 

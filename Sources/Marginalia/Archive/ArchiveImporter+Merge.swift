@@ -18,7 +18,7 @@ extension ArchiveImporter {
     /// The changes it adds point to a new receipt of kind `receipt` naming the file, with its size and SHA-256; a
     /// restore's (`receipt` `.restore`) keeps the receipts the archive carries, and the changes that arrived by one
     /// point to its copy.
-    func mergeArchive(path: String, limits: ArchiveLimits, checkState: Bool, comparingWith live: StoreConnection?,
+    func mergeArchive(path: String, limits: ArchiveLimits, checkState: Bool, comparingWith live: StoreReader?,
                       receipt kind: Receipt.Kind, future: FutureChanges = .accept) throws -> MergeResult
     {
         let receipt = ReceiptSlot(ReceiptSource(kind: kind, file: path))
@@ -39,7 +39,7 @@ extension ArchiveImporter {
     /// Merges the records `records` hands to its handler, in file order, as `plan` says, and returns the summary
     /// it returns; see `mergeArchive`. Changes quarantined by `future` leave the state unchecked: it cannot be the
     /// archive's.
-    func mergeRecords(file path: String, receipt: ReceiptSlot, checkState: Bool, comparingWith live: StoreConnection?,
+    func mergeRecords(file path: String, receipt: ReceiptSlot, checkState: Bool, comparingWith live: StoreReader?,
                       future: FutureChanges, plan: ArchiveMergePlan, keepsReceipts: Bool = false,
                       records: ((ArchiveRecord, Int) throws -> Void) throws -> ArchiveSummary) throws -> MergeResult
     {
@@ -50,7 +50,7 @@ extension ArchiveImporter {
     }
 
     /// Checks a reading position's state record against the position the changes rebuilt (and `live`'s).
-    func checkPositionState(_ object: JSONObject, comparingWith live: StoreConnection?, file: String,
+    func checkPositionState(_ object: JSONObject, comparingWith live: StoreReader?, file: String,
                             line: Int) throws {
         guard case .string(let document)? = object["document"] else { return }
         func mismatch(_ reason: String) -> ArchiveError {
@@ -66,7 +66,7 @@ extension ArchiveImporter {
 
     /// Checks, once every record is in, that the state the changes rebuilt is the archive's whole state (and the
     /// live store's), and that they rebuilt the writer's log: the same hash chain.
-    func checkRebuiltState(against summary: ArchiveSummary, comparingWith live: StoreConnection?,
+    func checkRebuiltState(against summary: ArchiveSummary, comparingWith live: StoreReader?,
                            file path: String) throws {
         func mismatch(_ line: Int?, _ reason: String) -> ArchiveError {
             ArchiveError(file: path, line: line, kind: .mismatch, reason: reason)
@@ -100,9 +100,9 @@ extension ArchiveImporter {
 
     /// Checks a run of annotation state records against this store's rows (and `live`'s), one query for all.
     func checkAnnotationStates(_ states: [(id: String, record: StateRecord, line: Int)],
-                               comparingWith live: StoreConnection?, file: String) throws {
+                               comparingWith live: StoreReader?, file: String) throws {
         let ids = try ProjectionCache.jsonList(states.map(\.id))
-        func rows(of store: StoreConnection) throws -> [String: Annotation] {
+        func rows(of store: some StoreAccess) throws -> [String: Annotation] {
             var found: [String: Annotation] = [:]
             try store.db.forEachRow(
                 sql: "SELECT \(Projection.annotationColumns()) FROM annotations WHERE id IN (SELECT value FROM json_each(?))",

@@ -73,11 +73,6 @@ extension ArchiveImporter {
         return finished
     }
 
-    /// Whether the store holds the record of an import stopped in the middle.
-    func hasInterruptedImports() throws -> Bool {
-        try PendingImport.records(in: db).hasValues(prefix: PendingImport.keyPrefix)
-    }
-
     /// `finishInterruptedImports`, for opening a store: an import that cannot be finished now (a full disk) is
     /// left for the next open, and one that conflicts with the store's log is dropped where it stopped.
     /// What was finished or abandoned before an error stopped it is reported all the same.
@@ -174,7 +169,8 @@ extension ArchiveImporter {
     /// registered in the library's composition).
     static let interruptedImports = UnfinishedWork(
         isLeft: { store in
-            try ArchiveImporter(store: store).hasInterruptedImports() && PendingImport.mayFinish(store: store.path)
+            try PendingImport.records(in: store.db).hasValues(prefix: PendingImport.keyPrefix)
+                && PendingImport.mayFinish(store: store.path)
         },
         finish: { store in
             let imports = ArchiveImporter(store: store).finishInterruptedImportsIfAble()

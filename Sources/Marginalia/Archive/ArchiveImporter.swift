@@ -13,7 +13,7 @@ import Foundation
 /// (`mergeArchive`): nothing else writes there meanwhile.
 struct ArchiveImporter {
     /// The connection the archive is merged into.
-    let store: StoreConnection
+    let store: StoreWriter
 
     var db: WriteBehindDatabase { store.db }
 

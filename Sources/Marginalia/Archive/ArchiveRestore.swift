@@ -80,7 +80,7 @@ enum ArchiveRestore {
     {
         var report: RestoreReport
         do {
-            let store = try StoreConnection.open(path: temporary, access: .create)
+            let store = try StoreWriter.open(path: temporary, create: true)
             // A scratch file deleted on any failure needs neither a log file beside it nor syncs while it is
             // built; it is synced once, whole, below. "MEMORY … stores the rollback journal in volatile RAM"
             // https://www.sqlite.org/pragma.html#pragma_journal_mode
@@ -108,7 +108,7 @@ enum ArchiveRestore {
         // The connection is closed and the file holds every page; make them durable, then check the file as a
         // fresh connection sees it.
         try FileSync.syncFile(at: temporary)
-        let check = try StoreConnection.open(path: temporary, access: .readOnly).verifier.verify()
+        let check = try StoreReader.open(path: temporary).verifier.verify()
         guard check.isHealthy else {
             throw StoreError.notAStore(path: temporary, reason: "the store built from the archive does not verify: "
                 + check.problems.prefix(3).joined(separator: "; "))
@@ -194,7 +194,7 @@ enum ArchiveRestore {
     private static func verifyUnderLiveName(_ storePath: String, deviceID: String, previousStore: String?) throws {
         let problems: [String]
         do {
-            let store = try StoreConnection.open(path: storePath, access: .readOnly)
+            let store = try StoreReader.open(path: storePath)
             var found = try store.verifier.verify().problems
             if store.deviceID != deviceID {
                 found.append("meta: device id \(store.deviceID), expected the new \(deviceID)")

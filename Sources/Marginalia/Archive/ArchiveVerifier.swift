@@ -36,7 +36,7 @@ public enum ArchiveVerifier {
 /// process is interrupted.
 final class ScratchStore {
     let directory: ScratchDirectory
-    let store: StoreConnection
+    let store: StoreWriter
 
     /// Makes the scratch directory beside `target` when that directory is writable (on the same file system),
     /// else in the system's temporary directory, itself a private directory there.
@@ -51,7 +51,7 @@ final class ScratchStore {
         } catch {
             directory = try ScratchDirectory(beside: Self.privatePlace)
         }
-        store = try StoreConnection.open(path: directory.path + "/scratch.db", access: .create)
+        store = try StoreWriter.open(path: directory.path + "/scratch.db", create: true)
         // A scratch store is thrown away: durability would only slow the check down.
         try store.db.executeScript(sql: "PRAGMA synchronous = OFF")
     }

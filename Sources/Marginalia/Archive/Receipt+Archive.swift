@@ -65,18 +65,3 @@ extension Receipt {
                   duplicates: try count("duplicates"), quarantined: try count("quarantined"))
     }
 }
-
-extension Receipts {
-    /// Adds a copy of a receipt an archive carried, with its time, file and counts; returns its id here.
-    func insert(_ carried: Receipt) throws -> Int64 {
-        try db.execute(
-            sql: """
-                INSERT INTO receipts (received_at, kind, file, size, sha256, changes_read, new_changes, duplicates,
-                    quarantined)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [carried.receivedAt, carried.kind.rawValue, carried.file, carried.size, carried.sha256,
-                        carried.changesRead, carried.newChanges, carried.duplicates, carried.quarantined])
-        return try db.int(sql: "SELECT last_insert_rowid()") ?? 0
-    }
-}

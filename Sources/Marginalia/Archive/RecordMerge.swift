@@ -3,10 +3,10 @@
 /// compared with the state the changes rebuilt when the state is checked.
 final class RecordMerge {
     private let importer: ArchiveImporter
-    private var store: StoreConnection { importer.store }
+    private var store: StoreWriter { importer.store }
     private let path: String
     private let receipt: ReceiptSlot
-    private let live: StoreConnection?
+    private let live: StoreReader?
     private let future: FutureChanges
     private let plan: ArchiveMergePlan
 
@@ -32,7 +32,7 @@ final class RecordMerge {
     private let before: DeletionBrake.Snapshot?
 
     init(importer: ArchiveImporter, file path: String, receipt: ReceiptSlot, checkState: Bool,
-         live: StoreConnection?, future: FutureChanges, plan: ArchiveMergePlan, keepsReceipts: Bool = false) {
+         live: StoreReader?, future: FutureChanges, plan: ArchiveMergePlan, keepsReceipts: Bool = false) {
         self.keepsReceipts = keepsReceipts
         self.importer = importer
         self.path = path

@@ -13,8 +13,8 @@ enum RestoreIdentity {
     /// Carries the identity of the healthy store at `previous` into `store` (built from an archive, not yet
     /// written by anyone else), in one transaction. Returns the device id and name it kept.
     /// - Throws: an SQLite error when `previous` cannot be read; `store` is then as it was.
-    static func carry(from previous: String, into store: StoreConnection) throws -> (id: String, name: String?) {
-        let old = try StoreConnection.open(path: previous, access: .readOnly)
+    static func carry(from previous: String, into store: StoreWriter) throws -> (id: String, name: String?) {
+        let old = try StoreReader.open(path: previous)
         let deviceID = old.deviceID
         let nameChanges = try old.log.changes(of: .device, id: deviceID)
         let formerLogs = [try old.log.identity()] + (try old.log.formerIdentities())

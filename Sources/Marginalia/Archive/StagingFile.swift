@@ -97,12 +97,12 @@ final class StagingFile {
     }
 
     /// Attaches the staged file to `store`'s connection as `staging`, runs `body`, and detaches it.
-    func attached<T>(to store: StoreConnection, _ body: () throws -> T) throws -> T {
+    func attached<T>(to store: some StoreAccess, _ body: () throws -> T) throws -> T {
         try Self.attach(path, to: store, body)
     }
 
     /// Attaches the staged file at `path` to `store`'s connection as `staging`, runs `body`, and detaches it.
-    static func attach<T>(_ path: String, to store: StoreConnection, _ body: () throws -> T) throws -> T {
+    static func attach<T>(_ path: String, to store: some StoreAccess, _ body: () throws -> T) throws -> T {
         try? store.db.execute(sql: "DETACH DATABASE staging")
         try store.db.execute(sql: "ATTACH DATABASE ? AS staging", arguments: [path])
         defer { try? store.db.execute(sql: "DETACH DATABASE staging") }

@@ -104,9 +104,11 @@ final class StoreConnection {
         store.allowsMassDeletion = configuration.allowsMassDeletion
         if access != .readOnly {
             try store.releaseDueQuarantine()
-            for work in UnfinishedWork.registered { store.unfinishedWork.absorb(work.finish(store)) }
-        } else if !alreadyOpen, path != ":memory:",
-                  try UnfinishedWork.registered.contains(where: { try $0.isLeft(store) }) {
+            let writer = StoreWriter(underlyingConnection: store)
+            for work in UnfinishedWork.registered { store.unfinishedWork.absorb(work.finish(writer)) }
+        } else if !alreadyOpen, path != ":memory:", try UnfinishedWork.registered.contains(where: {
+            try $0.isLeft(StoreReader(underlyingConnection: store))
+        }) {
             // Like a migration, finishing what an adapter left (an interrupted import) is the one write a read may
             // make: the store is then read whole, as it will be from now on.
             let writer = try open(path: path, access: .readWrite, wallClock: wallClock, vfs: vfs,

@@ -4,9 +4,9 @@
 struct UnfinishedWork: Sendable {
     /// Whether a store opened to read has work left that may be finished now (the open then takes a writer to
     /// finish it, as a migration would: the store is then read whole, as it will be from now on).
-    let isLeft: @Sendable (_ store: StoreConnection) throws -> Bool
+    let isLeft: @Sendable (_ store: StoreReader) throws -> Bool
     /// Finishes what can be finished on a store opened to write; returns what it finished and what it gave up.
-    let finish: @Sendable (_ store: StoreConnection) -> Outcome
+    let finish: @Sendable (_ store: StoreWriter) -> Outcome
 
     /// What opening a store did of the work left.
     struct Outcome: Sendable {

@@ -64,8 +64,12 @@ extension AnnotationStore {
     /// the writer: a write made meanwhile waits only for the merge.
     private func importPlanned(_ books: ImportBooks, format: InteropFormat, options: InteropImportOptions,
                                source: ReceiptSource) throws -> InteropImportReport {
-        let plan = try engine.read { try InteropImporter(store: $0).planImport(books, format: format, options: options) }
-        return try engine.write { try InteropImporter(store: $0).mergePlanned(plan, options: options, source: source) }
+        let plan = try engine.reading {
+            try InteropImporter(store: $0).planImport(books, format: format, options: options)
+        }
+        return try engine.writing {
+            try InteropImporter(store: $0).mergePlanned(plan, options: options, source: source)
+        }
     }
 }
 
@@ -95,7 +99,9 @@ extension AnnotationStore {
     package func exportItems(filter: ExportFilter = ExportFilter(), for format: InteropExportFormat? = nil) throws
         -> (annotations: [Annotation], context: InteropExportContext)
     {
-        try engine.read { try InteropExporter(store: $0).items(filter: filter, includeDeleted: format?.carriesDeleted ?? false) }
+        try engine.reading {
+            try InteropExporter(store: $0).items(filter: filter, includeDeleted: format?.carriesDeleted ?? false)
+        }
     }
 
     /// Writes the live annotations in `format` to `path`, through a temporary file beside it, as an archive export
@@ -106,6 +112,6 @@ extension AnnotationStore {
                               filter: ExportFilter = ExportFilter(), force: Bool = false) throws
         -> InteropExportReport
     {
-        try engine.read { try InteropExporter(store: $0).export(format, toFile: path, filter: filter, force: force) }
+        try engine.reading { try InteropExporter(store: $0).export(format, toFile: path, filter: filter, force: force) }
     }
 }

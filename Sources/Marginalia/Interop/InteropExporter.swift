@@ -2,7 +2,7 @@
 /// (`InteropExportContext`), then rendered by the format's writer (`InteropWriter`) into a file.
 struct InteropExporter {
     /// The connection the export reads through.
-    let store: StoreConnection
+    let store: StoreReader
 
     /// The live annotations an export in `filter`'s scope holds (changed at or after `filter.since`), with what the
     /// attached content says of them.

@@ -1,6 +1,6 @@
 // MARK: - Merging a planned import
 
-extension InteropImporter {
+extension InteropImporter where Store == StoreWriter {
     /// Merges a planned import in one transaction (the writing half of an import): the changes the log holds
     /// already are counted as duplicates, the others merged, read from the plan as the merge takes them.
     func mergePlanned(_ plan: InteropImportPlan, options: InteropImportOptions, source: ReceiptSource) throws
@@ -8,7 +8,7 @@ extension InteropImporter {
     {
         var report = plan.report
         do {
-            try store.batch {
+            try store.write { _ in
                 try plan.markKnown { try isLogged(changeID: $0) }
                 let fresh = plan.freshChanges()
                 report.merge = try store.merging { try $0.merge(fresh, source: source) }

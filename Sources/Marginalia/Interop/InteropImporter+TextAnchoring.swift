@@ -21,9 +21,9 @@ enum TextPlacement: Equatable {
 
 extension InteropImporter {
     /// How many passages full-text search proposes for each text.
-    static let candidatePassages = 30
+    static var candidatePassages: Int { 30 }
     /// How many of the text's words the search looks for (the longest ones, which tell passages apart best).
-    static let candidateWords = 10
+    static var candidateWords: Int { 10 }
 
     /// Which part of the attached content a book is, by its title: the whole content when the title is the
     /// content's own, the documents whose title it is, or nil when the content does not hold the book. Titles are
@@ -209,7 +209,7 @@ struct PassageCache {
     private var allDocuments: [String]?
 
     /// The ids of every document of the content, read once.
-    mutating func documentIDs(in store: StoreConnection) throws -> [String] {
+    mutating func documentIDs(in store: some StoreAccess) throws -> [String] {
         if let allDocuments { return allDocuments }
         let ids = try store.attached.documents().map(\.id)
         allDocuments = ids
@@ -217,7 +217,7 @@ struct PassageCache {
     }
 
     /// The exact-text index of `document`, built on first use; nil once the indexes would outgrow their budget.
-    mutating func exactIndex(of document: String, in store: StoreConnection) throws -> ExactTextIndex? {
+    mutating func exactIndex(of document: String, in store: some StoreAccess) throws -> ExactTextIndex? {
         if let index = exactIndexes[document] { return index }
         let passages = try passages(of: document, in: store)
         let size = passages.reduce(0) { $0 + $1.text.unicodeScalars.count + 1 }
@@ -228,7 +228,7 @@ struct PassageCache {
         return index
     }
 
-    mutating func passages(of document: String, in store: StoreConnection) throws -> [Passage] {
+    mutating func passages(of document: String, in store: some StoreAccess) throws -> [Passage] {
         if let passages = loaded[document] { return passages }
         let passages = try store.attached.passages(document: document)
         loaded[document] = passages
@@ -243,13 +243,13 @@ struct PassageCache {
 
     /// Where `position` is in the content as one number: its document's place, then the code points before it in
     /// its document (passages joined by a line feed). Two positions of one document are as far apart as their text.
-    mutating func offset(of position: TextPosition, in document: String, store: StoreConnection) throws -> Int {
+    mutating func offset(of position: TextPosition, in document: String, store: some StoreAccess) throws -> Int {
         let order = try readingOrder(of: position, in: document, store: store)
         return order[0] << 40 + (passageStart[position.passage] ?? 0) + position.offset
     }
 
     /// Where `position` (in `document`) is in reading order: document, passage, offset.
-    mutating func readingOrder(of position: TextPosition, in document: String, store: StoreConnection) throws
+    mutating func readingOrder(of position: TextPosition, in document: String, store: some StoreAccess) throws
         -> [Int]
     {
         if documentOrder == nil {

@@ -5,9 +5,11 @@
 /// changes. Each annotation's id and each change's id are derived from the source item, so importing the same file
 /// again adds nothing, and a file that grew adds only what is new. An adapter: it reads and writes the store only
 /// through the connection's own operations.
-struct InteropImporter {
-    /// The connection the import runs on.
-    let store: StoreConnection
+///
+/// Planning reads (a `StoreReader`, beside the app's writes); merging the plan writes (a `StoreWriter`).
+struct InteropImporter<Store: StoreAccess> {
+    /// The store the import runs on.
+    let store: Store
 
     var db: WriteBehindDatabase { store.db }
 }

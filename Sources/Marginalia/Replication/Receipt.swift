@@ -168,3 +168,19 @@ extension ReceiptSlot {
         try open(in: Receipts(db: transaction.db), at: transaction.wallMilliseconds)
     }
 }
+
+extension Receipts {
+    /// Adds a copy of a receipt another store kept (an archive carries its store's receipts, which a restore keeps),
+    /// with its time, file and counts; returns its id here.
+    func insert(_ carried: Receipt) throws -> Int64 {
+        try db.execute(
+            sql: """
+                INSERT INTO receipts (received_at, kind, file, size, sha256, changes_read, new_changes, duplicates,
+                    quarantined)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [carried.receivedAt, carried.kind.rawValue, carried.file, carried.size, carried.sha256,
+                        carried.changesRead, carried.newChanges, carried.duplicates, carried.quarantined])
+        return try db.int(sql: "SELECT last_insert_rowid()") ?? 0
+    }
+}

@@ -14,11 +14,11 @@ extension AnnotationStore {
     public func auditReport(_ filter: AuditFilter = AuditFilter(), against backup: String? = nil,
                             key: AgeKey? = nil) throws -> AuditReport {
         let verification = try backup.map { try verify(against: $0, key: key) } ?? verify()
-        return try engine.read { try summary($0, filter, verification: verification, backup: backup) }
+        return try engine.reading { try summary($0, filter, verification: verification, backup: backup) }
     }
 
     /// The report of `filter` with a verification made elsewhere: everything else read through `store`.
-    func summary(_ store: StoreConnection, _ filter: AuditFilter, verification: VerificationReport,
+    func summary(_ store: StoreReader, _ filter: AuditFilter, verification: VerificationReport,
                  backup: String?) throws -> AuditReport {
         var devices = try DeviceNames(db: store.db).infos(own: store.deviceID)
         for index in devices.indices where devices[index].name == nil {
@@ -46,7 +46,7 @@ extension AnnotationStore {
     /// or device condition).
     public func forEachAuditDocument(_ filter: AuditFilter, checkAnchors: Bool = true,
                                      _ body: (AuditDocument) throws -> Void) throws {
-        try engine.read { store in
+        try engine.reading { store in
             try AuditReportBuilder(store: store, filter: filter)
                 .forEachDocument(checkAnchors: checkAnchors && store.content != nil, body)
         }

@@ -6,7 +6,7 @@ struct AuditConditions {
     /// The device the filter names, resolved to its id.
     let deviceID: String?
 
-    init(_ filter: AuditFilter, store: StoreConnection) throws {
+    init(_ filter: AuditFilter, store: StoreReader) throws {
         deviceID = try filter.device.map { try store.ids.resolve($0, kind: .device) }
         if let since = filter.since {
             add("\(ChangeLog.madeAt) >= ?", .integer(since))

@@ -1,11 +1,11 @@
 /// Reads what an audit report shows from one store connection: counts by the filter's SQL conditions, and each
 /// document's annotations replayed from the log. A part of its own over the connection it is given.
 struct AuditReportBuilder {
-    let store: StoreConnection
+    let store: StoreReader
     let filter: AuditFilter
     let conditions: AuditConditions
 
-    init(store: StoreConnection, filter: AuditFilter) throws {
+    init(store: StoreReader, filter: AuditFilter) throws {
         self.store = store
         self.filter = filter
         conditions = try AuditConditions(filter, store: store)

@@ -19,14 +19,14 @@ extension AnnotationStore {
                                  maxBytes: Int? = nil) throws -> (report: AuditReport, files: AuditReportFiles)
     {
         var verification = AuditVerification(store: self, filter: filter, against: backup, key: key)
-        let target = try engine.read { try OutputTarget.resolve(path, policy: $0.outputPolicy(force: force)) }
+        let target = try engine.reading { try OutputTarget.resolve(path, policy: $0.outputPolicy(force: force)) }
         let scratch = try TemporaryFile(beside: target.path, purpose: "report-documents")
         defer { scratch.remove() }
         var documents = 0
         var changes = 0
         // The summary and the documents are read in one transaction; the verification is waited for outside it,
         // so that a store whose reads share one connection (in memory) is never waited on while held.
-        var (report, documentBytes) = try engine.read { store in
+        var (report, documentBytes) = try engine.reading { store in
             let report = try summary(store, filter, verification: VerificationReport(), backup: backup)
             let sink = FileSink(fileDescriptor: try scratch.openForWriting(), name: scratch.path, closesOnDeinit: true)
             let out = HTMLOutput(sink: sink)
@@ -55,7 +55,7 @@ extension AnnotationStore {
     }
 
     /// The report's one pass over the documents, feeding `verification`'s replay when its plan shares the pass.
-    private func documentPass(_ store: StoreConnection, _ filter: AuditFilter, checkAnchors: Bool,
+    private func documentPass(_ store: StoreReader, _ filter: AuditFilter, checkAnchors: Bool,
                               verification: inout AuditVerification,
                               _ body: (AuditDocument) throws -> Void) throws {
         var replay: Verifier.AnnotationReplay? = verification.plan == .shared ? verification.replay : nil
@@ -74,7 +74,7 @@ extension AnnotationStore {
     @discardableResult
     public func writeAuditReport(_ report: AuditReport, toFile path: String, force: Bool = false,
                                  checkAnchors: Bool = true) throws -> AuditReportFiles {
-        try engine.read { store in
+        try engine.reading { store in
             let target = try OutputTarget.resolve(path, policy: store.outputPolicy(force: force))
             var documents = 0
             var changes = report.otherChanges.count
@@ -99,7 +99,7 @@ extension AnnotationStore {
     public func writeAuditReport(_ report: AuditReport, toDirectory directory: String, force: Bool = false,
                                  checkAnchors: Bool = true) throws -> AuditReportFiles {
         try Self.makeDirectory(directory)
-        return try engine.read { store in
+        return try engine.reading { store in
             var pages = AuditReportPages(report: report, directory: directory, policy: store.outputPolicy(force: force))
             let changes = try pages.writeDocuments(try AuditReportBuilder(store: store, filter: report.filter),
                                                    checkAnchors: checkAnchors && store.content != nil)
@@ -120,7 +120,7 @@ extension AnnotationStore {
         try Self.makeDirectory(directory)
         var verification = AuditVerification(store: self, filter: filter, against: backup, key: key)
         // As for one page: the verification is waited for outside the read.
-        var (pages, changes) = try engine.read { store in
+        var (pages, changes) = try engine.reading { store in
             let report = try summary(store, filter, verification: VerificationReport(), backup: backup)
             var pages = AuditReportPages(report: report, directory: directory, policy: store.outputPolicy(force: force))
             var changes = 0

@@ -32,7 +32,7 @@ struct AuditVerification {
         switch plan {
         case .shared:
             work = BackgroundWork {
-                try store.engine.read { connection in
+                try store.engine.reading { connection in
                     var report = VerificationReport()
                     try connection.verifier.checkStorage(into: &report)
                     return report
@@ -44,7 +44,7 @@ struct AuditVerification {
     }
 
     /// Ends the pass: the replay's problems and the checks after it, read in the pass's transaction.
-    mutating func endPass(_ connection: StoreConnection) throws {
+    mutating func endPass(_ connection: StoreReader) throws {
         guard plan == .shared else { return }
         var report = VerificationReport()
         try replay.finish(into: &report, in: connection.projection, inEntityOrder: true)

@@ -17,7 +17,7 @@ extension AnnotationStore {
     /// The roster this store belongs to; nil before it founded or joined one.
     public func roster() throws -> Roster? {
         do {
-            return try engine.read { try RosterLedger(db: $0.db).roster() }
+            return try engine.reading { try RosterLedger(db: $0.db).roster() }
         } catch {
             throw MarginaliaError(error)
         }
@@ -45,7 +45,7 @@ extension AnnotationStore {
     @discardableResult
     public func join(_ invitation: DeviceInvitation, name: String? = nil) throws -> Roster {
         let own = deviceID
-        let name = try name ?? engine.read { try DeviceNames(db: $0.db).all()[own] }
+        let name = try name ?? engine.reading { try DeviceNames(db: $0.db).all()[own] }
         return try rosterWrite { try $0.join(invitation, name: name) }
     }
 
@@ -74,9 +74,9 @@ extension AnnotationStore {
         }
     }
 
-    private func rosterWrite<T>(_ body: (SyncReplica) throws -> T) throws -> T {
+    private func rosterWrite<T>(_ body: (SyncReplica<StoreWriter>) throws -> T) throws -> T {
         do {
-            return try engine.write { try body(SyncReplica(store: $0)) }
+            return try engine.writing { try body(SyncReplica(store: $0)) }
         } catch {
             throw MarginaliaError(error)
         }

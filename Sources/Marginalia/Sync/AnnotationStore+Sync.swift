@@ -60,8 +60,9 @@ extension AnnotationStore {
     {
         // A store in memory has no readers beside its writer; a thread inside a batch holds the writer already.
         guard path != ":memory:", !engine.currentThreadWrites else {
-            return try engine.write(progress: progress) {
-                try SyncReplica.sync($0, folder: folder, compact: compact, acceptFuture: acceptFuture, keys: keys)
+            return try engine.writing(progress: progress) {
+                try SyncReplica<StoreWriter>.sync($0, folder: folder, compact: compact, acceptFuture: acceptFuture,
+                                                  keys: keys)
             }
         }
         do {
@@ -89,11 +90,11 @@ private struct EngineSyncRunner: SyncRunner {
     let engine: StoreEngine
     let progress: ProgressHandler?
 
-    func read<T>(_ body: (SyncReplica) throws -> T) throws -> T {
-        try engine.read(progress: progress) { try body(SyncReplica(store: $0)) }
+    func read<T>(_ body: (SyncReplica<StoreReader>) throws -> T) throws -> T {
+        try engine.reading(progress: progress) { try body(SyncReplica(store: $0)) }
     }
-    func write<T>(_ body: (SyncReplica) throws -> T) throws -> T {
-        try engine.write(progress: progress) { try body(SyncReplica(store: $0)) }
+    func write<T>(_ body: (SyncReplica<StoreWriter>) throws -> T) throws -> T {
+        try engine.writing(progress: progress) { try body(SyncReplica(store: $0)) }
     }
     func yieldToWriters() { engine.yieldToWaitingWriters() }
     func applied(_ done: Int, of total: Int) throws {

@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// The last step of a sync round: what this store writes in its own directory.
-extension SyncReplica {
+extension SyncReplica where Store == StoreWriter {
     /// Records what the round found (files left, damaged, covered by those applied), takes a new device id if a
     /// copy of this store writes under its own, writes one segment of the changes made here (and those brought in
     /// from outside the folder) since the last, writes again the segments other devices found damaged, compacts

@@ -6,7 +6,7 @@ import Darwin
 
 /// The first two steps of a sync round (see `SyncFormat` for the layout): `prepareRound` readies this store's own
 /// directory under the writer, `readFolder` lists what the folder holds that this store has not applied.
-extension SyncReplica {
+extension SyncReplica where Store == StoreWriter {
     /// Checks the folder and its manifests (a newer format is refused untouched), settles the roster (founded here
     /// when the folder has none; a store outside the folder's roster stops there, `joinNeeded`), takes a new device
     /// id when the store file is a copy of the one that synced under it, creates this device's directory and
@@ -126,7 +126,9 @@ extension SyncReplica {
 
     /// Where the identity of the store file its device id belongs to is kept.
     private var storeFile: AdapterState { AdapterState(db: db, owner: AdapterState.storeFile.owner) }
+}
 
+extension SyncReplica {
     /// Lists, in every device's directory, the segments this store has not applied or written yet, for the round to
     /// check and apply one by one; notes the files still being copied (pending), those left for long (leftovers,
     /// once), those found damaged before (unchanged: reported again, not read), and this store's own segments that

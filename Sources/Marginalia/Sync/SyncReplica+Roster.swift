@@ -1,6 +1,6 @@
 /// The roster's part of a round, and the operations that change a roster (found, invite, join, revoke, recovery),
 /// each in one transaction on this store's connection.
-extension SyncReplica {
+extension SyncReplica where Store == StoreWriter {
     /// How long an invitation admits (milliseconds): a week.
     static let invitationLifetime: Int64 = 7 * 24 * 60 * 60 * 1000
 

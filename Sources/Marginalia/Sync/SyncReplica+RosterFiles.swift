@@ -6,7 +6,7 @@ import Darwin
 
 // MARK: - Publishing
 
-extension SyncReplica {
+extension SyncReplica where Store == StoreWriter {
     /// With a roster: replaces this device's manifest when it is not one it signed for this roster (a store that
     /// wrote before it joined), its roster file when it knows entries the file lacks, and writes its join request
     /// while it waits to be admitted (removed once it is).
@@ -51,7 +51,7 @@ extension SyncReplica {
 
 // MARK: - Encryption by epochs
 
-extension SyncReplica {
+extension SyncReplica where Store == StoreWriter {
     /// With a roster: learns the epoch identities of every device that may speak from its newest keys file this
     /// device opens, and, when the store encrypts, makes this device's identity of the roster's epoch, writes its
     /// keys file for the devices that may speak now (and the recovery keys), removes its older ones, and seals the

@@ -1,18 +1,23 @@
 /// A store as one replica in a sync folder: the steps of a round (`SyncRound.run`) on one connection of the store,
 /// through the core's own operations (the merger, the log, the device id). Reading the folder and readying this
 /// store's directory are in `SyncReplica+Read`, writing its segments in `SyncReplica+Publish`; merging is here.
-struct SyncReplica {
-    /// The connection the step runs on.
-    let store: StoreConnection
+///
+/// A step that only reads runs on a `StoreReader` (`readFolder`, beside the app's writes); the steps that write run
+/// on a `StoreWriter`.
+struct SyncReplica<Store: StoreAccess> {
+    /// The store the step runs on.
+    let store: Store
 
     var db: WriteBehindDatabase { store.db }
+}
 
-    /// Runs a whole round on this one connection (see `SyncRound.run`); `AnnotationStore.sync` runs the same steps
+extension SyncReplica where Store == StoreWriter {
+    /// Runs a whole round on this one writer (see `SyncRound.run`); `AnnotationStore.sync` runs the same steps
     /// on the store's engine.
-    static func sync(_ store: StoreConnection, folder path: String, compact: Bool, acceptFuture: Bool = false,
+    static func sync(_ store: StoreWriter, folder path: String, compact: Bool, acceptFuture: Bool = false,
                      keys: SyncKeyRequest = SyncKeyRequest()) throws -> SyncReport {
         try SyncRound.run(folder: path, compact: compact, acceptFuture: acceptFuture, keys: keys,
-                          on: ConnectionSyncRunner(connection: store))
+                          on: WriterSyncRunner(writer: store))
     }
 
     /// Merges one chunk of another device's segment in one transaction: the changes made under the directory's

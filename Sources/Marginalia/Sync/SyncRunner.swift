@@ -7,23 +7,25 @@ import Darwin
 /// Where the steps of a sync round run: on one connection, or on a store's engine (reading on a reader, each
 /// write under the writer on its own, so that the app's writes go on between them).
 protocol SyncRunner {
-    func read<T>(_ body: (SyncReplica) throws -> T) throws -> T
-    func write<T>(_ body: (SyncReplica) throws -> T) throws -> T
+    func read<T>(_ body: (SyncReplica<StoreReader>) throws -> T) throws -> T
+    func write<T>(_ body: (SyncReplica<StoreWriter>) throws -> T) throws -> T
     /// Lets waiting writers go first, between two writes of the round.
     func yieldToWriters()
     /// Tells progress after each file; throws to stop the round there.
     func applied(_ done: Int, of total: Int) throws
 }
 
-/// Every step on one connection.
-struct ConnectionSyncRunner: SyncRunner {
-    let connection: StoreConnection
+/// Every step on one writer.
+struct WriterSyncRunner: SyncRunner {
+    let writer: StoreWriter
 
-    func read<T>(_ body: (SyncReplica) throws -> T) throws -> T { try body(SyncReplica(store: connection)) }
-    func write<T>(_ body: (SyncReplica) throws -> T) throws -> T { try body(SyncReplica(store: connection)) }
+    func read<T>(_ body: (SyncReplica<StoreReader>) throws -> T) throws -> T {
+        try body(SyncReplica(store: writer.reader))
+    }
+    func write<T>(_ body: (SyncReplica<StoreWriter>) throws -> T) throws -> T { try body(SyncReplica(store: writer)) }
     func yieldToWriters() {}
     func applied(_ done: Int, of total: Int) throws {
-        try connection.reportProgress("applying sync files", done: done, total: total, every: 1)
+        try writer.reportProgress("applying sync files", done: done, total: total, every: 1)
     }
 }
 

@@ -77,7 +77,7 @@ import Testing
         let assignment = "\\b(store|connection|writer|reader)\\.(\(names))\\s*(=|\\+=)[^=]"
         // Catching up with another connection's device id is the engine's, as each read or write begins.
         let refresh = "\\.refreshDeviceID\\("
-        let pattern = try Regex("\(assignment)|\(refresh)")
+        let pattern = try Regex("\(assignment)|\(refresh)").wordBoundaryKind(.simple)
         func writes(_ sources: [Source]) -> [String] {
             sources.flatMap { source in
                 Self.parts(ofCode: source.text).compactMap { line in
@@ -91,6 +91,33 @@ import Testing
         let planted = Source(folder: "Sync", name: "Planted.swift",
                              text: "store.deviceID = renewed\nlet a = store.clock == b\ntry store.refreshDeviceID()\n")
         #expect(writes([planted]) == ["Sync/Planted.swift:1", "Sync/Planted.swift:3"])
+    }
+
+    /// No adapter holds the connection: it is handed a `StoreReader` for a read and a `StoreWriter` for work that
+    /// writes (`StoreEngine.reading`, `StoreEngine.writing`), as GRDB hands a `DatabaseReader` or a
+    /// `DatabaseWriter`; it names no `StoreConnection`, reaches no `underlyingConnection`, and takes no connection
+    /// from the engine (`engine.read`, `engine.write`).
+    @Test func noAdapterHoldsTheConnection() throws {
+        // Simple word boundaries: by Unicode's rules, `store.engine.read` would be one word.
+        let pattern = try Regex("\\bStoreConnection\\b|\\.underlyingConnection\\b|\\bengine\\.(read|write)\\b")
+            .wordBoundaryKind(.simple)
+        func holds(_ sources: [Source]) -> [String] {
+            sources.filter { Self.adapters.contains($0.folder) }.flatMap { source in
+                Self.parts(ofCode: source.text).compactMap { line in
+                    line.code.contains(pattern) ? "\(source.folder)/\(source.name):\(line.number)" : nil
+                }
+            }
+        }
+        let found = holds(try Self.sources())
+        #expect(found.isEmpty, "adapters that hold the connection:\n\(found.joined(separator: "\n"))")
+        let planted = Source(folder: "Archive", name: "Planted.swift", text: """
+            // A StoreConnection in a comment holds nothing.
+            struct Planted { let store: StoreConnection }
+            let a = writer.underlyingConnection.db
+            try store.engine.write { $0.db }
+            try engine.writing { $0.db }
+            """)
+        #expect(holds([planted]) == ["Archive/Planted.swift:2", "Archive/Planted.swift:3", "Archive/Planted.swift:4"])
     }
 
     /// "FOLDER/FILE:LINE names TYPE (ITS FOLDER)" for each use of a type declared in a folder above the user's.
@@ -158,6 +185,40 @@ import Testing
                 """)
             """#)
         #expect(try Self.metaSQL(in: [planted]) == ["Sync/Planted.swift:2", "Sync/Planted.swift:5"])
+    }
+
+    /// The core's tables, which an adapter writes only through the core's operations.
+    static let coreTables = ["changes", "annotations", "positions", "devices", "quarantine", "receipts", "meta",
+                             "clock_notes", "adapter_state", "roster_entries", "device_keys", "epoch_keys"]
+
+    /// Adapters write the core's tables only through the core's operations (the merger, the log, `Receipts`,
+    /// `AdapterState`, the roster's ledger): no adapter SQL inserts into, updates or deletes from one of them.
+    @Test func noAdapterSQLWritesACoreTable() throws {
+        let tables = Self.coreTables.joined(separator: "|")
+        let pattern = try Regex(#"(?i)\b(insert(\s+or\s+\w+)?\s+into|replace\s+into|update|delete\s+from)\s+(\w+\.)?("#
+            + tables + #")\b"#)
+        func writes(_ sources: [Source]) -> [String] {
+            sources.flatMap { source in
+                Self.parts(ofCode: source.text).compactMap { line in
+                    ([line.code] + line.literals).contains { $0.contains(pattern) }
+                        ? "\(source.folder)/\(source.name):\(line.number)" : nil
+                }
+            }
+        }
+        let sources = try Self.sources()
+        #expect(!writes(sources.filter { $0.folder == "ChangeLog" }).isEmpty, "the scan must find the log's inserts")
+        let found = writes(sources.filter { Self.adapters.contains($0.folder) })
+        #expect(found.isEmpty, "adapter SQL that writes a core table:\n\(found.joined(separator: "\n"))")
+        let planted = Source(folder: "Archive", name: "Planted.swift", text: #"""
+            // DELETE FROM changes in a comment is no SQL; reading them is no write:
+            let n = try db.int(sql: "SELECT count(*) FROM changes")
+            try db.execute(sql: "INSERT OR IGNORE INTO main.receipts (kind) VALUES ('import')")
+            try db.execute(sql: """
+                UPDATE annotations SET note = ''
+                """)
+            try db.execute(sql: "INSERT INTO sync_files (name) VALUES (?) ON CONFLICT (name) DO UPDATE SET n = 1")
+            """#)
+        #expect(writes([planted]) == ["Archive/Planted.swift:3", "Archive/Planted.swift:5"])
     }
 
     /// "FOLDER/FILE:LINE" for each line of `sources` whose code or string literals read or write the table `meta`

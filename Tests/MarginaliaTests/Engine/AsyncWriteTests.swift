@@ -127,14 +127,15 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try makeStore(directory, source: source)
         let steps = Steps()
-        // Another thread holds the writer (a batch) until it is told to let go, or after 300 s at most (a bound on a
-        // hang: in the whole suite the awaiting task may wait long for a thread of its own).
+        // Another thread holds the writer (a batch) until it is told to let go, or after 900 s at most (a bound on a
+        // hang: in the whole suite, on a loaded machine, the awaiting task may wait minutes for a thread of its own;
+        // a clean-clone run on two cores under two builds waited over 300 s once).
         let holding = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         Thread {
             try? store.batch {
                 holding.signal()
-                if release.wait(timeout: .now() + 300) == .timedOut { steps.add("gave up holding") }
+                if release.wait(timeout: .now() + 900) == .timedOut { steps.add("gave up holding") }
             }
         }.start()
         holding.wait()

@@ -47,8 +47,10 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try makeStore(directory, source: makeSource([("d", [("d.1", "Nothing of those here.")])]))
         let options = InteropImportOptions(keepUnmatched: true)
-        let both = try store.engine.read { try InteropImporter(store: $0).planImport(items, format: .kindle, options: options) }
-        let alone = try store.engine.read {
+        let both = try store.engine.reading {
+            try InteropImporter(store: $0).planImport(items, format: .kindle, options: options)
+        }
+        let alone = try store.engine.reading {
             try InteropImporter(store: $0).planImport([item("two", title: decomposed, line: 2)], format: .kindle, options: options)
         }
         let bothIDs = try both.annotations().map(\.id)

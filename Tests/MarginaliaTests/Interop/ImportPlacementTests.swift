@@ -90,11 +90,11 @@ import Testing
 
     @Test func theLocationMapIsPiecewiseLinearAndExtendsAtTheAverageRate() {
         let known: [(location: Double, offset: Double)] = [(10, 100), (20, 300), (40, 400)]
-        #expect(InteropImporter.predictedOffset(of: 15, from: known) == 200)
-        #expect(InteropImporter.predictedOffset(of: 30, from: known) == 350)
-        #expect(InteropImporter.predictedOffset(of: 50, from: known) == 500.0)
-        #expect(InteropImporter.predictedOffset(of: 0, from: known) == 0.0)
-        #expect(InteropImporter.predictedOffset(of: 5, from: []) == nil)
+        #expect(InteropImporter<StoreReader>.predictedOffset(of: 15, from: known) == 200)
+        #expect(InteropImporter<StoreReader>.predictedOffset(of: 30, from: known) == 350)
+        #expect(InteropImporter<StoreReader>.predictedOffset(of: 50, from: known) == 500.0)
+        #expect(InteropImporter<StoreReader>.predictedOffset(of: 0, from: known) == 0.0)
+        #expect(InteropImporter<StoreReader>.predictedOffset(of: 5, from: []) == nil)
     }
 
     @Test func textLongerThanAnAnnotationHoldsIsRefusedWithItsLineNotCut() throws {

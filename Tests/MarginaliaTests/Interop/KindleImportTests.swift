@@ -190,8 +190,12 @@ import Testing
             }
         }.start()
         holding.wait()
-        let plan = try store.engine.read { try InteropImporter(store: $0).planImport(items, format: .kindle, options: InteropImportOptions()) }
-        let again = try store.engine.read { try InteropImporter(store: $0).planImport(items, format: .kindle, options: InteropImportOptions()) }
+        let plan = try store.engine.reading {
+            try InteropImporter(store: $0).planImport(items, format: .kindle, options: InteropImportOptions())
+        }
+        let again = try store.engine.reading {
+            try InteropImporter(store: $0).planImport(items, format: .kindle, options: InteropImportOptions())
+        }
         release.signal()
         let planned = try plan.annotations()
         #expect(planned.count == 7)

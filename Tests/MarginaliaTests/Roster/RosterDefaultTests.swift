@@ -15,7 +15,7 @@ import Testing
     /// roster) and one unsigned segment of its log since its last, through the publishing step with no roster, which
     /// records what it published under the store's log alone.
     static func roundBeforeRosters(_ store: AnnotationStore, folder path: String) throws -> SyncReport {
-        try store.engine.write { connection in
+        try store.engine.writing { connection in
             let folder = try SyncFolder(path: path)
             let device = connection.deviceID
             var round = SyncRound(folder: folder, report: SyncReport(folder: folder.root, deviceID: device),
