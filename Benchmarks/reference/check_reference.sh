@@ -34,7 +34,12 @@ FAILED=0
 PASSED=0
 pass() { PASSED=$((PASSED + 1)); echo "ok: $*"; }
 fail() { FAILED=$((FAILED + 1)); echo "FAIL: $*"; }
-m() { local store=$1; shift; "$MARGINALIA" --store "$store" --content "$WORK/c.db" "$@"; }
+# A store is created on first use: the tool refuses a --store that names no file but for `init`.
+m() {
+    local store=$1; shift
+    [ -e "$store" ] || "$MARGINALIA" --store "$store" init >/dev/null
+    "$MARGINALIA" --store "$store" --content "$WORK/c.db" "$@"
+}
 copy_store() { for suffix in "" -wal -shm; do [ ! -e "$1$suffix" ] || cp "$1$suffix" "$2$suffix"; done; }
 HAVE_JSONSCHEMA=1
 python3 -c 'import jsonschema' 2>/dev/null || { HAVE_JSONSCHEMA=0; echo "note: no jsonschema module; skipping validation"; }
@@ -292,6 +297,7 @@ merge_both() {  # merge_both BASE ARCHIVE what
     rm -f "$WORK"/ms.db* "$WORK"/mp.db*
 }
 B=$WORK/b.db
+"$MARGINALIA" --store "$B" init >/dev/null
 "$MARGINALIA" --store "$B" import a.swift.jsonl.gz >/dev/null
 since=$(python3 -c 'import time; print(time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())+".%03dZ" % (time.time_ns()//1_000_000 % 1000))')
 sleep 0.01
@@ -325,6 +331,7 @@ h synth synth.jsonl.gz 24000
 "$MARGINALIA" --store "$WORK/e2.db" init >/dev/null
 merge_both "$WORK/e2.db" synth.jsonl.gz "24000 shuffled synthetic changes"
 merge_both "$B" synth.jsonl.gz "24000 synthetic changes into B"
+"$MARGINALIA" --store "$WORK/syn.db" init >/dev/null
 "$MARGINALIA" --store "$WORK/syn.db" import synth.jsonl.gz >/dev/null
 "$MARGINALIA" --store "$WORK/syn.db" export syn.swift.jsonl.gz 2>/dev/null
 python3 "$REF" export "$WORK/syn.db" syn.py.jsonl.gz 2>/dev/null
