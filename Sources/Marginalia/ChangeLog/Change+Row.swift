@@ -48,14 +48,22 @@ extension Change {
     ///
     /// - Throws: `StoreError.corruptRow` when the stored clock, entity, operation or fields cannot be read.
     init(row: Row) throws {
-        try self.init(stored: try Self.storedColumns(in: row))
+        // Fields in the canonical form the log holds are read straight from the row's bytes; any other text (a
+        // damaged log) by the general reader, which names what is wrong.
+        guard let fields = CanonicalFieldsReader.read(row.bytes(at: Column.fields.rawValue)) else {
+            try self.init(stored: try Self.storedColumns(in: row))
+            return
+        }
+        let columns = try (0..<Column.fields.rawValue).map { try row.string($0) } + ["", try Self.storedWall(in: row)]
+        try self.init(stored: columns, fields: fields)
     }
 
     /// Reads a change from the text of its columns, in the order of `Change.columns` (`storedColumns(in:)`, the
     /// wall time as `wallText` gives it); the text can be parsed away from the connection that read it.
     ///
+    /// - Parameter decoded: the fields, already read from their text (which `columns` then need not hold).
     /// - Throws: `StoreError.corruptRow` when the stored clock, entity, operation or fields cannot be read.
-    init(stored columns: [String]) throws {
+    init(stored columns: [String], fields decoded: ChangeFields? = nil) throws {
         guard columns.count == Self.columnCount else {
             throw StoreError.corruptRow(
                 reason: "a change was read with \(columns.count) columns, not \(Self.columnCount)")
@@ -69,10 +77,14 @@ extension Change {
                 reason: "the log holds an unreadable change (\(hlcText) \(entityText) \(opText))")
         }
         let fields: ChangeFields
-        do {
-            fields = try ChangeFields(json: try JSONParser.parse(columns[Column.fields.rawValue]))
-        } catch {
-            throw StoreError.corruptRow(reason: "the log holds a change with unreadable fields: \(error)")
+        if let decoded {
+            fields = decoded
+        } else {
+            do {
+                fields = try ChangeFields(json: try JSONParser.parse(columns[Column.fields.rawValue]))
+            } catch {
+                throw StoreError.corruptRow(reason: "the log holds a change with unreadable fields: \(error)")
+            }
         }
         let wallText = columns[Column.wall.rawValue]
         let wall = wallText.isEmpty ? nil : Int64(wallText)

@@ -87,13 +87,14 @@ struct Verifier {
         }
     }
 
-    /// Folds each annotation's changes (streamed entity by entity) and compares with its current row.
+    /// Folds each annotation's changes (streamed entity by entity) and compares with its current row, which comes
+    /// joined to its changes.
     private func replayAnnotations(into report: inout VerificationReport) throws {
         var replay = AnnotationReplay()
-        try projection.foldEachAnnotation(rejected: { row, error in
+        try projection.foldEachAnnotationWithRow(rejected: { row, error in
             replay.reject(row, error)
-        }) { id, pending, expected in
-            try replay.compare(id: id, pending, expected, in: projection)
+        }) { id, pending, expected, stored in
+            replay.compare(id: id, pending, expected, stored: stored)
         }
         try replay.finish(into: &report, in: projection)
     }
@@ -114,12 +115,6 @@ struct Verifier {
             hasRejected = true
             let entity = (try? row.string(Change.Column.entityID.rawValue)) ?? ""
             problems.append((entity, "changes: change \((try? Change.storedID(in: row)) ?? "?") is invalid: \(error)"))
-        }
-
-        /// Compares the fold of one annotation's changes with its current row.
-        mutating func compare(id: String, _ pending: [Change], _ expected: AnnotationRegisters,
-                              in projection: Projection) throws {
-            compare(id: id, pending, expected, stored: try projection.loadRegisters(id: id))
         }
 
         /// Compares the fold of one annotation's changes with its current row, `stored` (nil: it has none), read
