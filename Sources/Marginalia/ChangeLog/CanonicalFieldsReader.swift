@@ -284,14 +284,7 @@ struct CanonicalFieldsReader {
         guard index + 4 <= bytes.count else { throw NotCanonical() }
         var value: UInt32 = 0
         for _ in 0..<4 {
-            let digit = bytes[index]
-            let nibble: UInt8
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = digit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = digit - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = digit - UInt8(ascii: "A") + 10
-            default: throw NotCanonical()
-            }
+            guard let nibble = HexDigit.value(of: bytes[index], uppercase: true) else { throw NotCanonical() }
             value = value << 4 | UInt32(nibble)
             index += 1
         }

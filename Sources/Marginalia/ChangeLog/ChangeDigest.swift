@@ -80,17 +80,12 @@ enum ChangeDigest {
     static func bytes(ofHex text: String) -> [UInt8]? {
         let digits = Array(text.utf8)
         guard digits.count == 64 else { return nil }
-        func value(_ digit: UInt8) -> UInt8? {
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
-            default: return nil
-            }
-        }
         var result: [UInt8] = []
         result.reserveCapacity(32)
         for index in stride(from: 0, to: 64, by: 2) {
-            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            guard let high = HexDigit.value(of: digits[index]), let low = HexDigit.value(of: digits[index + 1]) else {
+                return nil
+            }
             result.append(high << 4 | low)
         }
         return result

@@ -122,13 +122,8 @@ extension JSONParser.Reader {
         var value: UInt32 = 0
         for position in escape + 2 ..< escape + 6 {
             guard position < count else { throw unterminated(quote) }
-            let byte = base[position]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw JSONParseError(offset: escape, reason: "invalid \\u escape")
+            guard let digit = HexDigit.value(of: base[position], uppercase: true) else {
+                throw JSONParseError(offset: escape, reason: "invalid \\u escape")
             }
             value = value << 4 | UInt32(digit)
         }

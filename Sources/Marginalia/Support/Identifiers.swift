@@ -48,12 +48,7 @@ package enum Identifiers {
                 guard digit == UInt8(ascii: "-") else { return nil }
                 continue
             }
-            let value: UInt8
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = digit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = digit - UInt8(ascii: "a") + 10
-            default: return nil
-            }
+            guard let value = HexDigit.value(of: digit) else { return nil }
             if let first = high {
                 result.append(first << 4 | value)
                 high = nil
