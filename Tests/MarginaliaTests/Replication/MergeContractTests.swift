@@ -3,8 +3,9 @@ import Testing
 @testable import Marginalia
 import MarginaliaTestSupport
 
-/// The merge contract, run against every way changes come in: handed to `merge` directly, in an archive, and
-/// through a sync folder. Whatever carries them, replicas that exchanged everything hold the same state byte for
+/// The merge contract, run against every way changes come in: handed to `merge` directly, in an archive, through
+/// a sync folder, and through storage the library reaches only by a `SyncTransfer` (a bucket's or a server's, as
+/// rclone moves it; here a directory). Whatever carries them, replicas that exchanged everything hold the same state byte for
 /// byte whatever the order (convergence, commutativity), a second delivery changes nothing (idempotence), a
 /// deletion survives the stale delivery of what came before it (tombstones), and a change dated more than a day
 /// ahead of the receiving store's clock is held, not applied (quarantine).
@@ -14,17 +15,20 @@ import MarginaliaTestSupport
 @Suite struct MergeContractTests {
     /// One way changes go from one store to another.
     enum Transport: String, CaseIterable, CustomStringConvertible {
-        case merge, archive, syncFolder
+        case merge, archive, syncFolder, transfer
 
         var description: String { rawValue }
     }
 
-    /// Replicas that exchange changes by one transport (a sync folder they all belong to, for `syncFolder`).
+    /// Replicas that exchange changes by one transport (a sync folder they all belong to, for `syncFolder`; storage
+    /// whose roster they all belong to, each through a mirror of its own, for `transfer`).
     final class Exchange {
         let transport: Transport
         let directory: TemporaryDirectory
         let replicas: [Replica]
         var folder: String { directory.path("Sync") }
+        /// The storage, for `transfer`.
+        private var storage: DirectoryTransfer?
 
         init(_ transport: Transport, names: [String]) throws {
             self.transport = transport
@@ -37,6 +41,23 @@ import MarginaliaTestSupport
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
                 try SyncRosters.oneRoster(replicas.map(\.store), folder: folder)
             }
+            if transport == .transfer {
+                storage = try DirectoryTransfer(storage: directory.path("bucket"))
+                // The first founds the roster in the storage; each other joins and is admitted there.
+                try round(replicas[0])
+                for replica in replicas.dropFirst() {
+                    try SyncRosters.join(replica.store, invitedBy: replicas[0].store)
+                    try round(replica)
+                    try round(replicas[0])
+                    try round(replica)
+                }
+            }
+        }
+
+        /// One sync round of `replica` through the storage, with a mirror of its own.
+        func round(_ replica: Replica) throws {
+            guard let storage else { return }
+            _ = try replica.store.sync(mirror: directory.path("mirror-\(replica.name)"), through: storage)
         }
 
         /// Delivers everything `from` holds to `to`.
@@ -49,6 +70,9 @@ import MarginaliaTestSupport
             case .syncFolder:
                 _ = try from.store.sync(folder: folder)
                 _ = try to.store.sync(folder: folder)
+            case .transfer:
+                try round(from)
+                try round(to)
             }
         }
 
@@ -158,7 +182,7 @@ import MarginaliaTestSupport
         switch transport {
         case .merge: try laptop.store.merge(stale)
         case .archive: try laptop.importArchive(staleArchive)
-        case .syncFolder: try exchange.deliver(phone, to: laptop)
+        case .syncFolder, .transfer: try exchange.deliver(phone, to: laptop)
         }
         #expect(try laptop.store.annotation(id: note.id).deleted, "\(transport): the stale create undid the deletion")
         #expect(try laptop.state() == phone.state(), "\(transport)")
