@@ -5,10 +5,10 @@ import MarginaliaTestSupport
 
 /// The merge contract, run against every way changes come in: handed to `merge` directly, in an archive, through
 /// a sync folder, and through storage the library reaches only by a `SyncTransfer` (a bucket's or a server's, as
-/// rclone moves it; here a directory). Whatever carries them, replicas that exchanged everything hold the same state byte for
-/// byte whatever the order (convergence, commutativity), a second delivery changes nothing (idempotence), a
-/// deletion survives the stale delivery of what came before it (tombstones), and a change dated more than a day
-/// ahead of the receiving store's clock is held, not applied (quarantine).
+/// rclone moves it; here a directory). Whatever carries them, replicas that exchanged everything hold the same
+/// state byte for byte whatever the order (convergence, commutativity), a second delivery changes nothing
+/// (idempotence), a deletion survives the stale delivery of what came before it (tombstones), and a change dated
+/// more than a day ahead of the receiving store's clock is held, not applied (quarantine).
 ///
 /// Seeded: a failure names its seed, and `MARGINALIA_TEST_SEED=<seed> swift test --filter MergeContract` replays
 /// its operations and orders.
