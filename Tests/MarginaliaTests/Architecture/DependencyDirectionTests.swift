@@ -78,13 +78,7 @@ import Testing
         // Catching up with another connection's device id is the engine's, as each read or write begins.
         let refresh = "\\.refreshDeviceID\\("
         let pattern = try Regex("\(assignment)|\(refresh)").wordBoundaryKind(.simple)
-        func writes(_ sources: [Source]) -> [String] {
-            sources.flatMap { source in
-                Self.parts(ofCode: source.text).compactMap { line in
-                    line.code.contains(pattern) ? "\(source.folder)/\(source.name):\(line.number)" : nil
-                }
-            }
-        }
+        func writes(_ sources: [Source]) -> [String] { Self.lines(of: sources, matching: pattern) }
         let found = writes(try Self.sources().filter { $0.folder != "Engine" })
         #expect(found.isEmpty,
                 "files outside Engine/ that write the connection's state:\n\(found.joined(separator: "\n"))")
@@ -102,11 +96,7 @@ import Testing
         let pattern = try Regex("\\bStoreConnection\\b|\\.underlyingConnection\\b|\\bengine\\.(read|write)\\b")
             .wordBoundaryKind(.simple)
         func holds(_ sources: [Source]) -> [String] {
-            sources.filter { Self.adapters.contains($0.folder) }.flatMap { source in
-                Self.parts(ofCode: source.text).compactMap { line in
-                    line.code.contains(pattern) ? "\(source.folder)/\(source.name):\(line.number)" : nil
-                }
-            }
+            Self.lines(of: sources.filter { Self.adapters.contains($0.folder) }, matching: pattern)
         }
         let found = holds(try Self.sources())
         #expect(found.isEmpty, "adapters that hold the connection:\n\(found.joined(separator: "\n"))")
@@ -197,14 +187,7 @@ import Testing
         let tables = Self.coreTables.joined(separator: "|")
         let pattern = try Regex(#"(?i)\b(insert(\s+or\s+\w+)?\s+into|replace\s+into|update|delete\s+from)\s+(\w+\.)?("#
             + tables + #")\b"#)
-        func writes(_ sources: [Source]) -> [String] {
-            sources.flatMap { source in
-                Self.parts(ofCode: source.text).compactMap { line in
-                    ([line.code] + line.literals).contains { $0.contains(pattern) }
-                        ? "\(source.folder)/\(source.name):\(line.number)" : nil
-                }
-            }
-        }
+        func writes(_ sources: [Source]) -> [String] { Self.lines(of: sources, matching: pattern, inLiterals: true) }
         let sources = try Self.sources()
         #expect(!writes(sources.filter { $0.folder == "ChangeLog" }).isEmpty, "the scan must find the log's inserts")
         let found = writes(sources.filter { Self.adapters.contains($0.folder) })
@@ -225,9 +208,16 @@ import Testing
     /// (of any schema: `main.meta`), comments left out.
     static func metaSQL(in sources: [Source]) throws -> [String] {
         let pattern = try Regex(#"(?i)\b(from|into|update|join|table)\s+(\w+\.)?meta\b"#)
-        return sources.flatMap { source in
-            Self.parts(ofCode: source.text).compactMap { line in
-                ([line.code] + line.literals).contains { $0.contains(pattern) }
+        return lines(of: sources, matching: pattern, inLiterals: true)
+    }
+
+    /// "FOLDER/FILE:LINE" for each line of `sources` whose code matches `pattern` (or, with `inLiterals`, one of
+    /// its string literals does: SQL), comments left out.
+    static func lines(of sources: [Source], matching pattern: Regex<AnyRegexOutput>, inLiterals: Bool = false)
+        -> [String] {
+        sources.flatMap { source in
+            parts(ofCode: source.text).compactMap { line in
+                ([line.code] + (inLiterals ? line.literals : [])).contains { $0.contains(pattern) }
                     ? "\(source.folder)/\(source.name):\(line.number)" : nil
             }
         }
